@@ -1,0 +1,106 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+/// The settings every target shares (Hummingbird's own set).
+let commonSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+/// Hand-written targets also default to internal imports.
+let handWrittenSettings: [SwiftSetting] = commonSettings + [
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "Meridian",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "meridian", targets: ["meridian"]),
+        .library(name: "MapGeometry", targets: ["MapGeometry"]),
+        .library(name: "Geodesy", targets: ["Geodesy"]),
+        .library(name: "MeridianServer", targets: ["MeridianServer"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/swift-openapi-hummingbird.git", from: "2.1.0"),
+        .package(url: "https://github.com/apple/swift-openapi-generator.git", from: "1.14.3"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
+    ],
+    targets: [
+        // Pure Swift: coordinates, map points, regions, viewports and every conversion formula.
+        .target(name: "MapGeometry", swiftSettings: handWrittenSettings),
+
+        // System-library shims (headers only).
+        .systemLibrary(name: "CGEOS", pkgConfig: "geos", providers: [.apt(["libgeos-dev"])]),
+        .systemLibrary(name: "CPROJ", pkgConfig: "proj", providers: [.apt(["libproj-dev"])]),
+
+        // Swift wrappers over PROJ (geodesics, CRS transforms) and GEOS (shapes).
+        .target(
+            name: "Geodesy",
+            dependencies: ["CGEOS", "CPROJ", "MapGeometry"],
+            swiftSettings: handWrittenSettings
+        ),
+
+        // The generated contract only.
+        .target(
+            name: "MeridianAPI",
+            dependencies: [.product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")],
+            swiftSettings: commonSettings,
+            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+        ),
+
+        // The Hummingbird application: handlers, wire mapping, problem+json errors.
+        .target(
+            name: "MeridianServer",
+            dependencies: [
+                "MapGeometry", "Geodesy", "MeridianAPI",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            resources: [.copy("Resources/openapi.yaml")],
+            swiftSettings: handWrittenSettings
+        ),
+
+        // The command line: `meridian serve`, later `meridian import`.
+        .executableTarget(
+            name: "meridian",
+            dependencies: [
+                "MeridianServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: handWrittenSettings
+        ),
+
+        .testTarget(
+            name: "MapGeometryTests",
+            dependencies: [
+                "MapGeometry",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
+            swiftSettings: handWrittenSettings
+        ),
+        .testTarget(
+            name: "GeodesyTests",
+            dependencies: ["Geodesy", "MapGeometry"],
+            swiftSettings: handWrittenSettings
+        ),
+        .testTarget(
+            name: "MeridianServerTests",
+            dependencies: [
+                "MeridianServer", "MeridianAPI", "MapGeometry",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            swiftSettings: handWrittenSettings
+        ),
+    ]
+)

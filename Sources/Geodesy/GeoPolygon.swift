@@ -1,0 +1,92 @@
+public import MapGeometry
+import CGEOS
+
+/// A polygon on the map in longitude/latitude degrees (GeoJSON order of rings: the exterior,
+/// then holes), checked and queried with GEOS.
+public struct GeoPolygon: Hashable, Sendable {
+    /// The outer ring; closed (first point equals last), at least four points.
+    public var exterior: [Coordinate]
+    /// Inner rings (holes), each closed.
+    public var holes: [[Coordinate]]
+
+    /// A polygon from its rings; call ``validate()`` before trusting it.
+    public init(exterior: [Coordinate], holes: [[Coordinate]] = []) {
+        self.exterior = exterior
+        self.holes = holes
+    }
+
+    /// Throws ``GeodesyError/invalidGeometry(reason:)`` unless the polygon is valid in the OGC
+    /// sense: closed rings of four or more points, no self-intersection, holes inside.
+    public func validate() throws(GeodesyError) {
+        for (index, ring) in ([exterior] + holes).enumerated() {
+            let name = index == 0 ? "exterior ring" : "hole \(index)"
+            guard ring.count >= 4 else { throw .invalidGeometry(reason: "the \(name) has \(ring.count) points; a ring needs at least 4") }
+            guard ring.first == ring.last else { throw .invalidGeometry(reason: "the \(name) is not closed: its first and last points differ") }
+        }
+        let context = try GEOSContext()
+        let geometry = try makeGeometry(in: context)
+        defer { GEOSGeom_destroy_r(context.handle, geometry) }
+        // GEOSisValid_r: 1 valid, 0 invalid, 2 exception.
+        switch GEOSisValid_r(context.handle, geometry) {
+        case 1: return
+        case 0:
+            guard let reason = GEOSisValidReason_r(context.handle, geometry) else { throw context.failure }
+            defer { GEOSFree_r(context.handle, reason) }
+            throw .invalidGeometry(reason: String(cString: reason))
+        default: throw context.failure
+        }
+    }
+
+    /// Whether the coordinate lies inside the polygon or on its boundary.
+    public func contains(_ coordinate: Coordinate) throws(GeodesyError) -> Bool {
+        let context = try GEOSContext()
+        let polygon = try makeGeometry(in: context)
+        defer { GEOSGeom_destroy_r(context.handle, polygon) }
+        guard let point = GEOSGeom_createPointFromXY_r(context.handle, coordinate.longitude, coordinate.latitude) else {
+            throw context.failure
+        }
+        defer { GEOSGeom_destroy_r(context.handle, point) }
+        // GEOSCovers_r: 1 true, 0 false, 2 exception.
+        switch GEOSCovers_r(context.handle, polygon, point) {
+        case 1: return true
+        case 0: return false
+        default: throw context.failure
+        }
+    }
+
+    /// A GEOS polygon owned by the caller (destroy with GEOSGeom_destroy_r).
+    private func makeGeometry(in context: GEOSContext) throws(GeodesyError) -> OpaquePointer {
+        let shell = try Self.makeRing(exterior, in: context)
+        var holeRings: [OpaquePointer?] = []
+        for hole in holes {
+            do { holeRings.append(try Self.makeRing(hole, in: context)) } catch {
+                GEOSGeom_destroy_r(context.handle, shell)
+                holeRings.forEach { GEOSGeom_destroy_r(context.handle, $0) }
+                throw error
+            }
+        }
+        // GEOSGeom_createPolygon_r takes ownership of the rings, also when it fails.
+        let polygon = holeRings.withUnsafeMutableBufferPointer { buffer in
+            GEOSGeom_createPolygon_r(context.handle, shell, buffer.baseAddress, UInt32(buffer.count))
+        }
+        guard let polygon else { throw context.failure }
+        return polygon
+    }
+
+    /// A GEOS linear ring from coordinates (x = longitude).
+    private static func makeRing(_ ring: [Coordinate], in context: GEOSContext) throws(GeodesyError) -> OpaquePointer {
+        guard let sequence = GEOSCoordSeq_create_r(context.handle, UInt32(ring.count), 2) else { throw context.failure }
+        for (index, coordinate) in ring.enumerated() {
+            // GEOSCoordSeq_setXY_r returns 0 on exception.
+            guard GEOSCoordSeq_setXY_r(context.handle, sequence, UInt32(index), coordinate.longitude, coordinate.latitude) != 0 else {
+                GEOSCoordSeq_destroy_r(context.handle, sequence)
+                throw context.failure
+            }
+        }
+        // GEOSGeom_createLinearRing_r takes ownership of the sequence; NULL when the ring is not closed.
+        guard let ring = GEOSGeom_createLinearRing_r(context.handle, sequence) else {
+            throw .invalidGeometry(reason: context.messages.last ?? "not a valid ring")
+        }
+        return ring
+    }
+}

@@ -1,0 +1,1 @@
+// The generated contract lives here; SwiftPM needs one source file to build the target.

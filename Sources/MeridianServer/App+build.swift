@@ -1,0 +1,41 @@
+import Foundation
+import Geodesy
+public import Hummingbird
+public import Logging
+import MeridianAPI
+import OpenAPIHummingbird
+import OpenAPIRuntime
+
+/// The request context of every route.
+public typealias AppRequestContext = BasicRequestContext
+
+/// Builds the Meridian application: router, handlers, middleware.
+///
+/// ```swift
+/// let app = try await buildApplication(.testing)
+/// try await app.test(.router) { client in … }
+/// ```
+public func buildApplication(_ configuration: ServerConfiguration) async throws -> some ApplicationProtocol {
+    var logger = Logger(label: "meridian")
+    logger.logLevel = configuration.logLevel
+    let router = try buildRouter(configuration, logger: logger)
+    return Application(
+        router: router,
+        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "meridian"),
+        logger: logger
+    )
+}
+
+/// The router: problem+json for every error, a body limit, then the contract's operations.
+public func buildRouter(_ configuration: ServerConfiguration, logger: Logger) throws -> Router<AppRequestContext> {
+    let router = Router(context: AppRequestContext.self)
+    router.middlewares.add(ProblemRouterMiddleware(logger: logger))
+    router.middlewares.add(BodyLimitMiddleware(maxBodySize: configuration.maxBodySize))
+    let handler = APIHandler(
+        contract: try Contract.load(),
+        limits: Limits(maxBatchSize: configuration.maxBatchSize),
+        transformers: CRSTransformerPool()
+    )
+    try handler.registerHandlers(on: router, middlewares: [ProblemMiddleware(logger: logger)])
+    return router
+}

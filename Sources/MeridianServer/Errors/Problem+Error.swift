@@ -1,0 +1,81 @@
+import Foundation
+import Geodesy
+import HTTPTypes
+import MapGeometry
+
+/// The one mapping from any error to a problem: what the client did wrong is 4xx with the
+/// field; anything else is a 500 with no internals.
+enum ProblemMapping {
+    /// The problem for an error a handler (or the runtime on its behalf) threw.
+    /// - Parameters:
+    ///   - fallbackStatus: the status the OpenAPI runtime chose, used for its own 4xx errors.
+    ///   - cause: the runtime's description of its own errors.
+    ///   - isBodyless: the request carries no body (decoding errors then concern parameters).
+    static func problem(for error: any Error, fallbackStatus: HTTPResponse.Status? = nil, cause: String? = nil, isBodyless: Bool = false) -> ProblemDetails? {
+        switch error {
+        case let error as ProblemError:
+            return error.problem
+        case let error as GeometryError:
+            return ProblemError.invalid(pointer: JSONPointer.make(error.path), error.message).problem
+        case let error as GeodesyError:
+            return problem(for: error)
+        case let error as DecodingError:
+            return problem(for: error, isBodyless: isBodyless)
+        default:
+            if let status = fallbackStatus, (400..<500).contains(status.code) {
+                return ProblemDetails(status: status, detail: cause)
+            }
+            return nil
+        }
+    }
+
+    private static func problem(for error: GeodesyError) -> ProblemDetails? {
+        switch error {
+        case .unknownCRS(let field, let identifier, let reason):
+            return ProblemError.invalid(pointer: "/\(field)", "is not a coordinate reference system PROJ knows (\(identifier)): \(reason)").problem
+        case .noTransformation(let source, let target, let reason):
+            return ProblemError.invalid(pointer: "/target", "PROJ has no transformation from \(source) to \(target): \(reason)").problem
+        case .positionNotTransformable(let index):
+            return ProblemError.invalid(pointer: "/positions/\(index)", "lies outside the area where the transformation is defined").problem
+        case .invalidGeometry(let reason):
+            return ProblemDetails(status: .unprocessableContent, detail: "invalid geometry: \(reason)")
+        case .geosFailure:
+            return nil
+        }
+    }
+
+    private static func problem(for error: DecodingError, isBodyless: Bool) -> ProblemDetails {
+        let (path, detail): ([any CodingKey], String)
+        switch error {
+        case .keyNotFound(let key, let context):
+            (path, detail) = (context.codingPath + [key], "is required")
+        case .typeMismatch(let type, let context):
+            (path, detail) = (context.codingPath, "must be \(describe(type))")
+        case .valueNotFound(let type, let context):
+            (path, detail) = (context.codingPath, "must be \(describe(type)), not null")
+        case .dataCorrupted(let context):
+            (path, detail) = (context.codingPath, context.codingPath.isEmpty ? "the body is not valid JSON" : context.debugDescription)
+        @unknown default:
+            (path, detail) = ([], "the request could not be read")
+        }
+        let components = path.map { $0.intValue.map(String.init) ?? $0.stringValue }
+        let field: ProblemDetails.FieldError
+        if isBodyless, let name = components.first {
+            field = .init(parameter: name, detail: detail)
+        } else {
+            field = .init(pointer: JSONPointer.make(components), detail: detail)
+        }
+        let subject = field.pointer.map { $0.isEmpty ? "the body" : $0 } ?? field.parameter ?? "value"
+        return ProblemDetails(status: .badRequest, detail: "\(subject) \(detail)", errors: [field])
+    }
+
+    private static func describe(_ type: Any.Type) -> String {
+        switch type {
+        case is Double.Type, is Float.Type: return "a number"
+        case is Int.Type, is Int64.Type: return "an integer"
+        case is String.Type: return "a string"
+        case is Bool.Type: return "true or false"
+        default: return String(describing: type).hasPrefix("Array") ? "an array" : "an object"
+        }
+    }
+}

@@ -1,0 +1,25 @@
+import HTTPTypes
+
+/// The error handlers throw for a problem+json answer; built once, mapped to HTTP in one place.
+struct ProblemError: Error, Sendable, CustomStringConvertible {
+    let problem: ProblemDetails
+    var status: HTTPResponse.Status { HTTPResponse.Status(code: problem.status) }
+
+    init(_ status: HTTPResponse.Status, detail: String?, errors: [ProblemDetails.FieldError]? = nil) {
+        problem = ProblemDetails(status: status, detail: detail, errors: errors)
+    }
+
+    /// 422: the request was read, but values in it cannot be used.
+    static func invalid(_ errors: [ProblemDetails.FieldError]) -> ProblemError {
+        let detail = errors.count == 1 ? "\(errors[0].pointer ?? errors[0].parameter ?? "value") \(errors[0].detail)"
+            : "\(errors.count) values are invalid"
+        return ProblemError(.unprocessableContent, detail: detail, errors: errors)
+    }
+
+    /// 422 for one field of the body.
+    static func invalid(pointer: String, _ detail: String) -> ProblemError {
+        invalid([.init(pointer: pointer, detail: detail)])
+    }
+
+    var description: String { "\(problem.status) \(problem.title): \(problem.detail ?? "")" }
+}

@@ -1,0 +1,64 @@
+import Geodesy
+import MapGeometry
+import MeridianAPI
+import OpenAPIRuntime
+
+/// The contract's operations: each decodes its input, calls the domain, encodes the answer.
+/// Errors are thrown, never hand-built: ``ProblemMiddleware`` turns them into problem+json.
+struct APIHandler: APIProtocol {
+    /// The contract text served at `/openapi.yaml`.
+    let contract: Contract
+    /// Batch and size limits.
+    let limits: Limits
+    /// PROJ transformations, reused across requests.
+    let transformers: CRSTransformerPool
+
+    // MARK: - Operations
+
+    func getHealth(_ input: Operations.GetHealth.Input) async throws -> Operations.GetHealth.Output {
+        .ok(.init(body: .json(.init(status: "ok"))))
+    }
+
+    func getReadiness(_ input: Operations.GetReadiness.Input) async throws -> Operations.GetReadiness.Output {
+        // Ready when PROJ transforms a point and GEOS validates a square.
+        _ = try transformers.transform([[0, 0]], from: "EPSG:4326", to: "EPSG:3857")
+        let square = [(0.0, 0.0), (0, 1), (1, 1), (1, 0), (0, 0)].map { Coordinate(latitude: $0.0, longitude: $0.1) }
+        try GeoPolygon(exterior: square).validate()
+        return .ok(.init(body: .json(.init(status: "ok"))))
+    }
+
+    func getContract(_ input: Operations.GetContract.Input) async throws -> Operations.GetContract.Output {
+        .ok(.init(body: .yaml(HTTPBody(contract.text))))
+    }
+
+    // MARK: - Shared shapes
+
+    /// Validates a batch, then converts each item; a 422 lists every invalid item.
+    func convertBatch<Wire, Value, Output>(
+        _ items: [Wire],
+        at pointer: String,
+        _ decode: (Wire) throws(GeometryError) -> Value,
+        _ convert: (Value) -> Output
+    ) throws(ProblemError) -> [Output] {
+        var validation = Validation(limits)
+        let values = validation.batch(items, at: pointer, decode)
+        try validation.check()
+        return values.map(convert)
+    }
+
+    /// Validates a viewport and a batch, then converts each item in that viewport.
+    func convertBatch<Wire, Value, Output>(
+        in viewport: Components.Schemas.Viewport,
+        _ items: [Wire],
+        at pointer: String,
+        _ decode: (Wire) throws(GeometryError) -> Value,
+        _ convert: (Viewport, Value) -> Output
+    ) throws(ProblemError) -> [Output] {
+        var validation = Validation(limits)
+        let view = validation.value(at: "/viewport") { () throws(GeometryError) in try Viewport(viewport) }
+        let values = validation.batch(items, at: pointer, decode)
+        try validation.check()
+        guard let view else { return [] }  // unreachable: check() threw
+        return values.map { convert(view, $0) }
+    }
+}

@@ -1,0 +1,48 @@
+public import Logging
+
+/// Everything the server needs to start, with the defaults `meridian serve` uses.
+///
+/// | key | default | meaning |
+/// | --- | --- | --- |
+/// | `host` | `127.0.0.1` | address to listen on |
+/// | `port` | `8080` | port to listen on; 0 picks a free one |
+/// | `databasePath` | `./meridian.sqlite` | SQLite file; `:memory:` for tests |
+/// | `logLevel` | `.info` | swift-log level |
+/// | `maxBodySize` | 8 MiB | larger request bodies answer 413 |
+/// | `maxBatchSize` | 10 000 | items per conversion batch |
+public struct ServerConfiguration: Sendable {
+    /// Address to listen on.
+    public var host: String
+    /// Port to listen on; 0 picks a free one.
+    public var port: Int
+    /// SQLite file the server keeps its data in; `:memory:` for a database that lives with the process.
+    public var databasePath: String
+    /// swift-log level.
+    public var logLevel: Logger.Level
+    /// Largest accepted request body, in bytes.
+    public var maxBodySize: Int
+    /// Most items in one batch.
+    public var maxBatchSize: Int
+
+    /// A configuration; every key has the documented default.
+    public init(
+        host: String = "127.0.0.1",
+        port: Int = 8080,
+        databasePath: String = "./meridian.sqlite",
+        logLevel: Logger.Level = .info,
+        maxBodySize: Int = 8 << 20,
+        maxBatchSize: Int = 10_000
+    ) {
+        self.host = host
+        self.port = port
+        self.databasePath = databasePath
+        self.logLevel = logLevel
+        self.maxBodySize = maxBodySize
+        self.maxBatchSize = maxBatchSize
+    }
+
+    /// In-memory database, any free port, quiet logs: what tests use.
+    public static var testing: ServerConfiguration {
+        ServerConfiguration(port: 0, databasePath: ":memory:", logLevel: .warning)
+    }
+}

@@ -1,0 +1,11 @@
+import ArgumentParser
+
+/// `meridian`: the server and its tools.
+@main
+struct Meridian: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Meridian: geolocation and map-annotation server.",
+        subcommands: [Serve.self],
+        defaultSubcommand: Serve.self
+    )
+}
