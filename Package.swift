@@ -64,7 +64,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
-            resources: [.copy("Resources/openapi.yaml")],
+            resources: [.embedInCode("Resources/openapi.yaml")],
             swiftSettings: handWrittenSettings
         ),
 
@@ -99,6 +99,7 @@ let package = Package(
                 "MeridianServer", "MeridianAPI", "MapGeometry",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: handWrittenSettings
         ),

@@ -67,9 +67,11 @@ extension Viewport {
         return MapPoint(x: frame.minX + (cx + dx) / zs, y: frame.minY + (cy + dy) / zs)
     }
 
-    /// x moved by whole worlds to the copy nearest the frame's center.
+    /// x moved by whole worlds to the copy nearest the frame's center; a point exactly half a
+    /// world away stays where it is.
     func nearestCopyX(of x: Double) -> Double {
-        let worlds = ((frame.midX - x) / Mercator.worldSize).rounded()
-        return x + worlds * Mercator.worldSize
+        let distance = frame.midX - x
+        guard abs(distance) > Mercator.worldSize / 2 else { return x }
+        return x + (distance / Mercator.worldSize).rounded() * Mercator.worldSize
     }
 }

@@ -32,7 +32,7 @@ public func buildRouter(_ configuration: ServerConfiguration, logger: Logger) th
     router.middlewares.add(ProblemRouterMiddleware(logger: logger))
     router.middlewares.add(BodyLimitMiddleware(maxBodySize: configuration.maxBodySize))
     let handler = APIHandler(
-        contract: try Contract.load(),
+        contract: Contract.load(),
         limits: Limits(maxBatchSize: configuration.maxBatchSize),
         transformers: CRSTransformerPool()
     )

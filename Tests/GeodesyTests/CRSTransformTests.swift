@@ -37,9 +37,9 @@ import Testing
     }
 
     @Test func positionsOutsideTheProjectionAreNamed() {
-        // Web Mercator has no image for the pole.
+        // UTM zone 54N (central meridian 141°E) has no image 90° of longitude away on the equator.
         #expect(throws: GeodesyError.positionNotTransformable(index: 1)) {
-            try pool.transform([[0, 0], [0, 90]], from: "EPSG:4326", to: "EPSG:3857")
+            try pool.transform([[141, 0], [-129, 0]], from: "EPSG:4326", to: "EPSG:32654")
         }
     }
 }

@@ -47,15 +47,20 @@ import Testing
 
     @Test func fittingGrowsTheShorterSideToTheViewsAspect() {
         let region = Region(center: Coordinate(latitude: 10, longitude: 20), span: Span(latitudeDelta: 1, longitudeDelta: 1))
-        let fitted = MapRect(region.fitting(ScreenSize(width: 300, height: 100)))
         let original = MapRect(region)
+        let fitted = original.fitting(aspectOf: ScreenSize(width: 300, height: 100))
         #expect(abs(fitted.size.width / fitted.size.height - 3) < 1e-9)
         #expect(abs(fitted.size.height - original.size.height) < 1e-6)
         #expect(abs(fitted.midX - original.midX) < 1e-6)
         #expect(abs(fitted.midY - original.midY) < 1e-6)
-        let tall = MapRect(region.fitting(ScreenSize(width: 100, height: 400)))
+        let tall = original.fitting(aspectOf: ScreenSize(width: 100, height: 400))
         #expect(abs(tall.size.height / tall.size.width - 4) < 1e-9)
         #expect(abs(tall.size.width - original.size.width) < 1e-6)
+        // regionThatFits: is the region of the fitted rect: same longitude, wider span.
+        let fittedRegion = region.fitting(ScreenSize(width: 300, height: 100))
+        #expect(fittedRegion == Region(fitted))
+        #expect(abs(fittedRegion.center.longitude - 20) < 1e-9)
+        #expect(abs(fittedRegion.span.longitudeDelta - fitted.size.width * 360 / world) < 1e-12)
     }
 
     @Test func regionWithDistanceUsesTheWGS84Radii() {

@@ -18,9 +18,9 @@ enum ProblemMapping {
         case let error as GeometryError:
             return ProblemError.invalid(pointer: JSONPointer.make(error.path), error.message).problem
         case let error as GeodesyError:
-            return problem(for: error)
+            return geodesyProblem(error)
         case let error as DecodingError:
-            return problem(for: error, isBodyless: isBodyless)
+            return decodingProblem(error, isBodyless: isBodyless)
         default:
             if let status = fallbackStatus, (400..<500).contains(status.code) {
                 return ProblemDetails(status: status, detail: cause)
@@ -29,7 +29,7 @@ enum ProblemMapping {
         }
     }
 
-    private static func problem(for error: GeodesyError) -> ProblemDetails? {
+    private static func geodesyProblem(_ error: GeodesyError) -> ProblemDetails? {
         switch error {
         case .unknownCRS(let field, let identifier, let reason):
             return ProblemError.invalid(pointer: "/\(field)", "is not a coordinate reference system PROJ knows (\(identifier)): \(reason)").problem
@@ -44,7 +44,7 @@ enum ProblemMapping {
         }
     }
 
-    private static func problem(for error: DecodingError, isBodyless: Bool) -> ProblemDetails {
+    private static func decodingProblem(_ error: DecodingError, isBodyless: Bool) -> ProblemDetails {
         let (path, detail): ([any CodingKey], String)
         switch error {
         case .keyNotFound(let key, let context):

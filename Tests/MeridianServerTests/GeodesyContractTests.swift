@@ -1,0 +1,55 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import NIOCore
+import MeridianAPI
+import Testing
+
+/// Geodesics and CRS transforms; references from GeographicLib and pyproj.
+@Suite struct GeodesyContractTests {
+    let tokyo = #"{"latitude":35.681236,"longitude":139.767125}"#
+    let osaka = #"{"latitude":34.702485,"longitude":135.495951}"#
+
+    @Test func inverseGivesTokyoToOsaka() async throws {
+        try await TestApp.withClient { client in
+            let answer = try await client.post(
+                "/v1/geodesic/inverse", json: #"{"pairs":[{"from":\#(tokyo),"to":\#(osaka)}]}"#,
+                as: Components.Schemas.GeodesicInverseAnswer.self
+            )
+            #expect(close(answer.results[0].distance, 403_826.686, 1e-3))
+            #expect(close(answer.results[0].initialAzimuth, -104.3586140611891, 1e-9))
+        }
+    }
+
+    @Test func directWalksTokyoToOsaka() async throws {
+        try await TestApp.withClient { client in
+            let answer = try await client.post(
+                "/v1/geodesic/direct",
+                json: #"{"items":[{"from":\#(tokyo),"azimuth":-104.3586140611891,"distance":403826.6860572838}]}"#,
+                as: Components.Schemas.GeodesicDirectAnswer.self
+            )
+            #expect(close(answer.results[0].coordinate.latitude, 34.702485, 1e-9))
+            #expect(close(answer.results[0].coordinate.longitude, 135.495951, 1e-9))
+            #expect(close(answer.results[0].finalAzimuth, -106.82101594911278, 1e-9))
+        }
+    }
+
+    @Test func transformKeepsEastingFirst() async throws {
+        try await TestApp.withClient { client in
+            let answer = try await client.post(
+                "/v1/crs/transform",
+                json: #"{"source":"EPSG:4326","target":"EPSG:3857","positions":[[139.767125,35.681236]]}"#,
+                as: Components.Schemas.TransformAnswer.self
+            )
+            #expect(close(answer.positions[0][0], 15_558_805.184639815, 1e-6))
+            #expect(close(answer.positions[0][1], 4_256_848.120219802, 1e-6))
+            let plane = try await client.post(
+                "/v1/crs/transform",
+                json: #"{"source":"EPSG:4326","target":"EPSG:6677","positions":[[139.767125,35.681236]]}"#,
+                as: Components.Schemas.TransformAnswer.self
+            )
+            #expect(close(plane.positions[0][0], -5_992.919570392903, 1e-3))
+            #expect(close(plane.positions[0][1], -35_363.23774493004, 1e-3))
+        }
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import MeridianServer
+import NIOCore
+import Testing
+
+/// What every contract test needs: an app on the testing configuration and JSON helpers.
+enum TestApp {
+    /// Runs `body` against a fresh application through Hummingbird's router test client.
+    static func withClient(_ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+        let app = try await buildApplication(.testing)
+        try await app.test(.router, body)
+    }
+}
+
+/// A problem+json answer, decoded.
+struct Problem: Decodable, Equatable {
+    struct FieldError: Decodable, Equatable {
+        var pointer: String?
+        var parameter: String?
+        var detail: String
+    }
+
+    var type: String
+    var title: String
+    var status: Int
+    var detail: String?
+    var errors: [FieldError]?
+
+    var pointers: [String] { (errors ?? []).compactMap(\.pointer) }
+}
+
+extension TestClientProtocol {
+    /// POSTs a JSON text and returns the status, content type and body.
+    func post(_ path: String, json: String, contentType: String = "application/json") async throws -> TestResponse {
+        try await execute(
+            uri: path, method: .post, headers: [.contentType: contentType], body: ByteBuffer(string: json)
+        )
+    }
+
+    /// POSTs a JSON text, expects 200 and decodes the answer.
+    func post<Answer: Decodable>(_ path: String, json: String, as type: Answer.Type, sourceLocation: SourceLocation = #_sourceLocation) async throws -> Answer {
+        let response = try await post(path, json: json)
+        #expect(response.status == .ok, "\(String(buffer: response.body))", sourceLocation: sourceLocation)
+        return try JSONDecoder().decode(Answer.self, from: Data(response.body.readableBytesView))
+    }
+
+    /// GETs a path, expects 200 and decodes the answer.
+    func get<Answer: Decodable>(_ path: String, as type: Answer.Type, sourceLocation: SourceLocation = #_sourceLocation) async throws -> Answer {
+        let response = try await execute(uri: path, method: .get)
+        #expect(response.status == .ok, "\(String(buffer: response.body))", sourceLocation: sourceLocation)
+        return try JSONDecoder().decode(Answer.self, from: Data(response.body.readableBytesView))
+    }
+}
+
+extension TestResponse {
+    /// Expects a problem+json answer with `status` and decodes it.
+    func problem(_ status: HTTPResponse.Status, sourceLocation: SourceLocation = #_sourceLocation) throws -> Problem {
+        #expect(self.status == status, "\(String(buffer: body))", sourceLocation: sourceLocation)
+        #expect(headers[.contentType] == "application/problem+json", sourceLocation: sourceLocation)
+        let problem = try JSONDecoder().decode(Problem.self, from: Data(body.readableBytesView))
+        #expect(problem.status == Int(status.code), sourceLocation: sourceLocation)
+        return problem
+    }
+}
+
+/// Floating-point comparison for answers computed elsewhere.
+func close(_ a: Double, _ b: Double, _ tolerance: Double) -> Bool {
+    abs(a - b) <= tolerance
+}
