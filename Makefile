@@ -1,0 +1,45 @@
+# Meridian — the two commands that matter: `make run` and `make test`.
+SWIFT   ?= swift
+HOST    ?= 127.0.0.1
+PORT    ?= 8080
+DATABASE ?= ./meridian.sqlite
+VENV    := .venv
+PYTHON  := $(VENV)/bin/python
+
+.PHONY: deps run test build build-release unit crosscheck bench venv clean
+
+deps: ## Debian packages, installed only when missing
+	@scripts/install-deps.sh
+
+build: deps
+	$(SWIFT) build --build-tests
+
+build-release: deps
+	$(SWIFT) build -c release --product meridian
+
+run: build-release ## build and start the server on http://$(HOST):$(PORT)
+	@echo "Meridian on http://$(HOST):$(PORT)  (contract: http://$(HOST):$(PORT)/openapi.yaml)"
+	$$($(SWIFT) build -c release --show-bin-path)/meridian serve --host $(HOST) --port $(PORT) --database $(DATABASE)
+
+test: build unit crosscheck ## every test: Swift Testing suites, then the pyproj/geographiclib cross-check
+
+unit:
+	$(SWIFT) test --skip-build
+
+$(PYTHON): scripts/requirements.txt
+	python3 -m venv $(VENV) || { scripts/install-deps.sh python3-venv && python3 -m venv $(VENV); }
+	$(PYTHON) -m pip install -q --disable-pip-version-check -r scripts/requirements.txt
+	@touch $(PYTHON)
+
+venv: $(PYTHON)
+
+crosscheck: build $(PYTHON) ## compare the running server with pyproj and geographiclib
+	scripts/with-server.sh "$$($(SWIFT) build --show-bin-path)/meridian" $(PYTHON) scripts/crosscheck.py
+
+bench: ## HTTP throughput of the release build with wrk (see README, Performance)
+	@scripts/install-deps.sh wrk
+	$(SWIFT) build -c release --product meridian
+	scripts/bench-http.sh "$$($(SWIFT) build -c release --show-bin-path)/meridian"
+
+clean:
+	rm -rf .build $(VENV)
