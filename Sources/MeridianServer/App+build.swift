@@ -31,11 +31,14 @@ public func buildRouter(_ configuration: ServerConfiguration, logger: Logger) th
     let router = Router(context: AppRequestContext.self)
     router.middlewares.add(ProblemRouterMiddleware(logger: logger))
     router.middlewares.add(BodyLimitMiddleware(maxBodySize: configuration.maxBodySize))
+    router.middlewares.add(FastConversionMiddleware(maxBatchSize: configuration.maxBatchSize))
     let handler = APIHandler(
         contract: Contract.load(),
         limits: Limits(maxBatchSize: configuration.maxBatchSize),
         transformers: CRSTransformerPool()
     )
-    try handler.registerHandlers(on: router, middlewares: [ProblemMiddleware(logger: logger)])
+    // Compact JSON with sorted keys (stable answers); times as RFC 3339 with fractional seconds.
+    let coding = Configuration(dateTranscoder: .iso8601WithFractionalSeconds, jsonEncodingOptions: [.sortedKeys])
+    try handler.registerHandlers(on: router, configuration: coding, middlewares: [ProblemMiddleware(logger: logger)])
     return router
 }
