@@ -18,6 +18,7 @@ let package = Package(
         .executable(name: "meridian", targets: ["meridian"]),
         .library(name: "MapGeometry", targets: ["MapGeometry"]),
         .library(name: "Geodesy", targets: ["Geodesy"]),
+        .library(name: "Annotations", targets: ["Annotations"]),
         .library(name: "MeridianServer", targets: ["MeridianServer"]),
     ],
     dependencies: [
@@ -44,6 +45,9 @@ let package = Package(
             dependencies: ["CGEOS", "CPROJ", "MapGeometry"],
             swiftSettings: handWrittenSettings
         ),
+
+        // Annotations with stable identity: model, ids, merge patch (pure domain).
+        .target(name: "Annotations", dependencies: ["MapGeometry"], swiftSettings: handWrittenSettings),
 
         // The generated contract only.
         .target(
@@ -86,6 +90,11 @@ let package = Package(
                 "MapGeometry",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
+            swiftSettings: handWrittenSettings
+        ),
+        .testTarget(
+            name: "AnnotationsTests",
+            dependencies: ["Annotations", "MapGeometry"],
             swiftSettings: handWrittenSettings
         ),
         .testTarget(

@@ -20,14 +20,8 @@ public struct MapRect: Hashable, Sendable {
 
     /// The smallest rect holding every point; nil for none.
     public init?(bounding points: some Sequence<MapPoint>) {
-        var minX = Double.infinity, minY = Double.infinity
-        var maxX = -Double.infinity, maxY = -Double.infinity
-        for point in points {
-            minX = min(minX, point.x); maxX = max(maxX, point.x)
-            minY = min(minY, point.y); maxY = max(maxY, point.y)
-        }
-        guard minX <= maxX else { return nil }
-        self.init(minX: minX, minY: minY, maxX: maxX, maxY: maxY)
+        guard let extent = Extent(points, { ($0.x, $0.y) }) else { return nil }
+        self.init(minX: extent.minX, minY: extent.minY, maxX: extent.maxX, maxY: extent.maxY)
     }
 
     /// The western edge.

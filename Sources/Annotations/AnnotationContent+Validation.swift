@@ -1,0 +1,53 @@
+public import Foundation
+public import MapGeometry
+
+extension AnnotationContent {
+    /// Sizes the server accepts.
+    public enum Limits {
+        /// Encoded size of `properties`, in bytes (16 KiB).
+        public static let maxPropertiesBytes = 16 * 1024
+        /// Characters of `title` and `subtitle`.
+        public static let maxTextLength = 1024
+        /// Characters of `externalId`, `kind` and `clusteringIdentifier`.
+        public static let maxKeyLength = 256
+    }
+
+    /// Throws the first field that breaks a rule, with its path (`title`, `coordinate/latitude`).
+    public func validate() throws(GeometryError) {
+        do { _ = try Coordinate(validatingLatitude: coordinate.latitude, longitude: coordinate.longitude) } catch {
+            throw error.nested(under: "coordinate")
+        }
+        try Self.checkKey(externalId, field: "externalId")
+        try Self.checkKey(kind, field: "kind")
+        try Self.checkKey(clusteringIdentifier, field: "clusteringIdentifier")
+        for (field, text) in [("title", title), ("subtitle", subtitle)] {
+            if let text, text.count > Limits.maxTextLength {
+                throw GeometryError(path: [field], message: "must be at most \(Limits.maxTextLength) characters, got \(text.count)")
+            }
+        }
+        guard (0...Self.requiredDisplayPriority).contains(displayPriority) else {
+            throw GeometryError(path: ["displayPriority"], message: "must be between 0 and 1000, got \(displayPriority)")
+        }
+        let size = Self.encodedSize(of: properties)
+        guard size <= Limits.maxPropertiesBytes else {
+            throw GeometryError(path: ["properties"], message: "must encode to at most \(Limits.maxPropertiesBytes) bytes, got \(size)")
+        }
+    }
+
+    /// Bytes of the compact JSON encoding of `properties`.
+    public static func encodedSize(of properties: [String: JSONValue]) -> Int {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return (try? encoder.encode(properties).count) ?? Int.max
+    }
+
+    private static func checkKey(_ value: String?, field: String) throws(GeometryError) {
+        guard let value else { return }
+        guard !value.isEmpty, value.count <= Limits.maxKeyLength else {
+            throw GeometryError(path: [field], message: "must be 1 to \(Limits.maxKeyLength) characters")
+        }
+        guard !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw GeometryError(path: [field], message: "must not contain control characters")
+        }
+    }
+}

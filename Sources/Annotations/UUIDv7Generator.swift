@@ -1,0 +1,68 @@
+public import Foundation
+import Synchronization
+
+/// Where new annotation ids come from.
+public protocol AnnotationIDSource: Sendable {
+    /// A new id, greater than every id this source issued before.
+    func next() -> AnnotationID
+}
+
+/// Monotonic UUIDv7 ids (RFC 9562 §6.2, method 2: the 74 bits after the timestamp are a counter
+/// seeded at random each new millisecond and incremented within one).
+///
+/// Seeded with the greatest id already stored, it never issues one at or below it, even when
+/// the clock has gone back since (a restart on another machine, NTP): it keeps counting from there.
+public final class UUIDv7Generator: AnnotationIDSource {
+    private struct State { var milliseconds: UInt64; var counter: UInt128 }
+    private static let counterBits = 74
+    private static let counterMask: UInt128 = (1 << 74) - 1
+
+    private let state: Mutex<State>
+    private let now: @Sendable () -> Date
+    private let random: @Sendable () -> UInt64
+
+    /// A generator issuing ids after `lastIssued`.
+    /// - Parameters:
+    ///   - lastIssued: the greatest id already handed out (from storage), if any.
+    ///   - now: the clock.
+    ///   - random: 64 random bits per call.
+    public init(
+        after lastIssued: AnnotationID? = nil,
+        now: @escaping @Sendable () -> Date = Date.init,
+        random: @escaping @Sendable () -> UInt64 = { UInt64.random(in: .min ... .max) }
+    ) {
+        self.now = now
+        self.random = random
+        let start = lastIssued.map { State(milliseconds: $0.milliseconds, counter: Self.counter(of: $0)) }
+        self.state = Mutex(start ?? State(milliseconds: 0, counter: 0))
+    }
+
+    public func next() -> AnnotationID {
+        let clock = UInt64(max(0, now().timeIntervalSince1970 * 1000))
+        let fresh = (UInt128(random()) << 64 | UInt128(random())) & Self.counterMask >> 1  // leave headroom
+        return state.withLock { state in
+            if clock > state.milliseconds {
+                state = State(milliseconds: clock, counter: fresh)
+            } else {
+                // Same millisecond, or the clock went back: count on from the last id.
+                state.counter += 1 + UInt128(random() & 0xFFFF)
+                if state.counter > Self.counterMask {
+                    state = State(milliseconds: state.milliseconds + 1, counter: fresh)
+                }
+            }
+            return Self.id(milliseconds: state.milliseconds, counter: state.counter)
+        }
+    }
+
+    /// Lays out timestamp, version, counter and variant.
+    static func id(milliseconds: UInt64, counter: UInt128) -> AnnotationID {
+        let randA = UInt64(truncatingIfNeeded: counter >> 62) & 0xFFF
+        let randB = UInt64(truncatingIfNeeded: counter) & ((1 << 62) - 1)
+        return AnnotationID(high: milliseconds << 16 | 0x7 << 12 | randA, low: 0b10 << 62 | randB)
+    }
+
+    /// The 74-bit counter of an id.
+    static func counter(of id: AnnotationID) -> UInt128 {
+        UInt128(id.high & 0xFFF) << 62 | UInt128(id.low & ((1 << 62) - 1))
+    }
+}

@@ -1,0 +1,36 @@
+import Annotations
+import Foundation
+import Synchronization
+import Testing
+
+@Suite struct AnnotationIDTests {
+    @Test func textFormRoundTripsAndIsVersion7() throws {
+        let id = UUIDv7Generator(now: { Date(timeIntervalSince1970: 1_700_000_000.123) }).next()
+        let text = id.description
+        #expect(text.count == 36)
+        #expect(Array(text)[14] == "7")                       // version nibble
+        #expect("89ab".contains(Array(text)[19]))             // RFC 9562 variant
+        #expect(AnnotationID(text) == id)
+        #expect(id.milliseconds == 1_700_000_000_123)
+        #expect(AnnotationID("not-a-uuid") == nil)
+        #expect(AnnotationID("123e4567-e89b-42d3-a456-426614174000") == nil)  // version 4
+    }
+
+    @Test func idsGrowStrictlyWithinAMillisecondAndWhenTheClockGoesBack() {
+        let times = Mutex<[Double]>([5.000, 5.000, 5.000, 4.000, 4.000, 6.000])
+        let generator = UUIDv7Generator(now: {
+            Date(timeIntervalSince1970: times.withLock { $0.isEmpty ? 6 : $0.removeFirst() })
+        })
+        let ids = (0..<6).map { _ in generator.next() }
+        #expect(zip(ids, ids.dropFirst()).allSatisfy { $0 < $1 })
+        #expect(ids[3].milliseconds == 5000)  // the clock went back; the id did not
+    }
+
+    @Test func aRestartNeverIssuesAnIdAtOrBelowTheLastOne() {
+        let before = UUIDv7Generator(now: { Date(timeIntervalSince1970: 2_000_000_000) })
+        let last = (0..<100).map { _ in before.next() }.max()!
+        // The restarted process's clock is an hour behind.
+        let after = UUIDv7Generator(after: last, now: { Date(timeIntervalSince1970: 1_999_996_400) })
+        #expect((0..<100).map { _ in after.next() }.allSatisfy { $0 > last })
+    }
+}
