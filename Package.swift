@@ -30,6 +30,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
     ],
     targets: [
         // Pure Swift: coordinates, map points, regions, viewports and every conversion formula.
@@ -48,6 +49,13 @@ let package = Package(
 
         // Annotations with stable identity: model, ids, merge patch (pure domain).
         .target(name: "Annotations", dependencies: ["MapGeometry"], swiftSettings: handWrittenSettings),
+
+        // SQLite through GRDB: migrations, records, the stores the domain declares.
+        .target(
+            name: "Storage",
+            dependencies: ["Annotations", "MapGeometry", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: handWrittenSettings
+        ),
 
         // The generated contract only.
         .target(
@@ -95,6 +103,11 @@ let package = Package(
         .testTarget(
             name: "AnnotationsTests",
             dependencies: ["Annotations", "MapGeometry"],
+            swiftSettings: handWrittenSettings
+        ),
+        .testTarget(
+            name: "StorageTests",
+            dependencies: ["Storage", "Annotations", "MapGeometry", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: handWrittenSettings
         ),
         .testTarget(

@@ -2,7 +2,7 @@
 # Installs the Debian packages Meridian needs, only those that are missing.
 # Usage: scripts/install-deps.sh [extra packages…]
 set -euo pipefail
-packages=(libgeos-dev libproj-dev proj-data pkg-config "$@")
+packages=(libgeos-dev libproj-dev proj-data libsqlite3-dev pkg-config "$@")
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -1,0 +1,29 @@
+public import GRDB
+
+/// Meridian's SQLite database: one writer per file, migrated on open.
+///
+/// `:memory:` opens a private in-memory database (tests); any other path a WAL-mode pool.
+/// With WAL and `synchronous = NORMAL`, a committed transaction is in the WAL file before the
+/// call returns, so an acknowledged write survives the process being killed (`kill -9`).
+public struct MeridianDatabase: Sendable {
+    let writer: any DatabaseWriter
+
+    /// Wraps an open connection and migrates it.
+    public init(_ writer: any DatabaseWriter) throws {
+        self.writer = writer
+        try Migrations.migrator.migrate(writer)
+    }
+
+    /// Opens (creating if needed) the database at `path`, or an in-memory one for `:memory:`.
+    public static func open(path: String) throws -> MeridianDatabase {
+        var configuration = Configuration()
+        configuration.foreignKeysEnabled = true
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        if path == ":memory:" {
+            return try MeridianDatabase(DatabaseQueue(configuration: configuration))
+        }
+        return try MeridianDatabase(DatabasePool(path: path, configuration: configuration))
+    }
+}

@@ -1,0 +1,97 @@
+import Annotations
+import Foundation
+import GRDB
+import MapGeometry
+
+/// A row of `annotation`: flat columns, properties as JSON text.
+struct AnnotationRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "annotation"
+
+    var id: String
+    var externalId: String?
+    var latitude: Double
+    var longitude: Double
+    var title: String?
+    var subtitle: String?
+    var kind: String?
+    var clusteringIdentifier: String?
+    var displayPriority: Int
+    var properties: String
+    var version: Int
+    var createdAt: Int64  // Unix milliseconds
+    var updatedAt: Int64
+
+    init(_ annotation: Annotation) throws {
+        let content = annotation.content
+        id = annotation.id.description
+        externalId = content.externalId
+        latitude = content.coordinate.latitude
+        longitude = content.coordinate.longitude
+        title = content.title
+        subtitle = content.subtitle
+        kind = content.kind
+        clusteringIdentifier = content.clusteringIdentifier
+        displayPriority = content.displayPriority
+        properties = String(decoding: try Self.encoder.encode(content.properties), as: UTF8.self)
+        version = annotation.version
+        createdAt = UnixMilliseconds.from(annotation.createdAt)
+        updatedAt = UnixMilliseconds.from(annotation.updatedAt)
+    }
+
+    /// The domain value; a row that does not decode is a corrupt database, reported as such.
+    func annotation() throws -> Annotation {
+        guard let identifier = AnnotationID(id) else { throw StorageError.corruptRow(table: Self.databaseTableName, id: id) }
+        let content = AnnotationContent(
+            externalId: externalId,
+            coordinate: Coordinate(latitude: latitude, longitude: longitude),
+            title: title, subtitle: subtitle, kind: kind, clusteringIdentifier: clusteringIdentifier,
+            displayPriority: displayPriority,
+            properties: try JSONDecoder().decode([String: JSONValue].self, from: Data(properties.utf8))
+        )
+        return Annotation(
+            id: identifier, content: content, version: version,
+            createdAt: UnixMilliseconds.date(createdAt), updatedAt: UnixMilliseconds.date(updatedAt)
+        )
+    }
+
+    private static var encoder: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return encoder
+    }
+}
+
+/// A row of `annotationTombstone`: a deleted id, forever.
+struct AnnotationTombstoneRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "annotationTombstone"
+    var id: String
+    var version: Int
+    var deletedAt: Int64  // Unix milliseconds
+}
+
+/// A row of `annotationChange`, the feed.
+struct AnnotationChangeRecord: Codable, FetchableRecord, MutablePersistableRecord {
+    static let databaseTableName = "annotationChange"
+    var sequence: Int64?
+    var kind: String
+    var annotationId: String
+    var version: Int
+    var at: Int64  // Unix milliseconds
+
+    mutating func didInsert(_ inserted: InsertionSuccess) {
+        sequence = inserted.rowID
+    }
+
+    func change() throws -> AnnotationChange {
+        guard let sequence, let id = AnnotationID(annotationId), let kind = AnnotationChange.Kind(rawValue: kind) else {
+            throw StorageError.corruptRow(table: Self.databaseTableName, id: "\(sequence ?? -1)")
+        }
+        return AnnotationChange(sequence: sequence, kind: kind, id: id, version: version, at: UnixMilliseconds.date(at))
+    }
+}
+
+/// Times are stored as integer Unix milliseconds: exact, sortable, and the same Date on the way back.
+enum UnixMilliseconds {
+    static func from(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded(.down)) }
+    static func date(_ milliseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
+}

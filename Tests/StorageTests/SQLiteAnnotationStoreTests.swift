@@ -1,0 +1,113 @@
+import Annotations
+import Foundation
+import MapGeometry
+import Storage
+import Testing
+
+/// The store on real SQLite: in memory, and on a file for restarts.
+@Suite struct SQLiteAnnotationStoreTests {
+    let shop = AnnotationContent(externalId: "shop-1", coordinate: Coordinate(latitude: 35.68, longitude: 139.76), title: "Shop", kind: "shop")
+
+    func makeStore(path: String = ":memory:") async throws -> SQLiteAnnotationStore {
+        let database = try MeridianDatabase.open(path: path)
+        let probe = SQLiteAnnotationStore(database: database, ids: UUIDv7Generator())
+        return SQLiteAnnotationStore(database: database, ids: UUIDv7Generator(after: try await probe.lastIssuedID()))
+    }
+
+    @Test func createReadUpdateDeleteKeepsVersionsAndTombstones() async throws {
+        let store = try await makeStore()
+        let created = try await store.create(shop)
+        #expect(created.version == 1)
+        #expect(try await store.annotation(created.id) == created)
+
+        let renamed = try await store.update(created.id, expectedVersion: 1) { content in
+            var content = content
+            content.title = "Shop (new)"
+            return content
+        }
+        #expect(renamed.version == 2 && renamed.content.title == "Shop (new)" && renamed.createdAt == created.createdAt)
+
+        // An update that changes nothing is not a write.
+        let same = try await store.update(created.id, expectedVersion: nil) { $0 }
+        #expect(same.version == 2)
+
+        await #expect(throws: AnnotationStoreError.versionMismatch(created.id, current: 2)) {
+            try await store.delete(created.id, expectedVersion: 1)
+        }
+        try await store.delete(created.id, expectedVersion: 2)
+        do {
+            _ = try await store.annotation(created.id)
+            Issue.record("a deleted annotation came back")
+        } catch AnnotationStoreError.gone(let id, _) {
+            #expect(id == created.id)
+        }
+        await #expect(throws: AnnotationStoreError.self) { try await store.delete(created.id, expectedVersion: nil) }
+
+        let changes = try await store.changes(after: 0, limit: 10)
+        #expect(changes.map(\.kind) == [.created, .updated, .deleted])
+        #expect(changes.map(\.version) == [1, 2, 3])
+        #expect(changes.map(\.sequence) == [1, 2, 3])
+        #expect(try await store.changes(after: 2, limit: 10).map(\.sequence) == [3])
+    }
+
+    @Test func aStaleVersionChangesNothing() async throws {
+        let store = try await makeStore()
+        let created = try await store.create(shop)
+        await #expect(throws: AnnotationStoreError.versionMismatch(created.id, current: 1)) {
+            _ = try await store.update(created.id, expectedVersion: 7) { var c = $0; c.title = "lost"; return c }
+        }
+        #expect(try await store.annotation(created.id) == created)
+        #expect(try await store.changes(after: 0, limit: 10).count == 1)
+    }
+
+    @Test func externalIdsAreUniqueAmongLiveAnnotationsAndFreedByDelete() async throws {
+        let store = try await makeStore()
+        let first = try await store.create(shop)
+        await #expect(throws: AnnotationStoreError.externalIdTaken("shop-1")) { _ = try await store.create(shop) }
+        try await store.delete(first.id, expectedVersion: nil)
+        let second = try await store.create(shop)
+        #expect(second.id != first.id && second.id > first.id)
+    }
+
+    @Test func unknownIdsAreNotFound() async throws {
+        let store = try await makeStore()
+        let stranger = UUIDv7Generator().next()
+        await #expect(throws: AnnotationStoreError.notFound(stranger)) { _ = try await store.annotation(stranger) }
+    }
+
+    @Test func concurrentUpdatesWithIfMatchHaveExactlyOneWinnerPerVersion() async throws {
+        let store = try await makeStore()
+        let created = try await store.create(shop)
+        let winners = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for task in 0..<16 {
+                group.addTask {
+                    do {
+                        _ = try await store.update(created.id, expectedVersion: 1) { var c = $0; c.title = "task \(task)"; return c }
+                        return true
+                    } catch AnnotationStoreError.versionMismatch {
+                        return false
+                    }
+                }
+            }
+            return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(winners == 1)
+        #expect(try await store.annotation(created.id).version == 2)
+    }
+
+    @Test func idsAreNeverReusedAcrossARestartOnTheSameFile() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("meridian-\(UUID()).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        var issued: [AnnotationID] = []
+        do {
+            let store = try await makeStore(path: path)
+            for _ in 0..<20 { issued.append(try await store.create(AnnotationContent(coordinate: Coordinate(latitude: 0, longitude: 0))).id) }
+            try await store.delete(issued.last!, expectedVersion: nil)
+        }
+        let reopened = try await makeStore(path: path)
+        #expect(try await reopened.lastIssuedID() == issued.max())
+        let next = try await reopened.create(AnnotationContent(coordinate: Coordinate(latitude: 1, longitude: 1)))
+        #expect(issued.allSatisfy { $0 < next.id })
+        #expect(try await reopened.annotation(issued[0]).content.coordinate == Coordinate(latitude: 0, longitude: 0))
+    }
+}
