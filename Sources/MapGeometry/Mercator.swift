@@ -30,8 +30,7 @@ public enum Mercator {
 
     /// Map-point y of a latitude in degrees, clamped to ±``maxLatitude``.
     public static func y(forLatitude latitude: Double) -> Double {
-        let clamped = min(max(latitude, -maxLatitude), maxLatitude)
-        let s = sin(clamped * .pi / 180)
+        let s = sin(clampLatitude(latitude) * .pi / 180)
         return (0.5 - log((1 + s) / (1 - s)) / (4 * .pi)) * worldSize
     }
 
@@ -46,6 +45,11 @@ public enum Mercator {
         return atan(sinh(.pi * (1 - 2 * clamped / worldSize))) * 180 / .pi
     }
 
+    /// A latitude held within ±``maxLatitude``, the world's edges.
+    public static func clampLatitude(_ latitude: Double) -> Double {
+        min(max(latitude, -maxLatitude), maxLatitude)
+    }
+
     /// x wrapped into 0..<2^28.
     public static func wrapX(_ x: Double) -> Double {
         if x >= 0 && x < worldSize { return x }
@@ -57,7 +61,6 @@ public enum Mercator {
     /// on the WGS84 ellipsoid: 2π · N(φ) cos φ / 2^28; ≈ 0.14929 at the equator.
     /// - Parameter latitude: degrees, clamped to ±``maxLatitude``.
     public static func metersPerMapPoint(atLatitude latitude: Double) -> Double {
-        let clamped = min(max(latitude, -maxLatitude), maxLatitude)
-        return 2 * .pi * Ellipsoid.wgs84.parallelRadius(atLatitude: clamped) / worldSize
+        2 * .pi * Ellipsoid.wgs84.parallelRadius(atLatitude: clampLatitude(latitude)) / worldSize
     }
 }

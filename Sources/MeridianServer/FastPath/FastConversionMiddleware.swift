@@ -13,9 +13,6 @@ import NIOCore
 struct FastConversionMiddleware<Context: RequestContext>: RouterMiddleware {
     let maxBatchSize: Int
 
-    private static var coordinates: PairBatchScanner { PairBatchScanner(batchKey: "coordinates", first: "latitude", second: "longitude") }
-    private static var mapPoints: PairBatchScanner { PairBatchScanner(batchKey: "mapPoints", first: "x", second: "y") }
-
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard request.method == .post,
               request.headers[.contentType]?.hasPrefix("application/json") == true
@@ -23,13 +20,13 @@ struct FastConversionMiddleware<Context: RequestContext>: RouterMiddleware {
         let answer: ByteBuffer?
         switch request.uri.path {
         case "/v1/convert/coordinates-to-map-points":
-            answer = try await convert(request, Self.coordinates) { latitude, longitude in
+            answer = try await convert(request, .coordinates) { latitude, longitude in
                 guard (-90...90).contains(latitude), (-180...180).contains(longitude) else { return nil }
                 let point = Mercator.mapPoint(for: Coordinate(latitude: latitude, longitude: longitude))
                 return (point.x, point.y)
             }.map { JSONNumberWriter.pairs($0, batchKey: "mapPoints", first: "x", second: "y") }
         case "/v1/convert/map-points-to-coordinates":
-            answer = try await convert(request, Self.mapPoints) { x, y in
+            answer = try await convert(request, .mapPoints) { x, y in
                 let coordinate = Mercator.coordinate(for: MapPoint(x: x, y: y))
                 return (coordinate.latitude, coordinate.longitude)
             }.map { JSONNumberWriter.pairs($0, batchKey: "coordinates", first: "latitude", second: "longitude") }

@@ -11,6 +11,11 @@ struct PairBatchScanner {
     let firstKey: [UInt8]
     let secondKey: [UInt8]
 
+    /// `{"coordinates":[{"latitude":…,"longitude":…}]}`, built once (generic middleware cannot hold statics).
+    static let coordinates = PairBatchScanner(batchKey: "coordinates", first: "latitude", second: "longitude")
+    /// `{"mapPoints":[{"x":…,"y":…}]}`.
+    static let mapPoints = PairBatchScanner(batchKey: "mapPoints", first: "x", second: "y")
+
     init(batchKey: String, first: String, second: String) {
         self.batchKey = Array(batchKey.utf8)
         self.firstKey = Array(first.utf8)
