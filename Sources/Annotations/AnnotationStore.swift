@@ -1,4 +1,5 @@
 public import Foundation
+public import MapGeometry
 
 /// One entry of the change feed clients use to keep a cache keyed by (id, version).
 public struct AnnotationChange: Hashable, Sendable {
@@ -21,7 +22,7 @@ public struct AnnotationChange: Hashable, Sendable {
     }
 }
 
-/// Why a store refused a request; HTTP-free (the server maps it to 404, 410, 412, 409).
+/// Why a store refused a request; HTTP-free (the server maps it to 404, 410, 412, 409, 422).
 public enum AnnotationStoreError: Error, Hashable, Sendable {
     /// No annotation ever had this id.
     case notFound(AnnotationID)
@@ -29,15 +30,74 @@ public enum AnnotationStoreError: Error, Hashable, Sendable {
     case gone(AnnotationID, deletedAt: Date)
     /// `If-Match` named another version; nothing changed.
     case versionMismatch(AnnotationID, current: Int)
+    /// `If-Match` was given for an upsert, but no live annotation has this external id.
+    case externalIdNotFound(String)
     /// Another live annotation already has this external id.
     case externalIdTaken(String)
+    /// The idempotency key was used within its lifetime for a request with other content.
+    case idempotencyKeyReused(String)
 }
 
-/// What the annotation endpoints need from storage. Every method is one transaction: it either
+/// A client's `Idempotency-Key` with what identifies its request: the same key and fingerprint
+/// replay the first answer; the same key with another fingerprint is refused.
+public struct IdempotencyKey: Hashable, Sendable {
+    /// How long a key is remembered.
+    public static let lifetime: TimeInterval = 24 * 60 * 60
+    /// Most characters of a key.
+    public static let maxLength = 255
+
+    public var key: String
+    /// The request's canonical content (``AnnotationContent/fingerprint``).
+    public var fingerprint: String
+
+    public init(key: String, fingerprint: String) {
+        self.key = key
+        self.fingerprint = fingerprint
+    }
+}
+
+/// What a write did.
+public enum WriteStatus: String, Hashable, Sendable {
+    case created, updated, unchanged
+}
+
+/// Which annotations a list or an export wants, in id (creation) order.
+public struct AnnotationQuery: Hashable, Sendable {
+    /// Only annotations inside this box (it may cross the antimeridian).
+    public var bbox: BoundingBox?
+    /// Only annotations of this kind.
+    public var kind: String?
+    /// Only annotations with a greater id: the cursor of the previous page.
+    public var after: AnnotationID?
+    /// At most this many; nil for all.
+    public var limit: Int?
+
+    public init(bbox: BoundingBox? = nil, kind: String? = nil, after: AnnotationID? = nil, limit: Int? = nil) {
+        self.bbox = bbox
+        self.kind = kind
+        self.after = after
+        self.limit = limit
+    }
+}
+
+/// One page of a query; `next` is the cursor of the next page, nil on the last.
+public struct AnnotationPage: Hashable, Sendable {
+    public var annotations: [Annotation]
+    public var next: AnnotationID?
+
+    public init(annotations: [Annotation], next: AnnotationID?) {
+        self.annotations = annotations
+        self.next = next
+    }
+}
+
+/// What the annotation endpoints need from storage. Every write is one transaction: it either
 /// commits completely before it returns or changes nothing.
 public protocol AnnotationStore: Sendable {
-    /// Stores new content under a fresh id, version 1, and records `created`.
-    func create(_ content: AnnotationContent) async throws -> Annotation
+    /// Stores new content under a fresh id, version 1, and records `created`. With a key seen
+    /// before (within ``IdempotencyKey/lifetime``) and the same fingerprint, returns the first
+    /// answer again (`replayed`) and writes nothing; the key is stored in the same transaction.
+    func create(_ content: AnnotationContent, idempotencyKey: IdempotencyKey?) async throws -> (annotation: Annotation, replayed: Bool)
     /// The current annotation; throws ``AnnotationStoreError/notFound(_:)`` or ``AnnotationStoreError/gone(_:deletedAt:)``.
     func annotation(_ id: AnnotationID) async throws -> Annotation
     /// Replaces the content with `change(current)` when `expectedVersion` is nil or current;
@@ -45,8 +105,25 @@ public protocol AnnotationStore: Sendable {
     func update(
         _ id: AnnotationID, expectedVersion: Int?, _ change: @Sendable (AnnotationContent) throws -> AnnotationContent
     ) async throws -> Annotation
+    /// Creates the live annotation with this external id, or replaces its content (`content.externalId`
+    /// must be `externalId`). `expectedVersion` applies to a replace; a create expects none.
+    func upsert(externalId: String, _ content: AnnotationContent, expectedVersion: Int?) async throws -> (annotation: Annotation, status: WriteStatus)
     /// Deletes the annotation, leaving a tombstone, and records `deleted`.
     func delete(_ id: AnnotationID, expectedVersion: Int?) async throws
+    /// Live annotations matching `query`, in id order.
+    func annotations(matching query: AnnotationQuery) async throws -> AnnotationPage
+    /// Upserts every content in one transaction: by external id when it has one, else a create.
+    /// The results are in input order. External ids must not repeat within `contents`.
+    func importContents(_ contents: [AnnotationContent]) async throws -> [(annotation: Annotation, status: WriteStatus)]
     /// Up to `limit` feed entries with a sequence greater than `sequence`, in order.
     func changes(after sequence: Int64, limit: Int) async throws -> [AnnotationChange]
+    /// Returns once the feed has an entry after `sequence`, or after `timeout`, whichever is first.
+    func waitForChanges(after sequence: Int64, timeout: Duration) async
+}
+
+extension AnnotationStore {
+    /// Creates without an idempotency key.
+    public func create(_ content: AnnotationContent) async throws -> Annotation {
+        try await create(content, idempotencyKey: nil).annotation
+    }
 }

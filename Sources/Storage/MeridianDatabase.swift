@@ -1,3 +1,4 @@
+public import Annotations
 public import GRDB
 
 /// Meridian's SQLite database: one writer per file, migrated on open.
@@ -7,11 +8,15 @@ public import GRDB
 /// call returns, so an acknowledged write survives the process being killed (`kill -9`).
 public struct MeridianDatabase: Sendable {
     let writer: any DatabaseWriter
+    /// Where long polls of the annotation feed wait; every store on this database advances it.
+    public let annotationFeed: SequenceSignal
 
     /// Wraps an open connection and migrates it.
     public init(_ writer: any DatabaseWriter) throws {
         self.writer = writer
         try Migrations.migrator.migrate(writer)
+        let latest = try writer.read { db in try Int64.fetchOne(db, sql: "SELECT max(sequence) FROM annotationChange") }
+        annotationFeed = SequenceSignal(latest: latest ?? 0)
     }
 
     /// Opens (creating if needed) the database at `path`, or an in-memory one for `:memory:`.

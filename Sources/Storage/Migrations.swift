@@ -34,6 +34,17 @@ enum Migrations {
                 t.column("at", .integer).notNull()
             }
         }
+        migrator.registerMigration("v2: idempotency keys") { db in
+            // A POST's Idempotency-Key, written in the transaction of the create it names, so a
+            // replay works after a crash. The first answer is rebuilt from the annotation id, the
+            // creation time and the request content (which the fingerprint pins down).
+            try db.create(table: "idempotencyKey") { t in
+                t.primaryKey("key", .text)
+                t.column("fingerprint", .text).notNull()  // canonical JSON of the request content
+                t.column("annotationId", .text).notNull()
+                t.column("createdAt", .integer).notNull().indexed()  // Unix milliseconds
+            }
+        }
         return migrator
     }
 }

@@ -2,9 +2,9 @@ public import Annotations
 public import Foundation
 import GRDB
 
-/// ``AnnotationStore`` on SQLite: every method one write transaction, committed before it returns.
+/// ``AnnotationStore`` on SQLite: every write one transaction, committed before it returns.
 public struct SQLiteAnnotationStore: AnnotationStore {
-    private let database: MeridianDatabase
+    let database: MeridianDatabase
     private let ids: any AnnotationIDSource
     private let now: @Sendable () -> Date
 
@@ -15,15 +15,23 @@ public struct SQLiteAnnotationStore: AnnotationStore {
         self.now = now
     }
 
-    public func create(_ content: AnnotationContent) async throws -> Annotation {
+    public func create(_ content: AnnotationContent, idempotencyKey: IdempotencyKey?) async throws -> (annotation: Annotation, replayed: Bool) {
         let at = timestamp()
-        let annotation = Annotation(id: ids.next(), content: content, version: 1, createdAt: at, updatedAt: at)
-        try await database.writer.write { db in
-            try Self.checkExternalId(content.externalId, in: db, except: nil)
-            try AnnotationRecord(annotation).insert(db)
-            try Self.record(.created, annotation.id, version: 1, at: at, in: db)
+        let (annotation, replayed, sequence) = try await database.writer.write { db -> (Annotation, Bool, Int64?) in
+            if let idempotencyKey, let first = try Self.replay(idempotencyKey, content, at: at, in: db) {
+                return (first, true, nil)
+            }
+            let annotation = try insert(content, at: at, in: db)
+            if let idempotencyKey {
+                try IdempotencyKeyRecord(
+                    key: idempotencyKey.key, fingerprint: idempotencyKey.fingerprint,
+                    annotationId: annotation.id.description, createdAt: UnixMilliseconds.from(at)
+                ).upsert(db)
+            }
+            return (annotation, false, try Self.record(.created, annotation.id, version: 1, at: at, in: db))
         }
-        return annotation
+        announce(sequence)
+        return (annotation, replayed)
     }
 
     public func annotation(_ id: AnnotationID) async throws -> Annotation {
@@ -34,62 +42,78 @@ public struct SQLiteAnnotationStore: AnnotationStore {
         _ id: AnnotationID, expectedVersion: Int?, _ change: @Sendable (AnnotationContent) throws -> AnnotationContent
     ) async throws -> Annotation {
         let at = timestamp()
-        return try await database.writer.write { db in
-            var annotation = try Self.current(id, in: db)
+        let (annotation, sequence) = try await database.writer.write { db -> (Annotation, Int64?) in
+            let annotation = try Self.current(id, in: db)
             try Self.check(expectedVersion, against: annotation)
-            let content = try change(annotation.content)
-            guard content != annotation.content else { return annotation }
-            try Self.checkExternalId(content.externalId, in: db, except: id)
-            annotation.content = content
-            annotation.version += 1
-            annotation.updatedAt = at
-            try AnnotationRecord(annotation).update(db)
-            try Self.record(.updated, id, version: annotation.version, at: at, in: db)
-            return annotation
+            return try Self.replace(annotation, with: change(annotation.content), at: at, in: db)
         }
+        announce(sequence)
+        return annotation
+    }
+
+    public func upsert(externalId: String, _ content: AnnotationContent, expectedVersion: Int?) async throws -> (annotation: Annotation, status: WriteStatus) {
+        precondition(content.externalId == externalId, "the content of an upsert carries its external id")
+        let at = timestamp()
+        let (annotation, status, sequence) = try await database.writer.write { db -> (Annotation, WriteStatus, Int64?) in
+            if let existing = try Self.live(externalId: externalId, in: db) {
+                try Self.check(expectedVersion, against: existing)
+                let (annotation, sequence) = try Self.replace(existing, with: content, at: at, in: db)
+                return (annotation, sequence == nil ? .unchanged : .updated, sequence)
+            }
+            if expectedVersion != nil { throw AnnotationStoreError.externalIdNotFound(externalId) }
+            let annotation = try insert(content, at: at, in: db)
+            return (annotation, .created, try Self.record(.created, annotation.id, version: 1, at: at, in: db))
+        }
+        announce(sequence)
+        return (annotation, status)
     }
 
     public func delete(_ id: AnnotationID, expectedVersion: Int?) async throws {
         let at = timestamp()
-        try await database.writer.write { db in
+        let sequence = try await database.writer.write { db in
             let annotation = try Self.current(id, in: db)
             try Self.check(expectedVersion, against: annotation)
             _ = try AnnotationRecord.deleteOne(db, key: id.description)
             try AnnotationTombstoneRecord(id: id.description, version: annotation.version + 1, deletedAt: UnixMilliseconds.from(at)).insert(db)
-            try Self.record(.deleted, id, version: annotation.version + 1, at: at, in: db)
+            return try Self.record(.deleted, id, version: annotation.version + 1, at: at, in: db)
         }
-    }
-
-    public func changes(after sequence: Int64, limit: Int) async throws -> [AnnotationChange] {
-        try await database.writer.read { db in
-            try AnnotationChangeRecord
-                .filter(Column("sequence") > sequence)
-                .order(Column("sequence"))
-                .limit(limit)
-                .fetchAll(db)
-                .map { try $0.change() }
-        }
-    }
-
-    /// The greatest annotation id ever stored, live or deleted: seed for the id generator.
-    public func lastIssuedID() async throws -> AnnotationID? {
-        try await database.writer.read { db in
-            let text = try String.fetchOne(db, sql: """
-                SELECT max(id) FROM (SELECT max(id) AS id FROM annotation UNION ALL SELECT max(id) FROM annotationTombstone)
-                """)
-            return text.flatMap(AnnotationID.init)
-        }
+        announce(sequence)
     }
 
     /// Now, at the millisecond resolution the database keeps, so what a write returns equals
     /// what a later read returns.
-    private func timestamp() -> Date {
+    func timestamp() -> Date {
         UnixMilliseconds.date(UnixMilliseconds.from(now()))
+    }
+
+    /// Wakes long polls once a transaction that wrote feed entries has committed.
+    func announce(_ sequence: Int64?) {
+        if let sequence { database.annotationFeed.advance(to: sequence) }
     }
 
     // MARK: - Inside a transaction
 
-    private static func current(_ id: AnnotationID, in db: Database) throws -> Annotation {
+    /// Inserts `content` as a new annotation, version 1, under a fresh id.
+    func insert(_ content: AnnotationContent, at: Date, in db: Database) throws -> Annotation {
+        try Self.checkExternalId(content.externalId, in: db, except: nil)
+        let annotation = Annotation(id: ids.next(), content: content, version: 1, createdAt: at, updatedAt: at)
+        try AnnotationRecord(annotation).insert(db)
+        return annotation
+    }
+
+    /// Gives `annotation` new content; returns the feed sequence, or nil when nothing changed.
+    static func replace(_ annotation: Annotation, with content: AnnotationContent, at: Date, in db: Database) throws -> (Annotation, Int64?) {
+        guard content != annotation.content else { return (annotation, nil) }
+        try checkExternalId(content.externalId, in: db, except: annotation.id)
+        var annotation = annotation
+        annotation.content = content
+        annotation.version += 1
+        annotation.updatedAt = at
+        try AnnotationRecord(annotation).update(db)
+        return (annotation, try record(.updated, annotation.id, version: annotation.version, at: at, in: db))
+    }
+
+    static func current(_ id: AnnotationID, in db: Database) throws -> Annotation {
         if let record = try AnnotationRecord.fetchOne(db, key: id.description) { return try record.annotation() }
         if let tombstone = try AnnotationTombstoneRecord.fetchOne(db, key: id.description) {
             throw AnnotationStoreError.gone(id, deletedAt: UnixMilliseconds.date(tombstone.deletedAt))
@@ -97,7 +121,23 @@ public struct SQLiteAnnotationStore: AnnotationStore {
         throw AnnotationStoreError.notFound(id)
     }
 
-    private static func check(_ expectedVersion: Int?, against annotation: Annotation) throws {
+    static func live(externalId: String, in db: Database) throws -> Annotation? {
+        try AnnotationRecord.filter(Column("externalId") == externalId).fetchOne(db)?.annotation()
+    }
+
+    /// The first answer for a key seen within its lifetime; nil for a new (or expired) key.
+    private static func replay(_ key: IdempotencyKey, _ content: AnnotationContent, at: Date, in db: Database) throws -> Annotation? {
+        let oldest = UnixMilliseconds.from(at.addingTimeInterval(-IdempotencyKey.lifetime))
+        try IdempotencyKeyRecord.filter(Column("createdAt") < oldest).deleteAll(db)
+        guard let record = try IdempotencyKeyRecord.fetchOne(db, key: key.key) else { return nil }
+        guard record.fingerprint == key.fingerprint, let id = AnnotationID(record.annotationId) else {
+            throw AnnotationStoreError.idempotencyKeyReused(key.key)
+        }
+        let createdAt = UnixMilliseconds.date(record.createdAt)
+        return Annotation(id: id, content: content, version: 1, createdAt: createdAt, updatedAt: createdAt)
+    }
+
+    static func check(_ expectedVersion: Int?, against annotation: Annotation) throws {
         if let expectedVersion, expectedVersion != annotation.version {
             throw AnnotationStoreError.versionMismatch(annotation.id, current: annotation.version)
         }
@@ -109,8 +149,10 @@ public struct SQLiteAnnotationStore: AnnotationStore {
         if let owner, owner != id?.description { throw AnnotationStoreError.externalIdTaken(externalId) }
     }
 
-    private static func record(_ kind: AnnotationChange.Kind, _ id: AnnotationID, version: Int, at: Date, in db: Database) throws {
+    /// Appends to the feed and returns the entry's sequence.
+    static func record(_ kind: AnnotationChange.Kind, _ id: AnnotationID, version: Int, at: Date, in db: Database) throws -> Int64 {
         var change = AnnotationChangeRecord(sequence: nil, kind: kind.rawValue, annotationId: id.description, version: version, at: UnixMilliseconds.from(at))
         try change.insert(db)
+        return change.sequence ?? db.lastInsertedRowID
     }
 }

@@ -69,6 +69,15 @@ struct AnnotationTombstoneRecord: Codable, FetchableRecord, PersistableRecord {
     var deletedAt: Int64  // Unix milliseconds
 }
 
+/// A row of `idempotencyKey`.
+struct IdempotencyKeyRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "idempotencyKey"
+    var key: String
+    var fingerprint: String
+    var annotationId: String
+    var createdAt: Int64  // Unix milliseconds
+}
+
 /// A row of `annotationChange`, the feed.
 struct AnnotationChangeRecord: Codable, FetchableRecord, MutablePersistableRecord {
     static let databaseTableName = "annotationChange"

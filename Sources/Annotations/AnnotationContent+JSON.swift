@@ -1,0 +1,26 @@
+import Foundation
+import MapGeometry
+
+extension AnnotationContent {
+    /// The client fields as a JSON object, without absent optionals (the shape of a PUT body).
+    public var jsonObject: [String: JSONValue] {
+        var object: [String: JSONValue] = [
+            "coordinate": .object(["latitude": .number(coordinate.latitude), "longitude": .number(coordinate.longitude)]),
+            "displayPriority": .number(Double(displayPriority)),
+            "properties": .object(properties),
+        ]
+        for (field, value) in [("externalId", externalId), ("title", title), ("subtitle", subtitle), ("kind", kind), ("clusteringIdentifier", clusteringIdentifier)] {
+            if let value { object[field] = .string(value) }
+        }
+        return object
+    }
+
+    /// Canonical JSON of ``jsonObject`` (sorted keys): equal for equal content, however the
+    /// request spelled it. Idempotency keys compare requests by it.
+    public var fingerprint: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let data = (try? encoder.encode(JSONValue.object(jsonObject))) ?? Data()
+        return String(decoding: data, as: UTF8.self)
+    }
+}

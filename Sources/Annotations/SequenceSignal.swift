@@ -1,0 +1,71 @@
+import Synchronization
+
+/// Wakes long-poll readers when a feed grows: writers ``advance(to:)`` after they commit,
+/// readers ``wait(after:timeout:)`` until the feed has an entry after theirs.
+public final class SequenceSignal: Sendable {
+    private struct Waiter { var after: Int64; var continuation: CheckedContinuation<Void, Never> }
+    private struct State {
+        var latest: Int64
+        var nextToken = 0
+        var waiters: [Int: Waiter] = [:]
+        var cancelled: Set<Int> = []
+    }
+
+    private let state: Mutex<State>
+
+    /// A signal whose feed currently ends at `latest`.
+    public init(latest: Int64) {
+        state = Mutex(State(latest: latest))
+    }
+
+    /// The last sequence a writer announced.
+    public var latest: Int64 { state.withLock { $0.latest } }
+
+    /// Announces that the feed now ends at `sequence` (or later) and wakes whoever waited for it.
+    public func advance(to sequence: Int64) {
+        let woken = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            guard sequence > state.latest else { return [] }
+            state.latest = sequence
+            let ready = state.waiters.filter { $0.value.after < sequence }
+            for token in ready.keys { state.waiters[token] = nil }
+            return ready.values.map(\.continuation)
+        }
+        for continuation in woken { continuation.resume() }
+    }
+
+    /// Returns once the feed ends after `sequence`, when `timeout` has passed, or when the task is cancelled.
+    public func wait(after sequence: Int64, timeout: Duration) async {
+        guard timeout > .zero, latest <= sequence else { return }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.waitForAdvance(after: sequence) }
+            group.addTask { try? await Task.sleep(for: timeout) }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    private func waitForAdvance(after sequence: Int64) async {
+        let token = state.withLock { state in
+            state.nextToken += 1
+            return state.nextToken
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let resumeNow = state.withLock { state in
+                    if state.latest > sequence || state.cancelled.remove(token) != nil { return true }
+                    state.waiters[token] = Waiter(after: sequence, continuation: continuation)
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        } onCancel: {
+            let waiter = state.withLock { state in
+                if let waiter = state.waiters.removeValue(forKey: token) { return Optional(waiter) }
+                state.cancelled.insert(token)  // cancelled before it registered
+                return nil
+            }
+            waiter?.continuation.resume()
+        }
+        state.withLock { _ = $0.cancelled.remove(token) }
+    }
+}

@@ -1,0 +1,22 @@
+import MapGeometry
+import Testing
+
+@Suite struct BoundingBoxTests {
+    @Test func parsesTheQueryFormAndKnowsTheAntimeridian() throws {
+        let box = try BoundingBox(parsing: "170,-20,-170,-10")
+        #expect(box == BoundingBox(west: 170, south: -20, east: -170, north: -10) && box.crossesAntimeridian)
+        #expect(box.contains(Coordinate(latitude: -15, longitude: 179.99)))
+        #expect(box.contains(Coordinate(latitude: -15, longitude: -179.99)))
+        #expect(!box.contains(Coordinate(latitude: -15, longitude: 0)))
+        #expect(!box.contains(Coordinate(latitude: -5, longitude: 180)))
+        #expect(try BoundingBox(parsing: "-10,-10,10,10").contains(Coordinate(latitude: 10, longitude: -10)))
+    }
+
+    @Test(arguments: [
+        ("1,2,3", [String]()), ("a,b,c,d", []), ("0,0,200,1", ["east"]), ("0,5,1,4", ["north"]), ("0,-91,1,1", ["south"]),
+    ])
+    func refusesMalformedBoxes(text: String, path: [String]) {
+        #expect(throws: GeometryError.self) { try BoundingBox(parsing: text) }
+        do { _ = try BoundingBox(parsing: text) } catch { #expect(error.path == path) }
+    }
+}

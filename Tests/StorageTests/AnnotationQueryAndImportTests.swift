@@ -1,0 +1,131 @@
+import Annotations
+import Foundation
+import MapGeometry
+import Storage
+import Synchronization
+import Testing
+
+/// Idempotency keys, upserts, bbox pages, imports and the long-polled feed, on real SQLite.
+@Suite struct AnnotationQueryAndImportTests {
+    func makeStore(path: String = ":memory:", now: @escaping @Sendable () -> Date = Date.init) async throws -> SQLiteAnnotationStore {
+        let database = try MeridianDatabase.open(path: path)
+        let probe = SQLiteAnnotationStore(database: database, ids: UUIDv7Generator())
+        return SQLiteAnnotationStore(database: database, ids: UUIDv7Generator(after: try await probe.lastIssuedID()), now: now)
+    }
+
+    func pin(_ latitude: Double, _ longitude: Double, externalId: String? = nil, kind: String? = nil) -> AnnotationContent {
+        AnnotationContent(externalId: externalId, coordinate: Coordinate(latitude: latitude, longitude: longitude), kind: kind)
+    }
+
+    @Test func anIdempotencyKeyReplaysTheFirstAnswerAndRefusesOtherContent() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("meridian-\(UUID()).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let content = pin(48.85, 2.35)
+        let key = IdempotencyKey(key: "k-1", fingerprint: content.fingerprint)
+        let first = try await makeStore(path: path).create(content, idempotencyKey: key)
+        #expect(!first.replayed)
+
+        // After a restart on the same file the key still replays, and nothing new is written.
+        let store = try await makeStore(path: path)
+        let again = try await store.create(content, idempotencyKey: key)
+        #expect(again.replayed && again.annotation == first.annotation)
+        #expect(try await store.changes(after: 0, limit: 10).count == 1)
+
+        let other = pin(0, 0)
+        await #expect(throws: AnnotationStoreError.idempotencyKeyReused("k-1")) {
+            _ = try await store.create(other, idempotencyKey: IdempotencyKey(key: "k-1", fingerprint: other.fingerprint))
+        }
+        #expect(try await store.annotations(matching: AnnotationQuery()).annotations.count == 1)
+    }
+
+    @Test func anIdempotencyKeyExpiresAfterADay() async throws {
+        let clock = TestClock()
+        let store = try await makeStore(now: clock.now)
+        let content = pin(1, 1)
+        let key = IdempotencyKey(key: "k", fingerprint: content.fingerprint)
+        let first = try await store.create(content, idempotencyKey: key).annotation
+        clock.advance(by: IdempotencyKey.lifetime + 1)
+        let later = try await store.create(content, idempotencyKey: key)
+        #expect(!later.replayed && later.annotation.id != first.id)
+    }
+
+    @Test func upsertCreatesReplacesAndReportsUnchanged() async throws {
+        let store = try await makeStore()
+        let created = try await store.upsert(externalId: "a", pin(1, 1, externalId: "a"), expectedVersion: nil)
+        #expect(created.status == .created && created.annotation.version == 1)
+        let same = try await store.upsert(externalId: "a", pin(1, 1, externalId: "a"), expectedVersion: 1)
+        #expect(same.status == .unchanged && same.annotation == created.annotation)
+        let moved = try await store.upsert(externalId: "a", pin(2, 2, externalId: "a"), expectedVersion: nil)
+        #expect(moved.status == .updated && moved.annotation.version == 2 && moved.annotation.id == created.annotation.id)
+        await #expect(throws: AnnotationStoreError.versionMismatch(created.annotation.id, current: 2)) {
+            _ = try await store.upsert(externalId: "a", pin(3, 3, externalId: "a"), expectedVersion: 1)
+        }
+        await #expect(throws: AnnotationStoreError.externalIdNotFound("b")) {
+            _ = try await store.upsert(externalId: "b", pin(3, 3, externalId: "b"), expectedVersion: 1)
+        }
+        #expect(try await store.annotation(created.annotation.id).content.coordinate == Coordinate(latitude: 2, longitude: 2))
+    }
+
+    @Test func aBboxAcrossTheAntimeridianHoldsBothSides() async throws {
+        let store = try await makeStore()
+        let east = try await store.create(pin(-17.8, 179.9))
+        let west = try await store.create(pin(-17.8, -179.9))
+        _ = try await store.create(pin(-17.8, 0))
+        _ = try await store.create(pin(10, 179.9))
+        let fiji = try BoundingBox(parsing: "179,-20,-179,-15")
+        #expect(fiji.crossesAntimeridian)
+        let page = try await store.annotations(matching: AnnotationQuery(bbox: fiji))
+        #expect(page.annotations.map(\.id) == [east.id, west.id])
+    }
+
+    @Test func pagesByCursorAreStableUnderConcurrentInserts() async throws {
+        let store = try await makeStore()
+        var created: [AnnotationID] = []
+        for index in 0..<25 { created.append(try await store.create(pin(Double(index), 0, kind: index.isMultiple(of: 2) ? "even" : "odd")).id) }
+        var seen: [AnnotationID] = []
+        var cursor: AnnotationID?
+        repeat {
+            let page = try await store.annotations(matching: AnnotationQuery(kind: "even", after: cursor, limit: 5))
+            seen += page.annotations.map(\.id)
+            cursor = page.next
+            _ = try await store.create(pin(89, 0, kind: "odd"))  // inserted while paging
+            if cursor == nil { #expect(page.annotations.count <= 5) }
+        } while cursor != nil
+        #expect(seen == created.enumerated().filter { $0.offset.isMultiple(of: 2) }.map(\.element))
+    }
+
+    @Test func importUpsertsByExternalIdInOneTransaction() async throws {
+        let store = try await makeStore()
+        let existing = try await store.create(pin(1, 1, externalId: "x"))
+        let untouched = try await store.create(pin(2, 2, externalId: "y"))
+        let results = try await store.importContents([pin(5, 5, externalId: "x"), pin(2, 2, externalId: "y"), pin(3, 3), pin(4, 4, externalId: "z")])
+        #expect(results.map(\.status) == [.updated, .unchanged, .created, .created])
+        #expect(results[0].annotation.id == existing.id && results[0].annotation.version == 2)
+        #expect(results[1].annotation == untouched)
+        #expect(try await store.changes(after: 2, limit: 10).map(\.kind) == [.updated, .created, .created])
+    }
+
+    @Test func aLongPollWakesOnTheNextWriteAndTimesOutWithout() async throws {
+        let store = try await makeStore()
+        let clock = ContinuousClock()
+        let idle = clock.now
+        await store.waitForChanges(after: 0, timeout: .milliseconds(100))
+        #expect(clock.now - idle >= .milliseconds(100))
+
+        let start = clock.now
+        async let woken: Void = store.waitForChanges(after: 0, timeout: .seconds(30))
+        try await Task.sleep(for: .milliseconds(50))
+        _ = try await store.create(pin(0, 0))
+        await woken
+        #expect(clock.now - start < .seconds(10))
+        // Already past: returns at once.
+        await store.waitForChanges(after: 0, timeout: .seconds(30))
+    }
+}
+
+/// A clock tests move by hand.
+final class TestClock: Sendable {
+    private let current = Mutex(Date(timeIntervalSince1970: 1_790_000_000))
+    var now: @Sendable () -> Date { { self.current.withLock { $0 } } }
+    func advance(by seconds: TimeInterval) { current.withLock { $0 += seconds } }
+}
