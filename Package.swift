@@ -69,7 +69,7 @@ let package = Package(
         .target(
             name: "MeridianServer",
             dependencies: [
-                "MapGeometry", "Geodesy", "MeridianAPI",
+                "MapGeometry", "Geodesy", "Annotations", "Storage", "MeridianAPI",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),

@@ -1,3 +1,4 @@
+import Annotations
 import Foundation
 import Geodesy
 public import Hummingbird
@@ -5,6 +6,7 @@ public import Logging
 import MeridianAPI
 import OpenAPIHummingbird
 import OpenAPIRuntime
+import Storage
 
 /// The request context of every route.
 public typealias AppRequestContext = BasicRequestContext
@@ -18,7 +20,7 @@ public typealias AppRequestContext = BasicRequestContext
 public func buildApplication(_ configuration: ServerConfiguration) async throws -> some ApplicationProtocol {
     var logger = Logger(label: "meridian")
     logger.logLevel = configuration.logLevel
-    let router = try buildRouter(configuration, logger: logger)
+    let router = try await buildRouter(configuration, logger: logger)
     return Application(
         router: router,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "meridian"),
@@ -27,18 +29,30 @@ public func buildApplication(_ configuration: ServerConfiguration) async throws 
 }
 
 /// The router: problem+json for every error, a body limit, then the contract's operations.
-public func buildRouter(_ configuration: ServerConfiguration, logger: Logger) throws -> Router<AppRequestContext> {
+public func buildRouter(_ configuration: ServerConfiguration, logger: Logger) async throws -> Router<AppRequestContext> {
     let router = Router(context: AppRequestContext.self)
     router.middlewares.add(ProblemRouterMiddleware(logger: logger))
-    router.middlewares.add(BodyLimitMiddleware(maxBodySize: configuration.maxBodySize))
+    router.middlewares.add(BodyLimitMiddleware(
+        maxBodySize: configuration.maxBodySize,
+        largeBodies: ["/v1/annotations/import": configuration.maxImportBodySize]
+    ))
     router.middlewares.add(FastConversionMiddleware(maxBatchSize: configuration.maxBatchSize))
     let handler = APIHandler(
         contract: Contract.load(),
         limits: Limits(maxBatchSize: configuration.maxBatchSize),
-        transformers: CRSTransformerPool()
+        transformers: CRSTransformerPool(),
+        annotations: try await openAnnotationStore(at: configuration.databasePath)
     )
     // Compact JSON with sorted keys (stable answers); times as RFC 3339 with fractional seconds.
     let coding = Configuration(dateTranscoder: .iso8601WithFractionalSeconds, jsonEncodingOptions: [.sortedKeys])
     try handler.registerHandlers(on: router, configuration: coding, middlewares: [ProblemMiddleware(logger: logger)])
     return router
+}
+
+/// The annotation store on the SQLite database at `path` (`:memory:` for one that lives with the
+/// process), issuing ids after the greatest one it ever stored.
+func openAnnotationStore(at path: String) async throws -> SQLiteAnnotationStore {
+    let database = try MeridianDatabase.open(path: path)
+    let lastIssued = try await SQLiteAnnotationStore(database: database, ids: UUIDv7Generator()).lastIssuedID()
+    return SQLiteAnnotationStore(database: database, ids: UUIDv7Generator(after: lastIssued))
 }

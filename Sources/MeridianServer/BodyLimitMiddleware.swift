@@ -3,9 +3,13 @@ import HTTPTypes
 
 /// Refuses request bodies over a limit with 413 before anything decodes them.
 struct BodyLimitMiddleware<Context: RequestContext>: RouterMiddleware {
+    /// The limit of every path not in `largeBodies`.
     let maxBodySize: Int
+    /// Paths with their own, larger limit (bulk imports).
+    var largeBodies: [String: Int] = [:]
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let maxBodySize = largeBodies[request.uri.path] ?? maxBodySize
         if let length = request.headers[.contentLength].flatMap(Int.init), length > maxBodySize {
             throw HTTPError(.contentTooLarge)
         }

@@ -9,6 +9,7 @@ public import Logging
 /// | `databasePath` | `./meridian.sqlite` | SQLite file; `:memory:` for tests |
 /// | `logLevel` | `.info` | swift-log level |
 /// | `maxBodySize` | 8 MiB | larger request bodies answer 413 |
+/// | `maxImportBodySize` | 64 MiB | limit of `POST /v1/annotations/import` |
 /// | `maxBatchSize` | 10 000 | items per conversion batch |
 public struct ServerConfiguration: Sendable {
     /// Address to listen on.
@@ -21,6 +22,8 @@ public struct ServerConfiguration: Sendable {
     public var logLevel: Logger.Level
     /// Largest accepted request body, in bytes.
     public var maxBodySize: Int
+    /// Largest accepted GeoJSON import body, in bytes.
+    public var maxImportBodySize: Int
     /// Most items in one batch.
     public var maxBatchSize: Int
 
@@ -31,6 +34,7 @@ public struct ServerConfiguration: Sendable {
         databasePath: String = "./meridian.sqlite",
         logLevel: Logger.Level = .info,
         maxBodySize: Int = 8 << 20,
+        maxImportBodySize: Int = 64 << 20,
         maxBatchSize: Int = 10_000
     ) {
         self.host = host
@@ -38,6 +42,7 @@ public struct ServerConfiguration: Sendable {
         self.databasePath = databasePath
         self.logLevel = logLevel
         self.maxBodySize = maxBodySize
+        self.maxImportBodySize = maxImportBodySize
         self.maxBatchSize = maxBatchSize
     }
 

@@ -1,3 +1,4 @@
+import Annotations
 import Foundation
 import Geodesy
 import HTTPTypes
@@ -19,6 +20,8 @@ enum ProblemMapping {
             return ProblemError.invalid(pointer: JSONPointer.make(error.path), error.message).problem
         case let error as GeodesyError:
             return geodesyProblem(error)
+        case let error as AnnotationStoreError:
+            return storeProblem(error)
         case let error as DecodingError:
             return decodingProblem(error, isBodyless: isBodyless)
         default:
@@ -44,6 +47,24 @@ enum ProblemMapping {
         }
     }
 
+    private static func storeProblem(_ error: AnnotationStoreError) -> ProblemDetails {
+        switch error {
+        case .notFound(let id):
+            return ProblemDetails(status: .notFound, detail: "no annotation has id \(id)")
+        case .gone(let id, let deletedAt):
+            return ProblemDetails(status: .gone, detail: "annotation \(id) was deleted at \(deletedAt.formatted(.iso8601)); its id is never used again")
+        case .versionMismatch(let id, let current):
+            return ProblemDetails(status: .preconditionFailed, detail: "If-Match does not match annotation \(id): its current ETag is \"\(current)\"; nothing changed")
+        case .externalIdNotFound(let externalId):
+            return ProblemDetails(status: .preconditionFailed, detail: "If-Match was given but no live annotation has external id \"\(externalId)\"; nothing changed")
+        case .externalIdTaken(let externalId):
+            return ProblemDetails(status: .conflict, detail: "another live annotation has external id \"\(externalId)\"",
+                                  errors: [.init(pointer: "/externalId", detail: "is taken by another live annotation")])
+        case .idempotencyKeyReused(let key):
+            return ProblemError.invalid([.init(parameter: "Idempotency-Key", detail: "\"\(key)\" was used in the last 24 hours for a request with other content")]).problem
+        }
+    }
+
     private static func decodingProblem(_ error: DecodingError, isBodyless: Bool) -> ProblemDetails {
         let (path, detail): ([any CodingKey], String)
         switch error {
@@ -54,7 +75,9 @@ enum ProblemMapping {
         case .valueNotFound(let type, let context):
             (path, detail) = (context.codingPath, "must be \(describe(type)), not null")
         case .dataCorrupted(let context):
-            (path, detail) = (context.codingPath, context.codingPath.isEmpty ? "the body is not valid JSON" : context.debugDescription)
+            let unknown = context.debugDescription.hasPrefix("Additional properties are disabled")
+            (path, detail) = (context.codingPath, context.codingPath.isEmpty ? "the body is not valid JSON"
+                : unknown ? "is not a field of this object (server fields such as id and version are set by the server)" : context.debugDescription)
         @unknown default:
             (path, detail) = ([], "the request could not be read")
         }

@@ -5,7 +5,7 @@ import MeridianAPI
 /// Ellipsoidal geodesics and CRS transforms (tag Geodesy), through PROJ.
 extension APIHandler {
     /// Longest CRS identifier accepted (a WKT definition fits easily).
-    static let maxCRSLength = 16_384
+    static var maxCRSLength: Int { 16_384 }
 
     func solveGeodesicInverse(_ input: Operations.SolveGeodesicInverse.Input) async throws -> Operations.SolveGeodesicInverse.Output {
         switch input.body {

@@ -1,3 +1,4 @@
+import Annotations
 import Geodesy
 import MapGeometry
 import MeridianAPI
@@ -5,13 +6,15 @@ import OpenAPIRuntime
 
 /// The contract's operations: each decodes its input, calls the domain, encodes the answer.
 /// Errors are thrown, never hand-built: ``ProblemMiddleware`` turns them into problem+json.
-struct APIHandler: APIProtocol {
+struct APIHandler<Store: AnnotationStore>: APIProtocol {
     /// The contract text served at `/openapi.yaml`.
     let contract: Contract
     /// Batch and size limits.
     let limits: Limits
     /// PROJ transformations, reused across requests.
     let transformers: CRSTransformerPool
+    /// Where annotations live.
+    let annotations: Store
 
     // MARK: - Operations
 

@@ -1,0 +1,94 @@
+import Annotations
+import Foundation
+import HTTPTypes
+import MapGeometry
+import MeridianAPI
+import OpenAPIRuntime
+
+// One annotation at a time: create, read, merge-patch, upsert by external id, delete.
+// Conditions: ETag is `"<version>"`; If-Match → 412 on another version; If-None-Match → 304.
+
+extension APIHandler {
+    func createAnnotation(_ input: Operations.CreateAnnotation.Input) async throws -> Operations.CreateAnnotation.Output {
+        guard case .json(let body) = input.body else { throw ProblemError(.unsupportedMediaType, detail: nil) }
+        let content = try validated { () throws(GeometryError) in try AnnotationContent(body) }
+        let key = try input.headers.idempotencyKey.map { key throws(ProblemError) in
+            guard (1...IdempotencyKey.maxLength).contains(key.count) else {
+                throw ProblemError.invalid([.init(parameter: "Idempotency-Key", detail: "must be 1 to \(IdempotencyKey.maxLength) characters")])
+            }
+            return IdempotencyKey(key: key, fingerprint: content.fingerprint)
+        }
+        let (annotation, replayed) = try await annotations.create(content, idempotencyKey: key)
+        return .created(.init(
+            headers: .init(location: annotation.location, eTag: annotation.eTag, idempotentReplayed: replayed ? ._true : nil),
+            body: .json(.init(annotation))
+        ))
+    }
+
+    func getAnnotation(_ input: Operations.GetAnnotation.Input) async throws -> Operations.GetAnnotation.Output {
+        let annotation = try await annotations.annotation(try Self.annotationID(input.path.id))
+        if let condition = input.headers.ifNoneMatch, EntityTagCondition(condition).matches(version: annotation.version) {
+            return .notModified(.init(headers: .init(eTag: annotation.eTag)))
+        }
+        return .ok(.init(headers: .init(eTag: annotation.eTag), body: .json(.init(annotation))))
+    }
+
+    func patchAnnotation(_ input: Operations.PatchAnnotation.Input) async throws -> Operations.PatchAnnotation.Output {
+        let id = try Self.annotationID(input.path.id)
+        let patch: [String: JSONValue]
+        switch input.body {
+        case .applicationMergePatchJson(let body), .json(let body): patch = JSONValue.members(of: body)
+        }
+        let annotation = try await annotations.update(id, expectedVersion: Self.expectedVersion(input.headers.ifMatch)) { content in
+            try content.merging(patch)
+        }
+        return .ok(.init(headers: .init(eTag: annotation.eTag), body: .json(.init(annotation))))
+    }
+
+    func putAnnotationByExternalId(_ input: Operations.PutAnnotationByExternalId.Input) async throws -> Operations.PutAnnotationByExternalId.Output {
+        guard case .json(let body) = input.body else { throw ProblemError(.unsupportedMediaType, detail: nil) }
+        let externalId = input.path.externalId
+        var content = try validated { () throws(GeometryError) in try AnnotationContent(body) }
+        if let given = content.externalId, given != externalId {
+            throw ProblemError.invalid(pointer: "/externalId", "must be the path's external id \"\(externalId)\" or absent, got \"\(given)\"")
+        }
+        content.externalId = externalId
+        _ = try validated { () throws(GeometryError) in try content.validate() }  // the path's id obeys the same rules
+        let (annotation, status) = try await annotations.upsert(
+            externalId: externalId, content, expectedVersion: Self.expectedVersion(input.headers.ifMatch)
+        )
+        if status == .created {
+            return .created(.init(headers: .init(location: annotation.location, eTag: annotation.eTag), body: .json(.init(annotation))))
+        }
+        return .ok(.init(headers: .init(eTag: annotation.eTag), body: .json(.init(annotation))))
+    }
+
+    func deleteAnnotation(_ input: Operations.DeleteAnnotation.Input) async throws -> Operations.DeleteAnnotation.Output {
+        try await annotations.delete(try Self.annotationID(input.path.id), expectedVersion: Self.expectedVersion(input.headers.ifMatch))
+        return .noContent(.init())
+    }
+
+    // MARK: - Shared
+
+    /// The id of a path; anything else is 400 naming the parameter.
+    static func annotationID(_ text: String) throws(ProblemError) -> AnnotationID {
+        guard let id = AnnotationID(text) else {
+            throw ProblemError(.badRequest, detail: "id is not an annotation id", errors: [.init(parameter: "id", detail: "must be a UUID, got \"\(text)\"")])
+        }
+        return id
+    }
+
+    /// The version `If-Match` demands (nil without the header or for `*`).
+    static func expectedVersion(_ ifMatch: String?) -> Int? {
+        ifMatch.flatMap { EntityTagCondition($0).expectedVersion }
+    }
+
+    /// A wire value made into a domain value; its error is a 422 with the field's pointer.
+    func validated<T>(_ make: () throws(GeometryError) -> T) throws(ProblemError) -> T {
+        var validation = Validation(limits)
+        let value = validation.value(at: "", make)
+        try validation.check()
+        guard let value else { throw ProblemError(.unprocessableContent, detail: nil) }  // unreachable: check() threw
+        return value
+    }
+}

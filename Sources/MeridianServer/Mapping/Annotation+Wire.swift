@@ -1,0 +1,114 @@
+import Annotations
+import Foundation
+import MapGeometry
+import MeridianAPI
+import OpenAPIRuntime
+
+// Wire ↔ domain for annotations. Free JSON (properties, merge patches) arrives as the runtime's
+// value containers and becomes `JSONValue`; the way back cannot fail.
+
+extension AnnotationContent {
+    /// Content from a POST or PUT body, validated.
+    init(_ wire: Components.Schemas.AnnotationInput) throws(GeometryError) {
+        let coordinate: MapGeometry.Coordinate
+        do { coordinate = try .init(wire.coordinate) } catch { throw error.nested(under: "coordinate") }
+        self.init(
+            externalId: wire.externalId, coordinate: coordinate, title: wire.title, subtitle: wire.subtitle,
+            kind: wire.kind, clusteringIdentifier: wire.clusteringIdentifier,
+            displayPriority: wire.displayPriority ?? Self.defaultDisplayPriority,
+            properties: JSONValue.members(of: wire.properties)
+        )
+        try validate()
+    }
+}
+
+extension Components.Schemas.Annotation {
+    init(_ annotation: Annotation) {
+        let content = annotation.content
+        self.init(
+            id: annotation.id.description, externalId: content.externalId, coordinate: .init(content.coordinate),
+            title: content.title, subtitle: content.subtitle, kind: content.kind,
+            clusteringIdentifier: content.clusteringIdentifier, displayPriority: content.displayPriority,
+            properties: OpenAPIObjectContainer(content.properties), version: annotation.version,
+            createdAt: annotation.createdAt, updatedAt: annotation.updatedAt
+        )
+    }
+}
+
+extension Annotation {
+    /// `"<version>"`, the strong entity tag of this version.
+    var eTag: String { "\"\(version)\"" }
+    /// Where the annotation lives.
+    var location: String { "/v1/annotations/\(id)" }
+}
+
+extension JSONValue {
+    /// A value of the runtime's free-form containers: nil, Bool, Int, Double, String, arrays, objects.
+    init(runtimeValue value: (any Sendable)?) {
+        switch value {
+        case nil: self = .null
+        case let value as Bool: self = .bool(value)
+        case let value as Int: self = .number(Double(value))
+        case let value as Double: self = .number(value)
+        case let value as String: self = .string(value)
+        case let value as [(any Sendable)?]: self = .array(value.map(JSONValue.init(runtimeValue:)))
+        case let value as [String: (any Sendable)?]: self = .object(value.mapValues(JSONValue.init(runtimeValue:)))
+        default: self = .string(String(describing: value))  // not produced by decoding
+        }
+    }
+
+    /// The members of an optional free-form object; an absent object is empty.
+    static func members(of container: OpenAPIObjectContainer?) -> [String: JSONValue] {
+        container?.value.mapValues(JSONValue.init(runtimeValue:)) ?? [:]
+    }
+
+    /// The value as the runtime's containers hold it (whole numbers as Int, so they print without a fraction).
+    var runtimeValue: (any Sendable)? {
+        switch self {
+        case .null: return nil
+        case .bool(let value): return value
+        case .number(let value):
+            if value == value.rounded(), abs(value) < 9.0e15 { return Int(value) }
+            return value
+        case .string(let value): return value
+        case .array(let values): return values.map(\.runtimeValue)
+        case .object(let members): return members.mapValues(\.runtimeValue)
+        }
+    }
+}
+
+extension OpenAPIObjectContainer {
+    /// A container holding `members`; JSON values are always valid container values.
+    init(_ members: [String: JSONValue]) {
+        self = (try? OpenAPIObjectContainer(unvalidatedValue: members.mapValues(\.runtimeValue))) ?? OpenAPIObjectContainer()
+    }
+}
+
+/// Entity tags of `If-Match` / `If-None-Match` (RFC 9110 §13.1): `*`, or a list of `"3"` / `W/"3"`.
+struct EntityTagCondition {
+    private let tags: [(weak: Bool, value: String)]
+    private let any: Bool
+
+    init(_ header: String) {
+        any = header.trimmingCharacters(in: .whitespaces) == "*"
+        tags = header.split(separator: ",").map { part in
+            let text = part.trimmingCharacters(in: .whitespaces)
+            let weak = text.hasPrefix("W/")
+            let quoted = weak ? String(text.dropFirst(2)) : text
+            return (weak, quoted.trimmingCharacters(in: CharacterSet(charactersIn: "\"")))
+        }
+    }
+
+    /// The version an `If-Match` demands: nil for `*` (any current version), else the one
+    /// strong tag's number; a condition no version can meet gives -1 (→ 412).
+    var expectedVersion: Int? {
+        if any { return nil }
+        let versions = tags.filter { !$0.weak }.compactMap { Int($0.value) }
+        return versions.count == 1 ? versions[0] : -1
+    }
+
+    /// Weak comparison for `If-None-Match`: whether the client's copy is `version`.
+    func matches(version: Int) -> Bool {
+        any || tags.contains { Int($0.value) == version }
+    }
+}
