@@ -45,7 +45,7 @@ public func buildRouter(_ configuration: ServerConfiguration, logger: Logger) as
     )
     // Compact JSON with sorted keys (stable answers); times as RFC 3339 with fractional seconds.
     let coding = Configuration(dateTranscoder: .iso8601WithFractionalSeconds, jsonEncodingOptions: [.sortedKeys])
-    try handler.registerHandlers(on: router, configuration: coding, middlewares: [ProblemMiddleware(logger: logger)])
+    try handler.registerHandlers(on: router, configuration: coding, middlewares: [ProblemMiddleware(logger: logger), HeaderEncodingMiddleware()])
     return router
 }
 
