@@ -17,13 +17,18 @@ public typealias AppRequestContext = BasicRequestContext
 /// let app = try await buildApplication(.testing)
 /// try await app.test(.router) { client in … }
 /// ```
-public func buildApplication(_ configuration: ServerConfiguration) async throws -> some ApplicationProtocol {
+/// - Parameter onServerRunning: called with the bound port once the server listens (useful with port 0).
+public func buildApplication(
+    _ configuration: ServerConfiguration,
+    onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+) async throws -> some ApplicationProtocol {
     var logger = Logger(label: "meridian")
     logger.logLevel = configuration.logLevel
     let router = try await buildRouter(configuration, logger: logger)
     return Application(
         router: router,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "meridian"),
+        onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger
     )
 }

@@ -33,7 +33,11 @@ struct Serve: AsyncParsableCommand {
             databasePath: database ?? environment["MERIDIAN_DATABASE"] ?? defaults.databasePath,
             logLevel: level
         )
-        let app = try await buildApplication(configuration)
+        let app = try await buildApplication(configuration) { port in
+            // One line on stdout that scripts and tests wait for.
+            let line = "meridian listening on http://\(configuration.host):\(port) (database \(configuration.databasePath))\n"
+            FileHandle.standardOutput.write(Data(line.utf8))
+        }
         try await app.runService()
     }
 
