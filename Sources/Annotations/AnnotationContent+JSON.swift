@@ -1,4 +1,3 @@
-import Foundation
 import MapGeometry
 
 extension AnnotationContent {
@@ -18,9 +17,6 @@ extension AnnotationContent {
     /// Canonical JSON of ``jsonObject`` (sorted keys): equal for equal content, however the
     /// request spelled it. Idempotency keys compare requests by it.
     public var fingerprint: String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let data = (try? encoder.encode(JSONValue.object(jsonObject))) ?? Data()
-        return String(decoding: data, as: UTF8.self)
+        JSONValue.object(jsonObject).canonicalText
     }
 }

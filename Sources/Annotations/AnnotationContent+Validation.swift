@@ -36,9 +36,7 @@ extension AnnotationContent {
 
     /// Bytes of the compact JSON encoding of `properties`.
     public static func encodedSize(of properties: [String: JSONValue]) -> Int {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return (try? encoder.encode(properties).count) ?? Int.max
+        JSONValue.canonicalText(of: properties).utf8.count
     }
 
     private static func checkKey(_ value: String?, field: String) throws(GeometryError) {

@@ -114,7 +114,7 @@ public protocol AnnotationStore: Sendable {
     func annotations(matching query: AnnotationQuery) async throws -> AnnotationPage
     /// Upserts every content in one transaction: by external id when it has one, else a create.
     /// The results are in input order. External ids must not repeat within `contents`.
-    func importContents(_ contents: [AnnotationContent]) async throws -> [(annotation: Annotation, status: WriteStatus)]
+    func importContents(_ contents: [AnnotationContent]) async throws -> [(id: AnnotationID, status: WriteStatus)]
     /// Up to `limit` feed entries with a sequence greater than `sequence`, in order.
     func changes(after sequence: Int64, limit: Int) async throws -> [AnnotationChange]
     /// Returns once the feed has an entry after `sequence`, or after `timeout`, whichever is first.

@@ -25,21 +25,31 @@ extension SQLiteAnnotationStore {
         }
     }
 
-    public func importContents(_ contents: [AnnotationContent]) async throws -> [(annotation: Annotation, status: WriteStatus)] {
+    public func importContents(_ contents: [AnnotationContent]) async throws -> [(id: AnnotationID, status: WriteStatus)] {
         let at = timestamp()
-        let (results, sequence) = try await database.writer.write { db -> ([(annotation: Annotation, status: WriteStatus)], Int64?) in
-            var results: [(annotation: Annotation, status: WriteStatus)] = []
+        let milliseconds = UnixMilliseconds.from(at)
+        let (results, sequence) = try await database.writer.write { db -> ([(id: AnnotationID, status: WriteStatus)], Int64?) in
+            // Cached statements and positional arguments: a bulk import is thousands of rows.
+            let byExternalId = try db.cachedStatement(sql: "SELECT * FROM annotation WHERE externalId = ?")
+            let insert = try db.cachedStatement(sql: AnnotationRecord.insertSQL)
+            var results: [(id: AnnotationID, status: WriteStatus)] = []
             results.reserveCapacity(contents.count)
             var last: Int64?
             for content in contents {
-                if let externalId = content.externalId, let existing = try Self.live(externalId: externalId, in: db) {
-                    let (annotation, sequence) = try Self.replace(existing, with: content, at: at, in: db)
-                    results.append((annotation, sequence == nil ? .unchanged : .updated))
+                if let externalId = content.externalId, let record = try AnnotationRecord.fetchOne(byExternalId, arguments: [externalId]) {
+                    if try record.holds(content) {
+                        results.append((try record.annotation().id, .unchanged))
+                        continue
+                    }
+                    let (annotation, sequence) = try Self.replace(try record.annotation(), with: content, at: at, in: db)
+                    results.append((annotation.id, .updated))
                     last = sequence ?? last
                 } else {
-                    let annotation = try insert(content, at: at, in: db)
-                    results.append((annotation, .created))
-                    last = try Self.record(.created, annotation.id, version: 1, at: at, in: db)
+                    // The external id is free: no live row has it, and it does not repeat within `contents`.
+                    let annotation = Annotation(id: ids.next(), content: content, version: 1, createdAt: at, updatedAt: at)
+                    try insert.execute(arguments: AnnotationRecord(annotation).insertArguments)
+                    results.append((annotation.id, .created))
+                    last = try Self.record(.created, annotation.id, version: 1, milliseconds: milliseconds, in: db)
                 }
             }
             return (results, last)

@@ -5,7 +5,7 @@ import GRDB
 /// ``AnnotationStore`` on SQLite: every write one transaction, committed before it returns.
 public struct SQLiteAnnotationStore: AnnotationStore {
     let database: MeridianDatabase
-    private let ids: any AnnotationIDSource
+    let ids: any AnnotationIDSource
     private let now: @Sendable () -> Date
 
     /// A store over `database`, issuing ids from `ids` and times from `now`.
@@ -122,7 +122,7 @@ public struct SQLiteAnnotationStore: AnnotationStore {
     }
 
     static func live(externalId: String, in db: Database) throws -> Annotation? {
-        try AnnotationRecord.filter(Column("externalId") == externalId).fetchOne(db)?.annotation()
+        try AnnotationRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM annotation WHERE externalId = ?"), arguments: [externalId])?.annotation()
     }
 
     /// The first answer for a key seen within its lifetime; nil for a new (or expired) key.
@@ -151,8 +151,12 @@ public struct SQLiteAnnotationStore: AnnotationStore {
 
     /// Appends to the feed and returns the entry's sequence.
     static func record(_ kind: AnnotationChange.Kind, _ id: AnnotationID, version: Int, at: Date, in db: Database) throws -> Int64 {
-        var change = AnnotationChangeRecord(sequence: nil, kind: kind.rawValue, annotationId: id.description, version: version, at: UnixMilliseconds.from(at))
-        try change.insert(db)
-        return change.sequence ?? db.lastInsertedRowID
+        try record(kind, id, version: version, milliseconds: UnixMilliseconds.from(at), in: db)
+    }
+
+    static func record(_ kind: AnnotationChange.Kind, _ id: AnnotationID, version: Int, milliseconds: Int64, in db: Database) throws -> Int64 {
+        let insert = try db.cachedStatement(sql: "INSERT INTO annotationChange (kind, annotationId, version, at) VALUES (?, ?, ?, ?)")
+        try insert.execute(arguments: [kind.rawValue, id.description, version, milliseconds])
+        return db.lastInsertedRowID
     }
 }

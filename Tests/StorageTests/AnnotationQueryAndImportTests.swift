@@ -100,8 +100,9 @@ import Testing
         let untouched = try await store.create(pin(2, 2, externalId: "y"))
         let results = try await store.importContents([pin(5, 5, externalId: "x"), pin(2, 2, externalId: "y"), pin(3, 3), pin(4, 4, externalId: "z")])
         #expect(results.map(\.status) == [.updated, .unchanged, .created, .created])
-        #expect(results[0].annotation.id == existing.id && results[0].annotation.version == 2)
-        #expect(results[1].annotation == untouched)
+        #expect(results[0].id == existing.id && results[1].id == untouched.id)
+        #expect(try await store.annotation(existing.id).version == 2)
+        #expect(try await store.annotation(untouched.id) == untouched)
         #expect(try await store.changes(after: 2, limit: 10).map(\.kind) == [.updated, .created, .created])
     }
 

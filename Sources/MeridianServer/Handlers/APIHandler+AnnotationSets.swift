@@ -109,11 +109,11 @@ enum AnnotationImport {
     }
 
     /// Per-feature results with totals.
-    static func answer(_ results: [(annotation: Annotation, status: WriteStatus)]) -> Components.Schemas.ImportAnswer {
+    static func answer(_ results: [(id: AnnotationID, status: WriteStatus)]) -> Components.Schemas.ImportAnswer {
         var counts: [WriteStatus: Int] = [:]
         let items = results.enumerated().map { index, result in
             counts[result.status, default: 0] += 1
-            return Components.Schemas.ImportResult(index: index, id: result.annotation.id.description, status: .init(rawValue: result.status.rawValue) ?? .unchanged)
+            return Components.Schemas.ImportResult(index: index, id: result.id.description, status: .init(rawValue: result.status.rawValue) ?? .unchanged)
         }
         return .init(results: items, created: counts[.created] ?? 0, updated: counts[.updated] ?? 0, unchanged: counts[.unchanged] ?? 0)
     }

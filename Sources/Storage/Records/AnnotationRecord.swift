@@ -21,7 +21,7 @@ struct AnnotationRecord: Codable, FetchableRecord, PersistableRecord {
     var createdAt: Int64  // Unix milliseconds
     var updatedAt: Int64
 
-    init(_ annotation: Annotation) throws {
+    init(_ annotation: Annotation) {
         let content = annotation.content
         id = annotation.id.description
         externalId = content.externalId
@@ -32,7 +32,7 @@ struct AnnotationRecord: Codable, FetchableRecord, PersistableRecord {
         kind = content.kind
         clusteringIdentifier = content.clusteringIdentifier
         displayPriority = content.displayPriority
-        properties = String(decoding: try Self.encoder.encode(content.properties), as: UTF8.self)
+        properties = JSONValue.canonicalText(of: content.properties)
         version = annotation.version
         createdAt = UnixMilliseconds.from(annotation.createdAt)
         updatedAt = UnixMilliseconds.from(annotation.updatedAt)
@@ -54,10 +54,26 @@ struct AnnotationRecord: Codable, FetchableRecord, PersistableRecord {
         )
     }
 
-    private static var encoder: JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return encoder
+    /// The columns in the order of ``insertSQL``.
+    var insertArguments: StatementArguments {
+        [id, externalId, latitude, longitude, title, subtitle, kind, clusteringIdentifier, displayPriority, properties, version, createdAt, updatedAt]
+    }
+
+    /// A plain INSERT for cached statements (bulk imports): the row `insert(_:)` writes.
+    static let insertSQL = """
+        INSERT INTO annotation (id, externalId, latitude, longitude, title, subtitle, kind, clusteringIdentifier,
+                                displayPriority, properties, version, createdAt, updatedAt)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """
+
+    /// Whether the row holds `content`: columns compared first, properties by canonical text,
+    /// decoded only when the texts differ (rows written before the canonical form).
+    func holds(_ content: AnnotationContent) throws -> Bool {
+        guard externalId == content.externalId, latitude == content.coordinate.latitude, longitude == content.coordinate.longitude,
+              title == content.title, subtitle == content.subtitle, kind == content.kind,
+              clusteringIdentifier == content.clusteringIdentifier, displayPriority == content.displayPriority
+        else { return false }
+        return try properties == JSONValue.canonicalText(of: content.properties) || annotation().content.properties == content.properties
     }
 }
 
