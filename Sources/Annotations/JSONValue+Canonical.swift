@@ -5,10 +5,10 @@ extension JSONValue {
     /// Whole numbers below 2^53 print as integers (`3`, not `3.0`); others in Swift's shortest
     /// round-tripping form. Strings escape `"`, `\` and control characters, nothing else.
     public var canonicalText: String {
-        var text = ""
-        text.reserveCapacity(64)
-        write(to: &text)
-        return text
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(64)
+        write(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Canonical text of an object's members.
@@ -16,63 +16,51 @@ extension JSONValue {
         JSONValue.object(members).canonicalText
     }
 
-    private func write(to text: inout String) {
+    private func write(to bytes: inout [UInt8]) {
         switch self {
-        case .null: text += "null"
-        case .bool(let value): text += value ? "true" : "false"
+        case .null: bytes += "null".utf8
+        case .bool(let value): bytes += (value ? "true" : "false").utf8
         case .number(let value):
             if value == value.rounded(), abs(value) < 9_007_199_254_740_992 {
-                text += String(Int64(value))
+                bytes += String(Int64(value)).utf8
             } else {
-                text += String(value)
+                bytes += String(value).utf8
             }
-        case .string(let value): Self.writeString(value, to: &text)
+        case .string(let value): Self.writeString(value, to: &bytes)
         case .array(let values):
-            text += "["
+            bytes.append(UInt8(ascii: "["))
             for (index, value) in values.enumerated() {
-                if index > 0 { text += "," }
-                value.write(to: &text)
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                value.write(to: &bytes)
             }
-            text += "]"
+            bytes.append(UInt8(ascii: "]"))
         case .object(let members):
-            text += "{"
-            for (index, key) in members.keys.sorted().enumerated() {
-                if index > 0 { text += "," }
-                Self.writeString(key, to: &text)
-                text += ":"
-                members[key]!.write(to: &text)  // the key came from `members`
+            bytes.append(UInt8(ascii: "{"))
+            for (index, member) in members.sorted(by: { $0.key < $1.key }).enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                Self.writeString(member.key, to: &bytes)
+                bytes.append(UInt8(ascii: ":"))
+                member.value.write(to: &bytes)
             }
-            text += "}"
+            bytes.append(UInt8(ascii: "}"))
         }
     }
 
-    private static func writeString(_ value: String, to text: inout String) {
-        text += "\""
-        var plainStart = value.unicodeScalars.startIndex
-        var index = plainStart
-        let scalars = value.unicodeScalars
-        while index != scalars.endIndex {
-            let scalar = scalars[index]
-            let escaped: String?
-            switch scalar {
-            case "\"": escaped = "\\\""
-            case "\\": escaped = "\\\\"
-            case "\n": escaped = "\\n"
-            case "\r": escaped = "\\r"
-            case "\t": escaped = "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                escaped = "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: escaped = nil
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    private static func writeString(_ value: String, to bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): bytes += #"\""#.utf8
+            case UInt8(ascii: "\\"): bytes += #"\\"#.utf8
+            case UInt8(ascii: "\n"): bytes += #"\n"#.utf8
+            case UInt8(ascii: "\r"): bytes += #"\r"#.utf8
+            case UInt8(ascii: "\t"): bytes += #"\t"#.utf8
+            case 0..<0x20: bytes += [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0xF)]]
+            default: bytes.append(byte)
             }
-            if let escaped {
-                text.unicodeScalars.append(contentsOf: scalars[plainStart..<index])
-                text += escaped
-                plainStart = scalars.index(after: index)
-            }
-            index = scalars.index(after: index)
         }
-        text.unicodeScalars.append(contentsOf: scalars[plainStart..<index])
-        text += "\""
+        bytes.append(UInt8(ascii: "\""))
     }
 }

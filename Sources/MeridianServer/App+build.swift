@@ -42,11 +42,13 @@ public func buildRouter(_ configuration: ServerConfiguration, logger: Logger) as
         largeBodies: ["/v1/annotations/import": configuration.maxImportBodySize]
     ))
     router.middlewares.add(FastConversionMiddleware(maxBatchSize: configuration.maxBatchSize))
+    let annotations = try await openAnnotationStore(at: configuration.databasePath)
+    router.middlewares.add(FastImportMiddleware(store: annotations))
     let handler = APIHandler(
         contract: Contract.load(),
         limits: Limits(maxBatchSize: configuration.maxBatchSize),
         transformers: CRSTransformerPool(),
-        annotations: try await openAnnotationStore(at: configuration.databasePath)
+        annotations: annotations
     )
     // Compact JSON with sorted keys (stable answers); times as RFC 3339 with fractional seconds.
     let coding = Configuration(dateTranscoder: .iso8601WithFractionalSeconds, jsonEncodingOptions: [.sortedKeys])

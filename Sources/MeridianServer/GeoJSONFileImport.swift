@@ -27,8 +27,10 @@ public func importGeoJSON(file: String, databasePath: String, onlyIfEmpty: Bool 
     let data = try Data(contentsOf: URL(fileURLWithPath: file))
     let contents: [AnnotationContent]
     do {
-        let collection = try JSONDecoder().decode(Components.Schemas.FeatureCollection.self, from: data)
-        contents = try AnnotationImport.contents(of: collection)
+        // The fast parser reads valid files; Foundation's decoder explains invalid ones.
+        let parsed = data.withUnsafeBytes { JSONValueParser.parse($0).flatMap(AnnotationImport.features(of:)) }
+        let features = try parsed ?? JSONDecoder().decode(Components.Schemas.FeatureCollection.self, from: data).features.map(GeoJSONFeature.init)
+        contents = try AnnotationImport.contents(of: features)
     } catch {
         guard let problem = ProblemMapping.problem(for: error) else { throw error }
         let lines = (problem.errors ?? []).map { "  \($0.pointer ?? $0.parameter ?? "") \($0.detail)" }

@@ -44,7 +44,7 @@ extension APIHandler {
         switch input.body {
         case .applicationGeoJson(let body), .json(let body): collection = body
         }
-        let results = try await annotations.importContents(try AnnotationImport.contents(of: collection))
+        let results = try await annotations.importContents(try AnnotationImport.contents(of: collection.features.map(GeoJSONFeature.init)))
         return .ok(.init(body: .json(AnnotationImport.answer(results))))
     }
 
@@ -79,13 +79,27 @@ extension APIHandler {
 
 /// GeoJSON import: every feature checked before anything is written.
 enum AnnotationImport {
+    /// The features of a parsed FeatureCollection, or nil when it is not of the shape the generated
+    /// decoding accepts (that decoding then reports the error).
+    static func features(of value: JSONValue) -> [GeoJSONFeature]? {
+        guard case .object(let members) = value, members["type"] == .string("FeatureCollection"),
+              case .array(let elements)? = members["features"] else { return nil }
+        var features: [GeoJSONFeature] = []
+        features.reserveCapacity(elements.count)
+        for element in elements {
+            guard let feature = GeoJSONFeature(element) else { return nil }
+            features.append(feature)
+        }
+        return features
+    }
+
     /// The content of every feature, or a 422 listing each bad feature (and each repeated external id).
-    static func contents(of collection: Components.Schemas.FeatureCollection) throws(ProblemError) -> [AnnotationContent] {
+    static func contents(of features: [GeoJSONFeature]) throws(ProblemError) -> [AnnotationContent] {
         var errors: [ProblemDetails.FieldError] = []
         var contents: [AnnotationContent] = []
-        contents.reserveCapacity(collection.features.count)
+        contents.reserveCapacity(features.count)
         var firstIndex: [String: Int] = [:]
-        for (index, feature) in collection.features.enumerated() {
+        for (index, feature) in features.enumerated() {
             do {
                 let content = try AnnotationContent(feature: feature)
                 if let externalId = content.externalId {

@@ -7,37 +7,68 @@ import OpenAPIRuntime
 // GeoJSON (RFC 7946) Point features ↔ annotations. A feature's `properties` hold the annotation's
 // fields and the free `properties` object; other members join the free properties.
 
+/// The parts of a GeoJSON Feature an import reads, from the generated types or straight from
+/// parsed JSON (the fast path); both give the same annotation content and the same errors.
+struct GeoJSONFeature {
+    var type: String
+    /// Nil when the feature has no geometry (absent or null).
+    var geometry: (type: String, coordinates: JSONValue)?
+    var properties: [String: JSONValue]
+
+    init(_ wire: Components.Schemas.Feature) {
+        type = wire._type
+        geometry = wire.geometry.map { ($0._type, JSONValue(runtimeValue: $0.coordinates?.value)) }
+        properties = JSONValue.members(of: wire.properties)
+    }
+
+    /// A feature of parsed JSON, or nil when it is not of the shape the generated decoding
+    /// accepts (then that decoding runs and reports the error).
+    init?(_ value: JSONValue) {
+        guard case .object(let members) = value, case .string(let type)? = members["type"] else { return nil }
+        self.type = type
+        switch members["geometry"] {
+        case nil, .null?: geometry = nil
+        case .object(let geometry)?:
+            guard case .string(let geometryType)? = geometry["type"] else { return nil }
+            self.geometry = (geometryType, geometry["coordinates"] ?? .null)
+        default: return nil
+        }
+        switch members["properties"] {
+        case nil, .null?: properties = [:]
+        case .object(let properties)?: self.properties = properties
+        default: return nil
+        }
+    }
+}
+
 extension AnnotationContent {
     /// Fields of a feature's `properties` that are annotation fields, not free properties.
     static let featureFields: Set<String> = ["externalId", "title", "subtitle", "kind", "clusteringIdentifier", "displayPriority", "properties"]
 
     /// Content from one feature, validated; the error's path is inside the feature.
-    init(feature: Components.Schemas.Feature) throws(GeometryError) {
-        guard feature._type == "Feature" else { throw GeometryError(path: ["type"], message: "must be \"Feature\", got \"\(feature._type)\"") }
+    init(feature: GeoJSONFeature) throws(GeometryError) {
+        guard feature.type == "Feature" else { throw GeometryError(path: ["type"], message: "must be \"Feature\", got \"\(feature.type)\"") }
         let coordinate = try Self.point(feature.geometry)
-        let members = JSONValue.members(of: feature.properties)
+        let members = feature.properties
         var free: [String: JSONValue] = [:]
-        for (key, value) in members where !Self.featureFields.contains(key) && !Self.serverFields.contains(key) {
-            free[key] = value
+        var patch: [String: JSONValue] = [:]
+        for (key, value) in members where !Self.serverFields.contains(key) {
+            if Self.featureFields.contains(key) { patch[key] = value } else { free[key] = value }
         }
-        switch members["properties"] {
+        switch patch.removeValue(forKey: "properties") {
         case nil, .null?: break
         case .object(let nested)?: free.merge(nested) { _, nested in nested }
         default: throw GeometryError(path: ["properties", "properties"], message: "must be an object")
         }
-        var patch = members.filter { Self.featureFields.contains($0.key) }
-        patch["properties"] = nil
-        var content = AnnotationContent(coordinate: coordinate, properties: free)
-        do { content = try content.merging(patch) } catch { throw error.nested(under: "properties") }
-        self = content
+        do { self = try AnnotationContent(coordinate: coordinate, properties: free).merging(patch) } catch { throw error.nested(under: "properties") }
     }
 
-    private static func point(_ geometry: Components.Schemas.Geometry?) throws(GeometryError) -> MapGeometry.Coordinate {
+    private static func point(_ geometry: (type: String, coordinates: JSONValue)?) throws(GeometryError) -> MapGeometry.Coordinate {
         guard let geometry else { throw GeometryError(path: ["geometry"], message: "is required: a Point [longitude, latitude]") }
-        guard geometry._type == "Point" else {
-            throw GeometryError(path: ["geometry", "type"], message: "must be \"Point\", got \"\(geometry._type)\"")
+        guard geometry.type == "Point" else {
+            throw GeometryError(path: ["geometry", "type"], message: "must be \"Point\", got \"\(geometry.type)\"")
         }
-        guard case .array(let position) = JSONValue(runtimeValue: geometry.coordinates?.value), (2...3).contains(position.count),
+        guard case .array(let position) = geometry.coordinates, (2...3).contains(position.count),
               case .number(let longitude) = position[0], case .number(let latitude) = position[1]
         else {
             throw GeometryError(path: ["geometry", "coordinates"], message: "must be [longitude, latitude] (numbers)")

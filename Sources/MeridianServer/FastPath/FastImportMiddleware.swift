@@ -1,0 +1,34 @@
+import Annotations
+import Foundation
+import HTTPTypes
+import Hummingbird
+import MeridianAPI
+import NIOCore
+
+/// A fast path for `POST /v1/annotations/import`: one strict pass from bytes to ``JSONValue``
+/// instead of Foundation's decoder through the runtime's free-form containers, which took most
+/// of an import's time.
+///
+/// It reads only bodies that parse and have the FeatureCollection shape the generated decoding
+/// accepts; the features then go through the same validation and store call as the generated
+/// handler. Anything else goes on to that handler, which reports malformed bodies.
+struct FastImportMiddleware<Context: RequestContext, Store: AnnotationStore>: RouterMiddleware {
+    static var path: String { "/v1/annotations/import" }
+    let store: Store
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard request.method == .post, request.uri.path == Self.path,
+              let contentType = request.headers[.contentType],
+              contentType.hasPrefix("application/geo+json") || contentType.hasPrefix("application/json")
+        else { return try await next(request, context) }
+        var request = request
+        let body = try await request.collectBody(upTo: .max)  // already bounded and buffered by BodyLimitMiddleware
+        let features = body.withUnsafeReadableBytes { JSONValueParser.parse($0).flatMap(AnnotationImport.features(of:)) }
+        guard let features else { return try await next(request, context) }
+        let results = try await store.importContents(try AnnotationImport.contents(of: features))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let answer = try encoder.encode(AnnotationImport.answer(results))
+        return Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(bytes: answer)))
+    }
+}
