@@ -40,6 +40,7 @@ bench: ## HTTP throughput of the release build with wrk (see README, Performance
 	@scripts/install-deps.sh wrk
 	$(SWIFT) build -c release --product meridian
 	scripts/bench-http.sh "$$($(SWIFT) build -c release --show-bin-path)/meridian"
+	scripts/bench-annotations.sh "$$($(SWIFT) build -c release --show-bin-path)/meridian"
 
 clean:
 	rm -rf .build $(VENV)

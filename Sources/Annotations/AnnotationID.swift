@@ -34,17 +34,23 @@ public struct AnnotationID: Hashable, Comparable, Sendable, CustomStringConverti
 
     /// Canonical lowercase 8-4-4-4-12 form.
     public var description: String {
-        let digits = hex(high, 16) + hex(low, 16)
-        var result = ""
-        for (index, character) in digits.enumerated() {
-            if [8, 12, 16, 20].contains(index) { result.append("-") }
-            result.append(character)
+        String(unsafeUninitializedCapacity: 36) { buffer in
+            var position = 0
+            for (word, shiftStart) in [(high, 60), (low, 60)] {
+                var shift = shiftStart
+                while shift >= 0 {
+                    if position == 8 || position == 13 || position == 18 || position == 23 {
+                        buffer[position] = UInt8(ascii: "-")
+                        position += 1
+                    }
+                    buffer[position] = Self.hexDigits[Int((word >> UInt64(shift)) & 0xF)]
+                    position += 1
+                    shift -= 4
+                }
+            }
+            return position
         }
-        return result
     }
 
-    private func hex(_ value: UInt64, _ width: Int) -> String {
-        let digits = String(value, radix: 16)
-        return String(repeating: "0", count: width - digits.count) + digits
-    }
+    private static let hexDigits = Array("0123456789abcdef".utf8)
 }

@@ -11,6 +11,12 @@ import Testing
         #expect(Array(text)[14] == "7")                       // version nibble
         #expect("89ab".contains(Array(text)[19]))             // RFC 9562 variant
         #expect(AnnotationID(text) == id)
+        // Foundation's UUID reads the same 128 bits from the text and prints it the same way.
+        let uuid = try #require(UUID(uuidString: text))
+        #expect(uuid.uuidString.lowercased() == text)
+        let bytes = withUnsafeBytes(of: uuid.uuid) { Array($0) }
+        #expect(bytes[0..<8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) } == id.high)
+        #expect(bytes[8..<16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) } == id.low)
         #expect(id.milliseconds == 1_700_000_000_123)
         #expect(AnnotationID("not-a-uuid") == nil)
         #expect(AnnotationID("123e4567-e89b-42d3-a456-426614174000") == nil)  // version 4

@@ -1,5 +1,6 @@
 import Annotations
 import Foundation
+import NIOCore
 import MeridianAPI
 import Testing
 
@@ -86,5 +87,18 @@ import Testing
     func shapesTheGeneratedDecodingRefusesAreLeftToIt(_ text: String) throws {
         #expect(parse(text).flatMap(AnnotationImport.features(of:)) == nil)
         #expect(throws: DecodingError.self) { try JSONDecoder().decode(Components.Schemas.FeatureCollection.self, from: Data(text.utf8)) }
+    }
+}
+
+/// The import fast path writes its answer by hand; it must be what the generated encoder writes.
+@Suite struct FastImportAnswerTests {
+    @Test func theHandWrittenAnswerEqualsTheGeneratedEncoding() throws {
+        let generator = UUIDv7Generator()
+        let results: [(id: AnnotationID, status: WriteStatus)] = [(generator.next(), .created), (generator.next(), .unchanged), (generator.next(), .updated), (generator.next(), .created)]
+        let fast = AnnotationImport.answerText(results)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let generated = try encoder.encode(AnnotationImport.answer(results))
+        #expect(String(buffer: fast) == String(decoding: generated, as: UTF8.self))
     }
 }

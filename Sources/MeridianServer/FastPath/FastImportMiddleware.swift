@@ -26,9 +26,22 @@ struct FastImportMiddleware<Context: RequestContext, Store: AnnotationStore>: Ro
         let features = body.withUnsafeReadableBytes { JSONValueParser.parse($0).flatMap(AnnotationImport.features(of:)) }
         guard let features else { return try await next(request, context) }
         let results = try await store.importContents(try AnnotationImport.contents(of: features))
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let answer = try encoder.encode(AnnotationImport.answer(results))
-        return Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(bytes: answer)))
+        return Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: AnnotationImport.answerText(results)))
+    }
+}
+
+extension AnnotationImport {
+    /// The ImportAnswer as the generated encoder writes it (sorted keys, compact), written directly.
+    static func answerText(_ results: [(id: AnnotationID, status: WriteStatus)]) -> ByteBuffer {
+        let count = { (status: WriteStatus) in results.lazy.filter { $0.status == status }.count }
+        var buffer = ByteBuffer()
+        buffer.reserveCapacity(80 * results.count + 64)
+        buffer.writeString("{\"created\":\(count(.created)),\"results\":[")
+        for (index, result) in results.enumerated() {
+            if index > 0 { buffer.writeString(",") }
+            buffer.writeString("{\"id\":\"\(result.id)\",\"index\":\(index),\"status\":\"\(result.status.rawValue)\"}")
+        }
+        buffer.writeString("],\"unchanged\":\(count(.unchanged)),\"updated\":\(count(.updated))}")
+        return buffer
     }
 }
