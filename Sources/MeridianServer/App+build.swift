@@ -51,7 +51,7 @@ public func buildRouter(_ configuration: ServerConfiguration, logger: Logger) as
         annotations: annotations
     )
     // Compact JSON with sorted keys (stable answers); times as RFC 3339 with fractional seconds.
-    let coding = Configuration(dateTranscoder: .iso8601WithFractionalSeconds, jsonEncodingOptions: [.sortedKeys])
+    let coding = Configuration(dateTranscoder: .iso8601WithFractionalSeconds, jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes])
     try handler.registerHandlers(on: router, configuration: coding, middlewares: [ProblemMiddleware(logger: logger), HeaderEncodingMiddleware()])
     return router
 }
