@@ -29,16 +29,17 @@ extension SQLiteAnnotationStore {
         let at = timestamp()
         let milliseconds = UnixMilliseconds.from(at)
         let (results, sequence) = try await database.writer.write { db -> ([(id: AnnotationID, status: WriteStatus)], Int64?) in
-            // Cached statements and positional arguments: a bulk import is thousands of rows.
-            let byExternalId = try db.cachedStatement(sql: "SELECT * FROM annotation WHERE externalId = ?")
+            // Live rows for the external ids, fetched in chunks up front; then a cached INSERT with
+            // positional arguments per new row: a bulk import is tens of thousands of rows.
+            let existing = try Self.live(externalIds: contents.compactMap(\.externalId), in: db)
             let insert = try db.cachedStatement(sql: AnnotationRecord.insertSQL)
             var results: [(id: AnnotationID, status: WriteStatus)] = []
             results.reserveCapacity(contents.count)
             var last: Int64?
             for content in contents {
-                if let externalId = content.externalId, let record = try AnnotationRecord.fetchOne(byExternalId, arguments: [externalId]) {
-                    if try record.holds(content) {
-                        results.append((try record.annotation().id, .unchanged))
+                if let externalId = content.externalId, let record = existing[externalId] {
+                    if try record.holds(content), let id = AnnotationID(record.id) {
+                        results.append((id, .unchanged))
                         continue
                     }
                     let (annotation, sequence) = try Self.replace(try record.annotation(), with: content, at: at, in: db)
@@ -56,6 +57,21 @@ extension SQLiteAnnotationStore {
         }
         announce(sequence)
         return results
+    }
+
+    /// The live rows that have one of `externalIds`, by external id.
+    private static func live(externalIds: [String], in db: Database) throws -> [String: AnnotationRecord] {
+        var rows: [String: AnnotationRecord] = [:]
+        let chunkSize = 500  // well below SQLite's limit of bound parameters
+        for start in stride(from: 0, to: externalIds.count, by: chunkSize) {
+            let chunk = Array(externalIds[start..<min(start + chunkSize, externalIds.count)])
+            let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+            let statement = try db.cachedStatement(sql: "SELECT * FROM annotation WHERE externalId IN (\(placeholders))")
+            for record in try AnnotationRecord.fetchAll(statement, arguments: StatementArguments(chunk)) {
+                if let externalId = record.externalId { rows[externalId] = record }
+            }
+        }
+        return rows
     }
 
     public func changes(after sequence: Int64, limit: Int) async throws -> [AnnotationChange] {
