@@ -53,7 +53,11 @@ let package = Package(
         // SQLite through GRDB: migrations, records, the stores the domain declares.
         .target(
             name: "Storage",
-            dependencies: ["Annotations", "MapGeometry", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "Annotations", "MapGeometry",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
             swiftSettings: handWrittenSettings
         ),
 

@@ -29,7 +29,7 @@ public final class UUIDv7Generator: AnnotationIDSource {
     public init(
         after lastIssued: AnnotationID? = nil,
         now: @escaping @Sendable () -> Date = Date.init,
-        random: @escaping @Sendable () -> UInt64 = { UInt64.random(in: .min ... .max) }
+        random: @escaping @Sendable () -> UInt64 = RandomBits.shared.next
     ) {
         self.now = now
         self.random = random
@@ -64,5 +64,39 @@ public final class UUIDv7Generator: AnnotationIDSource {
     /// The 74-bit counter of an id.
     static func counter(of id: AnnotationID) -> UInt128 {
         UInt128(id.high & 0xFFF) << 62 | UInt128(id.low & ((1 << 62) - 1))
+    }
+}
+
+/// 64-bit random values for id counters: xoshiro256** seeded from the system's generator and
+/// reseeded every 65 536 draws. The system generator alone costs a `getrandom` system call per
+/// value, which bulk imports (tens of thousands of ids) felt; ids are public, not secrets.
+public final class RandomBits: Sendable {
+    /// One shared source for every generator.
+    public static let shared = RandomBits()
+    private struct State { var words: (UInt64, UInt64, UInt64, UInt64); var remaining: Int }
+    private let state: Mutex<State>
+
+    public init() {
+        state = Mutex(State(words: (0, 0, 0, 0), remaining: 0))
+    }
+
+    public func next() -> UInt64 {
+        state.withLock { state in
+            if state.remaining == 0 {
+                var system = SystemRandomNumberGenerator()
+                repeat {
+                    state.words = (system.next(), system.next(), system.next(), system.next())
+                } while state.words == (0, 0, 0, 0)
+                state.remaining = 1 << 16
+            }
+            state.remaining -= 1
+            var (s0, s1, s2, s3) = state.words
+            let result = ((s1 &* 5) << 7 | (s1 &* 5) >> 57) &* 9
+            let t = s1 << 17
+            s2 ^= s0; s3 ^= s1; s1 ^= s2; s0 ^= s3; s2 ^= t
+            s3 = s3 << 45 | s3 >> 19
+            state.words = (s0, s1, s2, s3)
+            return result
+        }
     }
 }

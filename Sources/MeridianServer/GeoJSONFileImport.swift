@@ -27,10 +27,11 @@ public func importGeoJSON(file: String, databasePath: String, onlyIfEmpty: Bool 
     let data = try Data(contentsOf: URL(fileURLWithPath: file))
     let contents: [AnnotationContent]
     do {
-        // The fast parser reads valid files; Foundation's decoder explains invalid ones.
-        let parsed = data.withUnsafeBytes { JSONValueParser.parse($0).flatMap(AnnotationImport.features(of:)) }
-        let features = try parsed ?? JSONDecoder().decode(Components.Schemas.FeatureCollection.self, from: data).features.map(GeoJSONFeature.init)
-        contents = try AnnotationImport.contents(of: features)
+        // The fast readers take valid files and list invalid features; Foundation's decoder explains malformed ones.
+        let fast = try data.withUnsafeBytes { bytes throws(ProblemError) in try AnnotationImport.contents(ofBody: bytes) }
+        contents = try fast ?? AnnotationImport.contents(
+            of: JSONDecoder().decode(Components.Schemas.FeatureCollection.self, from: data).features.map(GeoJSONFeature.init)
+        )
     } catch {
         guard let problem = ProblemMapping.problem(for: error) else { throw error }
         let lines = (problem.errors ?? []).map { "  \($0.pointer ?? $0.parameter ?? "") \($0.detail)" }

@@ -27,12 +27,11 @@ extension SQLiteAnnotationStore {
 
     public func importContents(_ contents: [AnnotationContent]) async throws -> [(id: AnnotationID, status: WriteStatus)] {
         let at = timestamp()
-        let milliseconds = UnixMilliseconds.from(at)
         let (results, sequence) = try await database.writer.write { db -> ([(id: AnnotationID, status: WriteStatus)], Int64?) in
             // Live rows for the external ids, fetched in chunks up front; then a cached INSERT with
             // positional arguments per new row: a bulk import is tens of thousands of rows.
             let existing = try Self.live(externalIds: contents.compactMap(\.externalId), in: db)
-            let insert = try db.cachedStatement(sql: AnnotationRecord.insertSQL)
+            let writer = try BulkWriter(db)
             var results: [(id: AnnotationID, status: WriteStatus)] = []
             results.reserveCapacity(contents.count)
             var last: Int64?
@@ -48,9 +47,8 @@ extension SQLiteAnnotationStore {
                 } else {
                     // The external id is free: no live row has it, and it does not repeat within `contents`.
                     let annotation = Annotation(id: ids.next(), content: content, version: 1, createdAt: at, updatedAt: at)
-                    try insert.execute(arguments: AnnotationRecord(annotation).insertArguments)
+                    last = try writer.insert(AnnotationRecord(annotation))
                     results.append((annotation.id, .created))
-                    last = try Self.record(.created, annotation.id, version: 1, milliseconds: milliseconds, in: db)
                 }
             }
             return (results, last)

@@ -23,14 +23,23 @@ struct FastImportMiddleware<Context: RequestContext, Store: AnnotationStore>: Ro
         else { return try await next(request, context) }
         var request = request
         let body = try await request.collectBody(upTo: .max)  // already bounded and buffered by BodyLimitMiddleware
-        let features = body.withUnsafeReadableBytes { JSONValueParser.parse($0).flatMap(AnnotationImport.features(of:)) }
-        guard let features else { return try await next(request, context) }
-        let results = try await store.importContents(try AnnotationImport.contents(of: features))
+        let contents = try body.withUnsafeReadableBytes { bytes throws(ProblemError) in try AnnotationImport.contents(ofBody: bytes) }
+        guard let contents else { return try await next(request, context) }
+        let results = try await store.importContents(contents)
         return Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: AnnotationImport.answerText(results)))
     }
 }
 
 extension AnnotationImport {
+    /// The contents of an import body: the direct reader for valid bodies, else the JSON tree with
+    /// every invalid feature listed (422); nil when the body is not JSON of the FeatureCollection
+    /// shape, for the generated decoding to explain.
+    static func contents(ofBody bytes: UnsafeRawBufferPointer) throws(ProblemError) -> [AnnotationContent]? {
+        if let contents = GeoJSONFastReader.contents(bytes) { return contents }
+        guard let features = JSONValueParser.parse(bytes).flatMap(features(of:)) else { return nil }
+        return try contents(of: features)
+    }
+
     /// The ImportAnswer as the generated encoder writes it (sorted keys, compact), written directly.
     static func answerText(_ results: [(id: AnnotationID, status: WriteStatus)]) -> ByteBuffer {
         let count = { (status: WriteStatus) in results.lazy.filter { $0.status == status }.count }

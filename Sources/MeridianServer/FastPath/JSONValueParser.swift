@@ -6,8 +6,8 @@ import Annotations
 /// Returns nil for anything that is not exactly one valid JSON text; callers then fall back to the
 /// generated decoding, which reports the error with its position.
 struct JSONValueParser {
-    private let bytes: UnsafeRawBufferPointer
-    private var index = 0
+    let bytes: UnsafeRawBufferPointer
+    private(set) var index = 0
     private var depth = 0
     private static let maxDepth = 512
 
@@ -19,11 +19,11 @@ struct JSONValueParser {
         return parser.index == bytes.count ? value : nil
     }
 
-    private init(bytes: UnsafeRawBufferPointer) {
+    init(bytes: UnsafeRawBufferPointer) {
         self.bytes = bytes
     }
 
-    private mutating func skipWhitespace() {
+    mutating func skipWhitespace() {
         while index < bytes.count {
             switch bytes[index] {
             case 0x20, 0x0A, 0x0D, 0x09: index += 1
@@ -32,7 +32,7 @@ struct JSONValueParser {
         }
     }
 
-    private mutating func value() -> JSONValue? {
+    mutating func value() -> JSONValue? {
         skipWhitespace()
         guard index < bytes.count else { return nil }
         switch bytes[index] {
@@ -47,6 +47,40 @@ struct JSONValueParser {
             index += length
             return .number(number)
         }
+    }
+
+    /// After whitespace, the next byte if it is `byte` (consumed); false otherwise.
+    mutating func consume(_ byte: UInt8) -> Bool {
+        skipWhitespace()
+        guard index < bytes.count, bytes[index] == byte else { return false }
+        index += 1
+        return true
+    }
+
+    /// After whitespace, the next byte without consuming it.
+    mutating func peek() -> UInt8? {
+        skipWhitespace()
+        return index < bytes.count ? bytes[index] : nil
+    }
+
+    /// A string at the current position (after whitespace), or nil for anything else.
+    mutating func stringValue() -> String? {
+        guard peek() == UInt8(ascii: "\"") else { return nil }
+        return string()
+    }
+
+    /// A number at the current position.
+    mutating func number() -> Double? {
+        skipWhitespace()
+        guard index < bytes.count, let (number, length) = DecimalParser.parse(bytes, from: index) else { return nil }
+        index += length
+        return number
+    }
+
+    /// Whether only whitespace remains.
+    mutating func atEnd() -> Bool {
+        skipWhitespace()
+        return index == bytes.count
     }
 
     private mutating func literal(_ text: StaticString, _ value: JSONValue) -> JSONValue? {
@@ -101,7 +135,7 @@ struct JSONValueParser {
     }
 
     /// A string at `index` (on its opening quote); UTF-8 is validated, escapes decoded.
-    private mutating func string() -> String? {
+    mutating func string() -> String? {
         index += 1  // "
         let start = index
         // Plain strings (no escapes) are one slice of the buffer.

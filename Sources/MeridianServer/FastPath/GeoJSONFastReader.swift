@@ -1,0 +1,172 @@
+import Annotations
+import MapGeometry
+
+/// Reads a GeoJSON FeatureCollection straight into annotation contents, without building a
+/// ``JSONValue`` tree for the parts whose shape is known (feature, geometry, annotation fields).
+///
+/// It takes only the well-formed, valid case: any other type, a null where a value is expected,
+/// a repeated key, an invalid feature or a repeated external id gives nil, and the caller reads
+/// the body again through ``JSONValueParser`` and ``AnnotationImport``, which report every error.
+/// Tests compare both readers on the same input.
+struct GeoJSONFastReader {
+    private var parser: JSONValueParser
+
+    /// The contents of every feature, or nil when the body is anything but a valid import.
+    static func contents(_ bytes: UnsafeRawBufferPointer) -> [AnnotationContent]? {
+        var reader = GeoJSONFastReader(parser: JSONValueParser(bytes: bytes))
+        return reader.collection()
+    }
+
+    private mutating func collection() -> [AnnotationContent]? {
+        var contents: [AnnotationContent]?
+        var sawType = false
+        let complete = members { key, reader in
+            switch key {
+            case "type":
+                guard !sawType, reader.parser.stringValue() == "FeatureCollection" else { return false }
+                sawType = true
+            case "features":
+                guard contents == nil, let features = reader.features() else { return false }
+                contents = features
+            default:
+                return reader.parser.value() != nil  // bbox, name, crs, …: read and ignored
+            }
+            return true
+        }
+        guard complete, sawType, parser.atEnd(), let contents else { return nil }
+        var externalIds = Set<String>()
+        externalIds.reserveCapacity(contents.count)
+        for case let externalId? in contents.lazy.map(\.externalId) where !externalIds.insert(externalId).inserted { return nil }
+        return contents
+    }
+
+    private mutating func features() -> [AnnotationContent]? {
+        guard parser.consume(UInt8(ascii: "[")) else { return nil }
+        var contents: [AnnotationContent] = []
+        if parser.consume(UInt8(ascii: "]")) { return contents }
+        repeat {
+            guard let content = feature() else { return nil }
+            contents.append(content)
+        } while parser.consume(UInt8(ascii: ","))
+        return parser.consume(UInt8(ascii: "]")) ? contents : nil
+    }
+
+    /// One feature: `type` "Feature", a Point geometry, optional properties; other members ignored.
+    private mutating func feature() -> AnnotationContent? {
+        var type: String?, coordinate: Coordinate?, fields: Fields?
+        let complete = members { key, reader in
+            switch key {
+            case "type":
+                guard type == nil else { return false }
+                type = reader.parser.stringValue()
+                return type == "Feature"
+            case "geometry":
+                guard coordinate == nil else { return false }
+                coordinate = reader.point()
+                return coordinate != nil
+            case "properties":
+                guard fields == nil else { return false }
+                if reader.parser.peek() == UInt8(ascii: "n") { fields = Fields(); return reader.parser.value() == .null }
+                fields = reader.properties()
+                return fields != nil
+            default:
+                return reader.parser.value() != nil  // id, bbox, foreign members
+            }
+        }
+        guard complete, type != nil, let coordinate else { return nil }
+        let content = (fields ?? Fields()).content(at: coordinate)
+        guard (try? content.validate()) != nil else { return nil }
+        return content
+    }
+
+    /// `{"type":"Point","coordinates":[lon,lat(,alt)]}`.
+    private mutating func point() -> Coordinate? {
+        var isPoint = false
+        var position: [Double]?
+        let complete = members { key, reader in
+            switch key {
+            case "type":
+                guard !isPoint, reader.parser.stringValue() == "Point" else { return false }
+                isPoint = true
+            case "coordinates":
+                guard position == nil, reader.parser.consume(UInt8(ascii: "[")) else { return false }
+                var numbers: [Double] = []
+                repeat {
+                    guard let number = reader.parser.number() else { return false }
+                    numbers.append(number)
+                } while reader.parser.consume(UInt8(ascii: ","))
+                guard reader.parser.consume(UInt8(ascii: "]")), (2...3).contains(numbers.count) else { return false }
+                position = numbers
+            default:
+                return reader.parser.value() != nil
+            }
+            return true
+        }
+        guard complete, isPoint, let position else { return nil }
+        return Coordinate(latitude: position[1], longitude: position[0])
+    }
+
+    /// What a feature's `properties` say about the annotation.
+    private struct Fields {
+        var externalId: String?, title: String?, subtitle: String?, kind: String?, clusteringIdentifier: String?
+        var displayPriority = AnnotationContent.defaultDisplayPriority
+        var free: [String: JSONValue] = [:]
+        var nested: [String: JSONValue] = [:]
+
+        func content(at coordinate: Coordinate) -> AnnotationContent {
+            AnnotationContent(
+                externalId: externalId, coordinate: coordinate, title: title, subtitle: subtitle, kind: kind,
+                clusteringIdentifier: clusteringIdentifier, displayPriority: displayPriority,
+                properties: nested.isEmpty ? free : free.merging(nested) { _, nested in nested }
+            )
+        }
+    }
+
+    private mutating func properties() -> Fields? {
+        var fields = Fields()
+        var seen = Set<String>()
+        let complete = members { key, reader in
+            guard seen.insert(key).inserted else { return false }
+            switch key {
+            case "externalId": return reader.text(into: &fields.externalId)
+            case "title": return reader.text(into: &fields.title)
+            case "subtitle": return reader.text(into: &fields.subtitle)
+            case "kind": return reader.text(into: &fields.kind)
+            case "clusteringIdentifier": return reader.text(into: &fields.clusteringIdentifier)
+            case "displayPriority":
+                guard let number = reader.parser.number(), number == number.rounded(), abs(number) < 1e9 else { return false }
+                fields.displayPriority = Int(number)
+            case "properties":
+                guard reader.parser.peek() == UInt8(ascii: "{"), case .object(let nested)? = reader.parser.value() else { return false }
+                fields.nested = nested
+            case _ where AnnotationContent.serverFields.contains(key):
+                return reader.parser.value() != nil  // as exported; ignored on import
+            default:
+                guard let value = reader.parser.value() else { return false }
+                fields.free[key] = value
+            }
+            return true
+        }
+        return complete ? fields : nil
+    }
+
+    /// A string member (null leaves the field absent).
+    private mutating func text(into field: inout String?) -> Bool {
+        if parser.peek() == UInt8(ascii: "n") { return parser.value() == .null }
+        field = parser.stringValue()
+        return field != nil
+    }
+
+    /// Walks an object's members, calling `member` with each key while the reader stands on its
+    /// value; false when the object is malformed or `member` says so.
+    private mutating func members(_ member: (String, inout GeoJSONFastReader) -> Bool) -> Bool {
+        guard parser.consume(UInt8(ascii: "{")) else { return false }
+        if parser.consume(UInt8(ascii: "}")) { return true }
+        repeat {
+            guard let key = parser.stringValue(), parser.consume(UInt8(ascii: ":")) else { return false }
+            parser.skipWhitespace()
+            guard member(key, &self) else { return false }
+        } while parser.consume(UInt8(ascii: ","))
+        return parser.consume(UInt8(ascii: "}"))
+    }
+}
