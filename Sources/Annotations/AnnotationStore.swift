@@ -115,6 +115,12 @@ public protocol AnnotationStore: Sendable {
     /// Upserts every content in one transaction: by external id when it has one, else a create.
     /// The results are in input order. External ids must not repeat within `contents`.
     func importContents(_ contents: [AnnotationContent]) async throws -> [(id: AnnotationID, status: WriteStatus)]
+    /// The same, with the contents arriving in chunks while the transaction runs: `nextChunk`
+    /// returns the next chunk (it may block until one is ready), nil after the last, or throws to
+    /// abandon the import, which then changes nothing. External ids must not repeat across chunks.
+    func importContents(
+        chunks nextChunk: @escaping @Sendable () throws -> [AnnotationContent]?
+    ) async throws -> [(id: AnnotationID, status: WriteStatus)]
     /// Up to `limit` feed entries with a sequence greater than `sequence`, in order.
     func changes(after sequence: Int64, limit: Int) async throws -> [AnnotationChange]
     /// Returns once the feed has an entry after `sequence`, or after `timeout`, whichever is first.

@@ -25,18 +25,20 @@ public func importGeoJSON(file: String, databasePath: String, onlyIfEmpty: Bool 
     let store = try await openAnnotationStore(at: databasePath)
     if onlyIfEmpty, try await !store.changes(after: 0, limit: 1).isEmpty { return nil }
     let data = try Data(contentsOf: URL(fileURLWithPath: file))
-    let contents: [AnnotationContent]
+    let results: [(id: AnnotationID, status: WriteStatus)]
     do {
-        // The fast readers take valid files and list invalid features; Foundation's decoder explains malformed ones.
-        let fast = try data.withUnsafeBytes { bytes throws(ProblemError) in try AnnotationImport.contents(ofBody: bytes) }
-        contents = try fast ?? AnnotationImport.contents(
-            of: JSONDecoder().decode(Components.Schemas.FeatureCollection.self, from: data).features.map(GeoJSONFeature.init)
-        )
+        if let imported = try await AnnotationImport.importBody(data, into: store) {
+            results = imported
+        } else {
+            // Not a FeatureCollection at all: Foundation's decoder says where.
+            let collection = try JSONDecoder().decode(Components.Schemas.FeatureCollection.self, from: data)
+            results = try await store.importContents(AnnotationImport.contents(of: collection.features.map(GeoJSONFeature.init)))
+        }
     } catch {
         guard let problem = ProblemMapping.problem(for: error) else { throw error }
         let lines = (problem.errors ?? []).map { "  \($0.pointer ?? $0.parameter ?? "") \($0.detail)" }
         throw ImportFailure(description: ([problem.detail ?? problem.title] + lines).joined(separator: "\n"))
     }
-    let answer = AnnotationImport.answer(try await store.importContents(contents))
+    let answer = AnnotationImport.answer(results)
     return ImportSummary(created: answer.created, updated: answer.updated, unchanged: answer.unchanged)
 }

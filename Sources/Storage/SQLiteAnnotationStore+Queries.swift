@@ -26,29 +26,37 @@ extension SQLiteAnnotationStore {
     }
 
     public func importContents(_ contents: [AnnotationContent]) async throws -> [(id: AnnotationID, status: WriteStatus)] {
+        let chunks = ImportChunks(contents)
+        return try await importContents(chunks: chunks.next)
+    }
+
+    public func importContents(
+        chunks nextChunk: @escaping @Sendable () throws -> [AnnotationContent]?
+    ) async throws -> [(id: AnnotationID, status: WriteStatus)] {
         let at = timestamp()
         let (results, sequence) = try await database.writer.write { db -> ([(id: AnnotationID, status: WriteStatus)], Int64?) in
-            // Live rows for the external ids, fetched in chunks up front; then a cached INSERT with
-            // positional arguments per new row: a bulk import is tens of thousands of rows.
-            let existing = try Self.live(externalIds: contents.compactMap(\.externalId), in: db)
+            // Per chunk: the live rows for its external ids in one query, then SQLite's C API per
+            // new row (BulkWriter): a bulk import is tens of thousands of rows.
             let writer = try BulkWriter(db)
             var results: [(id: AnnotationID, status: WriteStatus)] = []
-            results.reserveCapacity(contents.count)
             var last: Int64?
-            for content in contents {
-                if let externalId = content.externalId, let record = existing[externalId] {
-                    if try record.holds(content), let id = AnnotationID(record.id) {
-                        results.append((id, .unchanged))
-                        continue
+            while let contents = try nextChunk() {
+                let existing = try Self.live(externalIds: contents.compactMap(\.externalId), in: db)
+                for content in contents {
+                    if let externalId = content.externalId, let record = existing[externalId] {
+                        if try record.holds(content), let id = AnnotationID(record.id) {
+                            results.append((id, .unchanged))
+                            continue
+                        }
+                        let (annotation, sequence) = try Self.replace(try record.annotation(), with: content, at: at, in: db)
+                        results.append((annotation.id, .updated))
+                        last = sequence ?? last
+                    } else {
+                        // The external id is free: no live row has it, and it does not repeat within the import.
+                        let annotation = Annotation(id: ids.next(), content: content, version: 1, createdAt: at, updatedAt: at)
+                        last = try writer.insert(AnnotationRecord(annotation))
+                        results.append((annotation.id, .created))
                     }
-                    let (annotation, sequence) = try Self.replace(try record.annotation(), with: content, at: at, in: db)
-                    results.append((annotation.id, .updated))
-                    last = sequence ?? last
-                } else {
-                    // The external id is free: no live row has it, and it does not repeat within `contents`.
-                    let annotation = Annotation(id: ids.next(), content: content, version: 1, createdAt: at, updatedAt: at)
-                    last = try writer.insert(AnnotationRecord(annotation))
-                    results.append((annotation.id, .created))
                 }
             }
             return (results, last)

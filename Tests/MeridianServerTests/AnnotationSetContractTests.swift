@@ -176,6 +176,23 @@ import Testing
         }
     }
 
+    @Test func aBadFeatureAfterChunksWereWrittenRollsBackTheWholeImport() async throws {
+        let good = (0..<4_500).map { #"{"type":"Feature","geometry":{"type":"Point","coordinates":[\#(Double($0) / 100 - 20),10]},"properties":{"externalId":"p\#($0)"}}"# }
+        let bad = #"{"type":"Feature","geometry":{"type":"Point","coordinates":[0,100]}}"#
+        try await TestApp.withClient { client in
+            // The reader hands two chunks of 2 048 to the transaction before it meets the bad feature.
+            let refused = try await client.send(.post, "/v1/annotations/import", json: #"{"type":"FeatureCollection","features":[\#((good + [bad]).joined(separator: ","))]}"#)
+            #expect(try refused.problem(.unprocessableContent).pointers == ["/features/4500/geometry/coordinates/1"])
+            #expect(try await client.get("/v1/annotations/changes", as: ChangePage.self).changes.isEmpty)
+            #expect(try await client.get("/v1/annotations?limit=1", as: Page.self).annotations.isEmpty)
+
+            let accepted = try await client.send(.post, "/v1/annotations/import", json: #"{"type":"FeatureCollection","features":[\#(good.joined(separator: ","))]}"#)
+            let answer = try accepted.decode(ImportAnswer.self)
+            #expect(answer.created == 4_500 && answer.results.map(\.index) == Array(0..<4_500))
+            #expect(try await client.get("/v1/annotations/changes?limit=1000", as: ChangePage.self).changes.first?.sequence == 1)
+        }
+    }
+
     @Test(arguments: [
         (#"{"type":"FeatureCollection","features":[{"type":"Feature"#, ""),
         (#"{"type":"FeatureCollection"}"#, "/features"),

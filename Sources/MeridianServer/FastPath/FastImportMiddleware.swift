@@ -23,21 +23,33 @@ struct FastImportMiddleware<Context: RequestContext, Store: AnnotationStore>: Ro
         else { return try await next(request, context) }
         var request = request
         let body = try await request.collectBody(upTo: .max)  // already bounded and buffered by BodyLimitMiddleware
-        let contents = try body.withUnsafeReadableBytes { bytes throws(ProblemError) in try AnnotationImport.contents(ofBody: bytes) }
-        guard let contents else { return try await next(request, context) }
-        let results = try await store.importContents(contents)
+        guard let results = try await AnnotationImport.importBody(Data(body.readableBytesView), into: store) else {
+            return try await next(request, context)  // not a FeatureCollection: the generated decoding explains
+        }
         return Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: AnnotationImport.answerText(results)))
     }
 }
 
 extension AnnotationImport {
-    /// The contents of an import body: the direct reader for valid bodies, else the JSON tree with
-    /// every invalid feature listed (422); nil when the body is not JSON of the FeatureCollection
-    /// shape, for the generated decoding to explain.
-    static func contents(ofBody bytes: UnsafeRawBufferPointer) throws(ProblemError) -> [AnnotationContent]? {
-        if let contents = GeoJSONFastReader.contents(bytes) { return contents }
-        guard let features = JSONValueParser.parse(bytes).flatMap(features(of:)) else { return nil }
-        return try contents(of: features)
+    /// Ends an import the direct reader declined; its transaction rolls back.
+    struct Declined: Error {}
+
+    /// Imports a GeoJSON body. The direct reader and the transaction run at once, the transaction
+    /// taking chunks while the reader parses the rest. When the reader declines, nothing was
+    /// written, and the JSON tree lists every invalid feature (422). Nil when the body is not JSON
+    /// of the FeatureCollection shape, for the generated decoding (or Foundation's) to explain.
+    static func importBody(_ body: Data, into store: some AnnotationStore) async throws -> [(id: AnnotationID, status: WriteStatus)]? {
+        let chunks = ImportChunks()
+        async let written = store.importContents(chunks: chunks.next)
+        let accepted = body.withUnsafeBytes { bytes in GeoJSONFastReader.read(bytes, emit: chunks.send) }
+        accepted ? chunks.finish() : chunks.fail(Declined())
+        do {
+            return try await written
+        } catch is Declined {
+            let features = body.withUnsafeBytes { bytes in JSONValueParser.parse(bytes).flatMap(features(of:)) }
+            guard let features else { return nil }
+            return try await store.importContents(contents(of: features))
+        }
     }
 
     /// The ImportAnswer as the generated encoder writes it (sorted keys, compact), written directly.

@@ -10,45 +10,64 @@ import MapGeometry
 /// Tests compare both readers on the same input.
 struct GeoJSONFastReader {
     private var parser: JSONValueParser
+    private let chunkSize: Int
+    private let emit: ([AnnotationContent]) -> Void
+    private var pending: [AnnotationContent] = []
+    private var externalIds = Set<String>()
 
     /// The contents of every feature, or nil when the body is anything but a valid import.
     static func contents(_ bytes: UnsafeRawBufferPointer) -> [AnnotationContent]? {
-        var reader = GeoJSONFastReader(parser: JSONValueParser(bytes: bytes))
+        var contents: [AnnotationContent] = []
+        return read(bytes) { contents += $0 } ? contents : nil
+    }
+
+    /// Reads the body, handing the contents to `emit` in chunks of `chunkSize` as it goes; false
+    /// when it declines (the chunks already emitted must then be discarded).
+    static func read(_ bytes: UnsafeRawBufferPointer, chunkSize: Int = 2048, emit: @escaping ([AnnotationContent]) -> Void) -> Bool {
+        var reader = GeoJSONFastReader(parser: JSONValueParser(bytes: bytes), chunkSize: chunkSize, emit: emit)
         return reader.collection()
     }
 
-    private mutating func collection() -> [AnnotationContent]? {
-        var contents: [AnnotationContent]?
-        var sawType = false
+    private init(parser: JSONValueParser, chunkSize: Int, emit: @escaping ([AnnotationContent]) -> Void) {
+        self.parser = parser
+        self.chunkSize = chunkSize
+        self.emit = emit
+        pending.reserveCapacity(chunkSize)
+    }
+
+    private mutating func collection() -> Bool {
+        var sawType = false, sawFeatures = false
         let complete = members { key, reader in
             switch key {
             case "type":
                 guard !sawType, reader.parser.stringValue() == "FeatureCollection" else { return false }
                 sawType = true
             case "features":
-                guard contents == nil, let features = reader.features() else { return false }
-                contents = features
+                guard !sawFeatures, reader.features() else { return false }
+                sawFeatures = true
             default:
                 return reader.parser.value() != nil  // bbox, name, crs, …: read and ignored
             }
             return true
         }
-        guard complete, sawType, parser.atEnd(), let contents else { return nil }
-        var externalIds = Set<String>()
-        externalIds.reserveCapacity(contents.count)
-        for case let externalId? in contents.lazy.map(\.externalId) where !externalIds.insert(externalId).inserted { return nil }
-        return contents
+        guard complete, sawType, sawFeatures, parser.atEnd() else { return false }
+        if !pending.isEmpty { emit(pending) }
+        return true
     }
 
-    private mutating func features() -> [AnnotationContent]? {
-        guard parser.consume(UInt8(ascii: "[")) else { return nil }
-        var contents: [AnnotationContent] = []
-        if parser.consume(UInt8(ascii: "]")) { return contents }
+    private mutating func features() -> Bool {
+        guard parser.consume(UInt8(ascii: "[")) else { return false }
+        if parser.consume(UInt8(ascii: "]")) { return true }
         repeat {
-            guard let content = feature() else { return nil }
-            contents.append(content)
+            guard let content = feature() else { return false }
+            if let externalId = content.externalId, !externalIds.insert(externalId).inserted { return false }
+            pending.append(content)
+            if pending.count == chunkSize {
+                emit(pending)
+                pending.removeAll(keepingCapacity: true)
+            }
         } while parser.consume(UInt8(ascii: ","))
-        return parser.consume(UInt8(ascii: "]")) ? contents : nil
+        return parser.consume(UInt8(ascii: "]"))
     }
 
     /// One feature: `type` "Feature", a Point geometry, optional properties; other members ignored.

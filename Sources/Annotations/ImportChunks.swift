@@ -1,0 +1,53 @@
+import Foundation
+
+/// Hands chunks of an import from the task that reads them to the transaction that writes them,
+/// so reading and writing run on two cores at once. The writer blocks in ``next()`` (it runs on
+/// the database's own thread, not on Swift's cooperative pool).
+public final class ImportChunks: @unchecked Sendable {
+    private let condition = NSCondition()  // guards everything below
+    private var chunks: [[AnnotationContent]] = []
+    private var end: Result<Void, any Error>?
+
+    public init() {}
+
+    /// Chunks holding `contents`, ready to read, then the end.
+    public convenience init(_ contents: [AnnotationContent]) {
+        self.init()
+        send(contents)
+        finish()
+    }
+
+    /// Adds a chunk for the writer.
+    public func send(_ chunk: [AnnotationContent]) {
+        condition.withLock {
+            chunks.append(chunk)
+            condition.signal()
+        }
+    }
+
+    /// No more chunks: the writer commits after the last.
+    public func finish() {
+        close(.success(()))
+    }
+
+    /// The import is abandoned: the writer throws `error` and its transaction rolls back.
+    public func fail(_ error: any Error) {
+        close(.failure(error))
+    }
+
+    /// The next chunk, waiting for one; nil after the last; throws after ``fail(_:)``.
+    public func next() throws -> [AnnotationContent]? {
+        try condition.withLock {
+            while chunks.isEmpty && end == nil { condition.wait() }
+            if case .failure(let error)? = end { throw error }
+            return chunks.isEmpty ? nil : chunks.removeFirst()
+        }
+    }
+
+    private func close(_ result: Result<Void, any Error>) {
+        condition.withLock {
+            if end == nil { end = result }
+            condition.signal()
+        }
+    }
+}
