@@ -36,7 +36,7 @@ extension AnnotationContent {
 
     /// Bytes of the compact JSON encoding of `properties`.
     public static func encodedSize(of properties: [String: JSONValue]) -> Int {
-        JSONValue.canonicalText(of: properties).utf8.count
+        JSONValue.object(properties).canonicalByteCount
     }
 
     private static func checkKey(_ value: String?, field: String) throws(GeometryError) {
@@ -44,7 +44,9 @@ extension AnnotationContent {
         guard !value.isEmpty, value.count <= Limits.maxKeyLength else {
             throw GeometryError(path: [field], message: "must be 1 to \(Limits.maxKeyLength) characters")
         }
-        guard !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+        // Control characters are C0, DEL and C1; plain ASCII text needs no Unicode property lookup.
+        let isPlainASCII = value.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
+        guard isPlainASCII || !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw GeometryError(path: [field], message: "must not contain control characters")
         }
     }

@@ -11,6 +11,37 @@ extension JSONValue {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// The UTF-8 length of ``canonicalText``, counted without writing it.
+    public var canonicalByteCount: Int {
+        switch self {
+        case .null: return 4
+        case .bool(let value): return value ? 4 : 5
+        case .number(let value):
+            if value == value.rounded(), abs(value) < 9_007_199_254_740_992 {
+                var magnitude = Int64(value).magnitude, digits = 1
+                while magnitude >= 10 { magnitude /= 10; digits += 1 }
+                return digits + (value < 0 ? 1 : 0)
+            }
+            return String(value).utf8.count
+        case .string(let value): return Self.stringByteCount(value)
+        case .array(let values): return 2 + max(0, values.count - 1) + values.reduce(0) { $0 + $1.canonicalByteCount }
+        case .object(let members):
+            return 2 + max(0, members.count - 1) + members.reduce(0) { $0 + Self.stringByteCount($1.key) + 1 + $1.value.canonicalByteCount }
+        }
+    }
+
+    private static func stringByteCount(_ value: String) -> Int {
+        var count = 2
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"): count += 2
+            case 0..<0x20: count += 6
+            default: count += 1
+            }
+        }
+        return count
+    }
+
     /// Canonical text of an object's members.
     public static func canonicalText(of members: [String: JSONValue]) -> String {
         JSONValue.object(members).canonicalText

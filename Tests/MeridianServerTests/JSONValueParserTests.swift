@@ -102,3 +102,17 @@ import Testing
         #expect(String(buffer: fast) == String(decoding: generated, as: UTF8.self))
     }
 }
+
+@Suite struct CanonicalSizeTests {
+    @Test func theCountedSizeIsTheWrittenSize() {
+        var random = SystemRandomNumberGenerator()
+        let samples: [JSONValue] = [
+            .null, .bool(true), .bool(false), .number(0), .number(-0.0), .number(-12345), .number(9_007_199_254_740_991), .number(1e300),
+            .number(-2.5e-7), .string("a\"b\\c\n\t\r\u{01}é東😀"), .array([]), .object([:]),
+            .object(["k": .array([.number(1), .null, .object(["x": .string("y")])]), "": .bool(false)]),
+        ] + (0..<500).map { _ in .number(Double.random(in: -1e16...1e16, using: &random).rounded()) }
+        for value in samples {
+            #expect(value.canonicalByteCount == value.canonicalText.utf8.count, "\(value.canonicalText)")
+        }
+    }
+}
