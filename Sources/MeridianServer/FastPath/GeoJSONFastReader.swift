@@ -143,9 +143,21 @@ struct GeoJSONFastReader {
 
     private mutating func properties() -> Fields? {
         var fields = Fields()
-        var seen = Set<String>()
+        var seen: UInt8 = 0  // annotation fields already read; a repeated one declines
         let complete = members { key, reader in
-            guard seen.insert(key).inserted else { return false }
+            let bit: UInt8
+            switch key {
+            case "externalId": bit = 1
+            case "title": bit = 2
+            case "subtitle": bit = 4
+            case "kind": bit = 8
+            case "clusteringIdentifier": bit = 16
+            case "displayPriority": bit = 32
+            case "properties": bit = 64
+            default: bit = 0
+            }
+            guard seen & bit == 0 else { return false }
+            seen |= bit
             switch key {
             case "externalId": return reader.text(into: &fields.externalId)
             case "title": return reader.text(into: &fields.title)
@@ -159,10 +171,9 @@ struct GeoJSONFastReader {
                 guard reader.parser.peek() == UInt8(ascii: "{"), case .object(let nested)? = reader.parser.value() else { return false }
                 fields.nested = nested
             case _ where AnnotationContent.serverFields.contains(key):
-                return reader.parser.value() != nil  // as exported; ignored on import
+                return reader.parser.value() != nil  // as exported; ignored on import (a repeat is harmless)
             default:
-                guard let value = reader.parser.value() else { return false }
-                fields.free[key] = value
+                guard let value = reader.parser.value(), fields.free.updateValue(value, forKey: key) == nil else { return false }
             }
             return true
         }

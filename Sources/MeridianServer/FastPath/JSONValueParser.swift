@@ -142,9 +142,10 @@ struct JSONValueParser {
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
-                let text = String(validating: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+                let slice = UnsafeRawBufferPointer(rebasing: bytes[start..<index])
                 index += 1
-                return text
+                // ASCII is valid UTF-8 as it stands; only other text needs the (slower) validation.
+                return slice.allSatisfy { $0 < 0x80 } ? String(decoding: slice, as: UTF8.self) : String(validating: slice, as: UTF8.self)
             }
             if byte == UInt8(ascii: "\\") { break }
             if byte < 0x20 { return nil }
