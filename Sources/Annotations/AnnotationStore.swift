@@ -28,7 +28,7 @@ public enum AnnotationStoreError: Error, Hashable, Sendable {
     case notFound(AnnotationID)
     /// The annotation was deleted; its id stays gone forever.
     case gone(AnnotationID, deletedAt: Date)
-    /// `If-Match` named another version; nothing changed.
+    /// `If-Match` named other versions; nothing changed.
     case versionMismatch(AnnotationID, current: Int)
     /// `If-Match` was given for an upsert, but no live annotation has this external id.
     case externalIdNotFound(String)
@@ -100,16 +100,17 @@ public protocol AnnotationStore: Sendable {
     func create(_ content: AnnotationContent, idempotencyKey: IdempotencyKey?) async throws -> (annotation: Annotation, replayed: Bool)
     /// The current annotation; throws ``AnnotationStoreError/notFound(_:)`` or ``AnnotationStoreError/gone(_:deletedAt:)``.
     func annotation(_ id: AnnotationID) async throws -> Annotation
-    /// Replaces the content with `change(current)` when `expectedVersion` is nil or current;
+    /// Replaces the content with `change(current)` when the current version meets `expectedVersion`;
     /// bumps the version and records `updated`. An unchanged result is not a write.
     func update(
-        _ id: AnnotationID, expectedVersion: Int?, _ change: @Sendable (AnnotationContent) throws -> AnnotationContent
+        _ id: AnnotationID, expectedVersion: VersionCondition, _ change: @Sendable (AnnotationContent) throws -> AnnotationContent
     ) async throws -> Annotation
     /// Creates the live annotation with this external id, or replaces its content (`content.externalId`
-    /// must be `externalId`). `expectedVersion` applies to a replace; a create expects none.
-    func upsert(externalId: String, _ content: AnnotationContent, expectedVersion: Int?) async throws -> (annotation: Annotation, status: WriteStatus)
+    /// must be `externalId`). Any condition but `.none` needs a live annotation (else
+    /// ``AnnotationStoreError/externalIdNotFound(_:)``), as RFC 9110's If-Match does.
+    func upsert(externalId: String, _ content: AnnotationContent, expectedVersion: VersionCondition) async throws -> (annotation: Annotation, status: WriteStatus)
     /// Deletes the annotation, leaving a tombstone, and records `deleted`.
-    func delete(_ id: AnnotationID, expectedVersion: Int?) async throws
+    func delete(_ id: AnnotationID, expectedVersion: VersionCondition) async throws
     /// Live annotations matching `query`, in id order.
     func annotations(matching query: AnnotationQuery) async throws -> AnnotationPage
     /// Upserts every content in one transaction: by external id when it has one, else a create.
@@ -131,5 +132,24 @@ extension AnnotationStore {
     /// Creates without an idempotency key.
     public func create(_ content: AnnotationContent) async throws -> Annotation {
         try await create(content, idempotencyKey: nil).annotation
+    }
+}
+
+/// What a conditional write (`If-Match`) demands of the current version.
+public enum VersionCondition: Hashable, Sendable, ExpressibleByNilLiteral, ExpressibleByIntegerLiteral {
+    /// No condition (no `If-Match`): a write may also create.
+    case none
+    /// `If-Match: *`: the annotation must exist, at any version.
+    case exists
+    /// `If-Match: "3", "4"`: the current version must be one of these (none matches an empty set).
+    case oneOf(Set<Int>)
+
+    public init(nilLiteral: ()) { self = .none }
+    public init(integerLiteral version: Int) { self = .oneOf([version]) }
+
+    /// Whether an existing annotation at `version` meets the condition.
+    public func admits(_ version: Int) -> Bool {
+        if case .oneOf(let versions) = self { return versions.contains(version) }
+        return true
     }
 }

@@ -39,7 +39,7 @@ public struct SQLiteAnnotationStore: AnnotationStore {
     }
 
     public func update(
-        _ id: AnnotationID, expectedVersion: Int?, _ change: @Sendable (AnnotationContent) throws -> AnnotationContent
+        _ id: AnnotationID, expectedVersion: VersionCondition, _ change: @Sendable (AnnotationContent) throws -> AnnotationContent
     ) async throws -> Annotation {
         let at = timestamp()
         let (annotation, sequence) = try await database.writer.write { db -> (Annotation, Int64?) in
@@ -51,7 +51,7 @@ public struct SQLiteAnnotationStore: AnnotationStore {
         return annotation
     }
 
-    public func upsert(externalId: String, _ content: AnnotationContent, expectedVersion: Int?) async throws -> (annotation: Annotation, status: WriteStatus) {
+    public func upsert(externalId: String, _ content: AnnotationContent, expectedVersion: VersionCondition) async throws -> (annotation: Annotation, status: WriteStatus) {
         precondition(content.externalId == externalId, "the content of an upsert carries its external id")
         let at = timestamp()
         let (annotation, status, sequence) = try await database.writer.write { db -> (Annotation, WriteStatus, Int64?) in
@@ -60,7 +60,7 @@ public struct SQLiteAnnotationStore: AnnotationStore {
                 let (annotation, sequence) = try Self.replace(existing, with: content, at: at, in: db)
                 return (annotation, sequence == nil ? .unchanged : .updated, sequence)
             }
-            if expectedVersion != nil { throw AnnotationStoreError.externalIdNotFound(externalId) }
+            if expectedVersion != .none { throw AnnotationStoreError.externalIdNotFound(externalId) }
             let annotation = try insert(content, at: at, in: db)
             return (annotation, .created, try Self.record(.created, annotation.id, version: 1, at: at, in: db))
         }
@@ -68,7 +68,7 @@ public struct SQLiteAnnotationStore: AnnotationStore {
         return (annotation, status)
     }
 
-    public func delete(_ id: AnnotationID, expectedVersion: Int?) async throws {
+    public func delete(_ id: AnnotationID, expectedVersion: VersionCondition) async throws {
         let at = timestamp()
         let sequence = try await database.writer.write { db in
             let annotation = try Self.current(id, in: db)
@@ -137,8 +137,8 @@ public struct SQLiteAnnotationStore: AnnotationStore {
         return Annotation(id: id, content: content, version: 1, createdAt: createdAt, updatedAt: createdAt)
     }
 
-    static func check(_ expectedVersion: Int?, against annotation: Annotation) throws {
-        if let expectedVersion, expectedVersion != annotation.version {
+    static func check(_ expectedVersion: VersionCondition, against annotation: Annotation) throws {
+        if !expectedVersion.admits(annotation.version) {
             throw AnnotationStoreError.versionMismatch(annotation.id, current: annotation.version)
         }
     }

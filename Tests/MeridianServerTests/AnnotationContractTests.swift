@@ -101,6 +101,29 @@ import Testing
         }
     }
 
+    @Test func ifMatchTakesListsAndStarAndNeverWeakTags() async throws {
+        try await TestApp.withClient { client in
+            let created = try await client.createAnnotation(shop)
+            let path = "/v1/annotations/\(created.id)"
+            let patch: HTTPFields = [.contentType: "application/merge-patch+json"]
+            func patched(_ ifMatch: String, _ title: String) async throws -> HTTPResponse.Status {
+                var headers = patch
+                headers[.ifMatch] = ifMatch
+                return try await client.send(.patch, path, json: #"{"title":"\#(title)"}"#, headers: headers).status
+            }
+            #expect(try await patched(#""7", "1""#, "a") == .ok)       // version 1 is in the list → 2
+            #expect(try await patched(#"W/"2""#, "b") == .preconditionFailed)  // weak tags never match
+            #expect(try await patched("*", "c") == .ok)                  // any existing version → 3
+            #expect(try await patched("garbage", "d") == .preconditionFailed)
+            #expect(try await client.send(.get, path).decode(WireAnnotation.self).title == "c")
+
+            // `*` needs an existing annotation: a PUT that would create is refused.
+            let body = #"{"coordinate":{"latitude":1,"longitude":1}}"#
+            _ = try await client.send(.put, "/v1/annotations/by-external-id/new-one", json: body, headers: [.ifMatch: "*"]).problem(.preconditionFailed)
+            #expect(try await client.send(.put, "/v1/annotations/by-external-id/shop-1", json: body, headers: [.ifMatch: "*"]).status == .ok)
+        }
+    }
+
     @Test func aTakenExternalIdIsAConflict() async throws {
         try await TestApp.withClient { client in
             _ = try await client.createAnnotation(shop)

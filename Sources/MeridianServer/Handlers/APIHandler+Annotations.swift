@@ -78,9 +78,9 @@ extension APIHandler {
         return id
     }
 
-    /// The version `If-Match` demands (nil without the header or for `*`).
-    static func expectedVersion(_ ifMatch: String?) -> Int? {
-        ifMatch.flatMap { EntityTagCondition($0).expectedVersion }
+    /// What `If-Match` demands; no condition without the header.
+    static func expectedVersion(_ ifMatch: String?) -> VersionCondition {
+        ifMatch.map { EntityTagCondition($0).versionCondition } ?? .none
     }
 
     /// A wire value made into a domain value; its error is a 422 with the field's pointer.

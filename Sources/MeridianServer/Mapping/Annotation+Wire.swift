@@ -99,12 +99,10 @@ struct EntityTagCondition {
         }
     }
 
-    /// The version an `If-Match` demands: nil for `*` (any current version), else the one
-    /// strong tag's number; a condition no version can meet gives -1 (→ 412).
-    var expectedVersion: Int? {
-        if any { return nil }
-        let versions = tags.filter { !$0.weak }.compactMap { Int($0.value) }
-        return versions.count == 1 ? versions[0] : -1
+    /// What an `If-Match` demands: `*` an existing annotation; a list, one of its strong tags'
+    /// versions (weak tags never match, RFC 9110 §13.1.1).
+    var versionCondition: VersionCondition {
+        any ? .exists : .oneOf(Set(tags.filter { !$0.weak }.compactMap { Int($0.value) }))
     }
 
     /// Weak comparison for `If-None-Match`: whether the client's copy is `version`.
