@@ -36,8 +36,7 @@ run_wrk() { # path [script] → requests/s
 }
 
 post_import() { # file → seconds
-    # 'Expect:' stops curl from waiting 1 s for a 100 Continue the server does not send (see README).
-    curl -fsS -o "$work/answer.json" -w '%{time_total}' -H 'Expect:' -H 'Content-Type: application/geo+json' \
+    curl -fsS -o "$work/answer.json" -w '%{time_total}' -H 'Content-Type: application/geo+json' \
         --data-binary "@$1" "$MERIDIAN_URL/v1/annotations/import"
 }
 

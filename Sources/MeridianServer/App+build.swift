@@ -27,6 +27,9 @@ public func buildApplication(
     let router = try await buildRouter(configuration, logger: logger)
     return Application(
         router: router,
+        server: .http1(configuration: .init(additionalChannelHandlers: [
+            ExpectContinueHandler(maxBodySize: max(configuration.maxBodySize, configuration.maxImportBodySize)),
+        ])),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "meridian"),
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger
