@@ -20,3 +20,12 @@ extension AnnotationContent {
         JSONValue.object(jsonObject).canonicalText
     }
 }
+
+extension AnnotationContent {
+    /// Equal byte for byte. `==` follows Swift's `String`, which treats canonically equivalent text
+    /// (a composed and a decomposed "é") as equal; storage keeps bytes, so a change between such
+    /// spellings is a change.
+    public func isIdentical(to other: AnnotationContent) -> Bool {
+        fingerprint.utf8.elementsEqual(other.fingerprint.utf8)
+    }
+}

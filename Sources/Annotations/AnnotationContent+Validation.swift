@@ -10,6 +10,9 @@ extension AnnotationContent {
         public static let maxTextLength = 1024
         /// Characters of `externalId`, `kind` and `clusteringIdentifier`.
         public static let maxKeyLength = 256
+        /// Levels of arrays and objects inside `properties` (answers wrap them in a few more,
+        /// and JSON coders stop at 512).
+        public static let maxPropertiesDepth = 32
     }
 
     /// Throws the first field that breaks a rule, with its path (`title`, `coordinate/latitude`).
@@ -27,6 +30,10 @@ extension AnnotationContent {
         }
         guard (0...Self.requiredDisplayPriority).contains(displayPriority) else {
             throw GeometryError(path: ["displayPriority"], message: "must be between 0 and 1000, got \(displayPriority)")
+        }
+        let depth = JSONValue.object(properties).nestingDepth
+        guard depth <= Limits.maxPropertiesDepth else {
+            throw GeometryError(path: ["properties"], message: "must nest at most \(Limits.maxPropertiesDepth) levels of arrays and objects, got \(depth)")
         }
         let size = Self.encodedSize(of: properties)
         guard size <= Limits.maxPropertiesBytes else {

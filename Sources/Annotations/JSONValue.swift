@@ -7,6 +7,15 @@ public enum JSONValue: Hashable, Sendable {
     case array([JSONValue])
     case object([String: JSONValue])
 
+    /// Levels of arrays and objects: 0 for a scalar, 1 for `[]` or `{"a":1}`.
+    public var nestingDepth: Int {
+        switch self {
+        case .array(let values): return 1 + (values.lazy.map(\.nestingDepth).max() ?? 0)
+        case .object(let members): return 1 + (members.values.lazy.map(\.nestingDepth).max() ?? 0)
+        default: return 0
+        }
+    }
+
     /// The object's members, or nil for any other value.
     public var objectValue: [String: JSONValue]? {
         if case .object(let members) = self { return members }

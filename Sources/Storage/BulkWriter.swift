@@ -57,6 +57,9 @@ struct BulkWriter {
     private func step(_ statement: SQLiteStatement, _ owner: Statement) throws {
         let code = sqlite3_step(statement)
         guard code == SQLITE_DONE else {
+            // Reset here, as GRDB does for its own steps, so the cached statement is usable again
+            // by later writes after this transaction rolls back.
+            sqlite3_reset(statement)
             throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: owner.sql)
         }
     }

@@ -103,7 +103,7 @@ public struct SQLiteAnnotationStore: AnnotationStore {
 
     /// Gives `annotation` new content; returns the feed sequence, or nil when nothing changed.
     static func replace(_ annotation: Annotation, with content: AnnotationContent, at: Date, in db: Database) throws -> (Annotation, Int64?) {
-        guard content != annotation.content else { return (annotation, nil) }
+        guard !content.isIdentical(to: annotation.content) else { return (annotation, nil) }
         try checkExternalId(content.externalId, in: db, except: annotation.id)
         var annotation = annotation
         annotation.content = content

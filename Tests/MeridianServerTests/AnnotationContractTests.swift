@@ -124,6 +124,38 @@ import Testing
         }
     }
 
+    @Test func entityTagsAreQuotedTextNotNumbers() async throws {
+        try await TestApp.withClient { client in
+            let created = try await client.createAnnotation(shop)
+            let path = "/v1/annotations/\(created.id)"
+            #expect(try await client.send(.get, path, headers: [.ifNoneMatch: "1"]).status == .ok)         // unquoted: no tag
+            #expect(try await client.send(.get, path, headers: [.ifNoneMatch: #""01""#]).status == .ok)
+            #expect(try await client.send(.get, path, headers: [.ifNoneMatch: #"W/"1""#]).status == .notModified)
+            let headers: HTTPFields = [.contentType: "application/merge-patch+json", .ifMatch: #""01""#]
+            _ = try await client.send(.patch, path, json: #"{"title":"x"}"#, headers: headers).problem(.preconditionFailed)
+        }
+    }
+
+    @Test func aChangeBetweenCanonicallyEquivalentSpellingsIsAChange() async throws {
+        try await TestApp.withClient { client in
+            let decomposed = try await client.send(.put, "/v1/annotations/by-external-id/cafe", json: #"{"coordinate":{"latitude":1,"longitude":1},"title":"Cafe\u0301"}"#)
+            #expect(decomposed.status == .created)
+            let composed = try await client.send(.put, "/v1/annotations/by-external-id/cafe", json: #"{"coordinate":{"latitude":1,"longitude":1},"title":"Caf\u00e9"}"#)
+            #expect(composed.status == .ok && composed.headers[.eTag] == #""2""#)
+            #expect(try composed.decode(WireAnnotation.self).title.map { Array($0.unicodeScalars) } == Array("Caf\u{e9}".unicodeScalars))
+        }
+    }
+
+    @Test func propertiesNestAtMost32Levels() async throws {
+        try await TestApp.withClient { client in
+            let deep = String(repeating: "[", count: 40) + String(repeating: "]", count: 40)
+            let problem = try await client.send(.post, "/v1/annotations", json: #"{"coordinate":{"latitude":0,"longitude":0},"properties":{"k":\#(deep)}}"#).problem(.unprocessableContent)
+            #expect(problem.pointers == ["/properties"])
+            let ok = String(repeating: "[", count: 30) + String(repeating: "]", count: 30)
+            #expect(try await client.send(.post, "/v1/annotations", json: #"{"coordinate":{"latitude":0,"longitude":0},"properties":{"k":\#(ok)}}"#).status == .created)
+        }
+    }
+
     @Test func aTakenExternalIdIsAConflict() async throws {
         try await TestApp.withClient { client in
             _ = try await client.createAnnotation(shop)

@@ -193,6 +193,22 @@ import Testing
         }
     }
 
+    @Test func importsTakeOnlyTheContractsMediaTypes() async throws {
+        try await TestApp.withClient { client in
+            let body = #"{"type":"FeatureCollection","features":[]}"#
+            _ = try await client.send(.post, "/v1/annotations/import", json: body, headers: [.contentType: "application/json-seq"]).problem(.unsupportedMediaType)
+            #expect(try await client.send(.post, "/v1/annotations/import", json: body, headers: [.contentType: "Application/GEO+JSON; charset=utf-8"]).status == .ok)
+        }
+    }
+
+    @Test func deeplyNestedImportedPropertiesAreRefusedByBothReaders() async throws {
+        let deep = String(repeating: "[", count: 100) + String(repeating: "]", count: 100)
+        try await TestApp.withClient { client in
+            let problem = try await client.send(.post, "/v1/annotations/import", json: #"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[0,0]},"properties":{"k":\#(deep)}}]}"#).problem(.unprocessableContent)
+            #expect(problem.pointers == ["/features/0/properties/properties"])  // the annotation's free properties
+        }
+    }
+
     @Test(arguments: [
         (#"{"type":"FeatureCollection","features":[{"type":"Feature"#, ""),
         (#"{"type":"FeatureCollection"}"#, "/features"),

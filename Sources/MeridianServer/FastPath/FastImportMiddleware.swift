@@ -14,12 +14,14 @@ import NIOCore
 /// handler. Anything else goes on to that handler, which reports malformed bodies.
 struct FastImportMiddleware<Context: RequestContext, Store: AnnotationStore>: RouterMiddleware {
     static var path: String { "/v1/annotations/import" }
+    /// The contract's media types for the body; anything else is the generated handler's (415).
+    static var mediaTypes: Set<String> { ["application/geo+json", "application/json"] }
     let store: Store
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard request.method == .post, request.uri.path == Self.path,
               let contentType = request.headers[.contentType],
-              contentType.hasPrefix("application/geo+json") || contentType.hasPrefix("application/json")
+              Self.mediaTypes.contains(contentType.split(separator: ";")[0].trimmingCharacters(in: .whitespaces).lowercased())
         else { return try await next(request, context) }
         var request = request
         let body = try await request.collectBody(upTo: .max)  // already bounded and buffered by BodyLimitMiddleware
@@ -45,7 +47,8 @@ extension AnnotationImport {
         accepted ? chunks.finish() : chunks.fail(Declined())
         do {
             return try await written
-        } catch is Declined {
+        } catch where !accepted {
+            // Declined (or the transaction failed meanwhile): nothing was written; report from the tree.
             let features = body.withUnsafeBytes { bytes in JSONValueParser.parse(bytes).flatMap(features(of:)) }
             guard let features else { return nil }
             return try await store.importContents(contents(of: features))

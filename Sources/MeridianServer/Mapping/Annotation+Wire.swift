@@ -84,29 +84,32 @@ extension OpenAPIObjectContainer {
     }
 }
 
-/// Entity tags of `If-Match` / `If-None-Match` (RFC 9110 §13.1): `*`, or a list of `"3"` / `W/"3"`.
+/// Entity tags of `If-Match` / `If-None-Match` (RFC 9110 §8.8.3, §13.1): `*`, or a list of
+/// quoted tags, optionally weak (`W/"3"`). Our tags are `"<version>"`, compared as text, so
+/// `"01"` or an unquoted `1` match nothing.
 struct EntityTagCondition {
-    private let tags: [(weak: Bool, value: String)]
+    private let tags: [(weak: Bool, opaque: String)]
     private let any: Bool
 
     init(_ header: String) {
         any = header.trimmingCharacters(in: .whitespaces) == "*"
-        tags = header.split(separator: ",").map { part in
-            let text = part.trimmingCharacters(in: .whitespaces)
+        tags = header.split(separator: ",").compactMap { part in
+            var text = Substring(part.trimmingCharacters(in: .whitespaces))
             let weak = text.hasPrefix("W/")
-            let quoted = weak ? String(text.dropFirst(2)) : text
-            return (weak, quoted.trimmingCharacters(in: CharacterSet(charactersIn: "\"")))
+            if weak { text = text.dropFirst(2) }
+            guard text.count >= 2, text.first == "\"", text.last == "\"" else { return nil }
+            return (weak, String(text.dropFirst().dropLast()))
         }
     }
 
     /// What an `If-Match` demands: `*` an existing annotation; a list, one of its strong tags'
     /// versions (weak tags never match, RFC 9110 §13.1.1).
     var versionCondition: VersionCondition {
-        any ? .exists : .oneOf(Set(tags.filter { !$0.weak }.compactMap { Int($0.value) }))
+        any ? .exists : .oneOf(Set(tags.filter { !$0.weak }.compactMap { tag in Int(tag.opaque).flatMap { String($0) == tag.opaque ? $0 : nil } }))
     }
 
     /// Weak comparison for `If-None-Match`: whether the client's copy is `version`.
     func matches(version: Int) -> Bool {
-        any || tags.contains { Int($0.value) == version }
+        any || tags.contains { $0.opaque == String(version) }
     }
 }

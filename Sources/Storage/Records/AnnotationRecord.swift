@@ -66,14 +66,22 @@ struct AnnotationRecord: Codable, FetchableRecord, PersistableRecord {
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
 
-    /// Whether the row holds `content`: columns compared first, properties by canonical text,
-    /// decoded only when the texts differ (rows written before the canonical form).
+    /// Whether the row holds exactly `content`: columns compared first, properties by their
+    /// canonical text (every row is written in that form).
     func holds(_ content: AnnotationContent) throws -> Bool {
-        guard externalId == content.externalId, latitude == content.coordinate.latitude, longitude == content.coordinate.longitude,
-              title == content.title, subtitle == content.subtitle, kind == content.kind,
-              clusteringIdentifier == content.clusteringIdentifier, displayPriority == content.displayPriority
+        // Text compares as bytes, as SQLite stores it (Swift's == would equate canonically equivalent spellings).
+        func same(_ a: String?, _ b: String?) -> Bool {
+            switch (a, b) {
+            case (nil, nil): return true
+            case let (a?, b?): return a.utf8.elementsEqual(b.utf8)
+            default: return false
+            }
+        }
+        guard same(externalId, content.externalId), latitude == content.coordinate.latitude, longitude == content.coordinate.longitude,
+              same(title, content.title), same(subtitle, content.subtitle), same(kind, content.kind),
+              same(clusteringIdentifier, content.clusteringIdentifier), displayPriority == content.displayPriority
         else { return false }
-        return try properties == JSONValue.canonicalText(of: content.properties) || annotation().content.properties == content.properties
+        return same(properties, JSONValue.canonicalText(of: content.properties))
     }
 }
 
