@@ -3,12 +3,7 @@
 # single creates/s with wrk (POST /v1/annotations, 32 connections) next to GET /healthz, and
 # imported features/s for 50 000-feature GeoJSON bodies (target ≥ 50 000/s).
 # Usage: scripts/bench-annotations.sh BINARY [seconds]
-set -euo pipefail
-binary=$1
-seconds=${2:-${BENCH_SECONDS:-10}}
-here=$(cd "$(dirname "$0")" && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+source "$(dirname "$0")/bench-common.sh" "$@"
 
 python3 - "$work" <<'PY'
 import json, random, sys
@@ -27,13 +22,6 @@ for run in range(5):
     with open(f"{work}/import-{run}.geojson", "w") as f:
         json.dump({"type": "FeatureCollection", "features": features}, f, separators=(",", ":"))
 PY
-
-run_wrk() { # path [script] → requests/s
-    local path=$1 script=${2:-}
-    local args=(-t1 -c32 -d"${seconds}s" --latency)
-    [ -n "$script" ] && args+=(-s "$script")
-    wrk "${args[@]}" "$MERIDIAN_URL$path" | awk '/Requests\/sec/ {print $2}'
-}
 
 post_import() { # file → seconds
     curl -fsS -o "$work/answer.json" -w '%{time_total}' -H 'Content-Type: application/geo+json' \
@@ -57,6 +45,5 @@ print(f"POST /v1/annotations/import 50k    {50_000 / best:10,.0f} features/s cre
 print(f"  the same 50k again               {50_000 / again:10,.0f} features/s unchanged")
 PY
 }
-export -f run_wrk post_import measure
-export work seconds
+export -f post_import measure
 SERVER_DATABASE="$work/bench.sqlite" "$here/with-server.sh" "$binary" bash -c measure

@@ -2,12 +2,7 @@
 # HTTP throughput of the conversion API with wrk, one run, side by side:
 # GET /healthz vs a 1-coordinate conversion (target ratio ≥ 0.5), and points/s in 1 000-point
 # batches (target ≥ 5 million/s). Usage: scripts/bench-http.sh BINARY [seconds]
-set -euo pipefail
-binary=$1
-seconds=${2:-${BENCH_SECONDS:-10}}
-here=$(cd "$(dirname "$0")" && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+source "$(dirname "$0")/bench-common.sh" "$@"
 
 python3 - "$work" <<'PY'
 import json, random, sys
@@ -23,13 +18,6 @@ for name, body in (("one", one), ("batch", batch)):
         f.write(f'local f = io.open("{work}/{name}.json"); wrk.body = f:read("*a"); f:close()\n')
 PY
 
-run_wrk() { # path [script] → requests/s
-    local path=$1 script=${2:-}
-    local args=(-t1 -c32 -d"${seconds}s" --latency)
-    [ -n "$script" ] && args+=(-s "$script")
-    wrk "${args[@]}" "$MERIDIAN_URL$path" | tee -a "$work/wrk.log" | awk '/Requests\/sec/ {print $2}'
-}
-
 measure() {
     run_wrk /healthz >/dev/null  # warm-up
     health=$(run_wrk /healthz)
@@ -43,6 +31,5 @@ print(f"POST coordinates-to-map-points, 1     {one:12,.0f} req/s   ratio to heal
 print(f"POST coordinates-to-map-points, 1000  {batch:12,.0f} req/s = {batch * 1000:,.0f} points/s (target >= 5,000,000)")
 PY
 }
-export -f run_wrk measure
-export work seconds
+export -f measure
 "$here/with-server.sh" "$binary" bash -c measure

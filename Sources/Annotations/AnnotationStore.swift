@@ -113,10 +113,8 @@ public protocol AnnotationStore: Sendable {
     func delete(_ id: AnnotationID, expectedVersion: VersionCondition) async throws
     /// Live annotations matching `query`, in id order.
     func annotations(matching query: AnnotationQuery) async throws -> AnnotationPage
-    /// Upserts every content in one transaction: by external id when it has one, else a create.
-    /// The results are in input order. External ids must not repeat within `contents`.
-    func importContents(_ contents: [AnnotationContent]) async throws -> [(id: AnnotationID, status: WriteStatus)]
-    /// The same, with the contents arriving in chunks while the transaction runs: `nextChunk`
+    /// Upserts contents in one transaction, by external id when one has it, else a create; the
+    /// contents arrive in chunks while the transaction runs: `nextChunk`
     /// returns the next chunk (it may block until one is ready), nil after the last, or throws to
     /// abandon the import, which then changes nothing. External ids must not repeat across chunks.
     func importContents(
@@ -129,6 +127,12 @@ public protocol AnnotationStore: Sendable {
 }
 
 extension AnnotationStore {
+    /// Upserts every content in one transaction: by external id when it has one, else a create.
+    /// The results are in input order. External ids must not repeat within `contents`.
+    public func importContents(_ contents: [AnnotationContent]) async throws -> [(id: AnnotationID, status: WriteStatus)] {
+        try await importContents(chunks: ImportChunks(contents).next)
+    }
+
     /// Creates without an idempotency key.
     public func create(_ content: AnnotationContent) async throws -> Annotation {
         try await create(content, idempotencyKey: nil).annotation

@@ -14,7 +14,7 @@ struct BulkWriter {
     init(_ db: Database) throws {
         self.db = db
         insertAnnotation = try db.cachedStatement(sql: AnnotationRecord.insertSQL)
-        insertChange = try db.cachedStatement(sql: "INSERT INTO annotationChange (kind, annotationId, version, at) VALUES (?, ?, ?, ?)")
+        insertChange = try db.cachedStatement(sql: AnnotationChangeRecord.insertSQL)
     }
 
     /// Inserts a new annotation row and its `created` feed entry; returns the entry's sequence.

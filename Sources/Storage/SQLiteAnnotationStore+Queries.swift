@@ -25,11 +25,6 @@ extension SQLiteAnnotationStore {
         }
     }
 
-    public func importContents(_ contents: [AnnotationContent]) async throws -> [(id: AnnotationID, status: WriteStatus)] {
-        let chunks = ImportChunks(contents)
-        return try await importContents(chunks: chunks.next)
-    }
-
     public func importContents(
         chunks nextChunk: @escaping @Sendable () throws -> [AnnotationContent]?
     ) async throws -> [(id: AnnotationID, status: WriteStatus)] {

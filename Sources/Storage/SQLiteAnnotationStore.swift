@@ -151,12 +151,8 @@ public struct SQLiteAnnotationStore: AnnotationStore {
 
     /// Appends to the feed and returns the entry's sequence.
     static func record(_ kind: AnnotationChange.Kind, _ id: AnnotationID, version: Int, at: Date, in db: Database) throws -> Int64 {
-        try record(kind, id, version: version, milliseconds: UnixMilliseconds.from(at), in: db)
-    }
-
-    static func record(_ kind: AnnotationChange.Kind, _ id: AnnotationID, version: Int, milliseconds: Int64, in db: Database) throws -> Int64 {
-        let insert = try db.cachedStatement(sql: "INSERT INTO annotationChange (kind, annotationId, version, at) VALUES (?, ?, ?, ?)")
-        try insert.execute(arguments: [kind.rawValue, id.description, version, milliseconds])
+        let insert = try db.cachedStatement(sql: AnnotationChangeRecord.insertSQL)
+        try insert.execute(arguments: [kind.rawValue, id.description, version, UnixMilliseconds.from(at)])
         return db.lastInsertedRowID
     }
 }

@@ -10,7 +10,7 @@ import OpenAPIRuntime
 
 extension APIHandler {
     func createAnnotation(_ input: Operations.CreateAnnotation.Input) async throws -> Operations.CreateAnnotation.Output {
-        guard case .json(let body) = input.body else { throw ProblemError(.unsupportedMediaType, detail: nil) }
+        let body = switch input.body { case .json(let body): body }
         let content = try validated { () throws(GeometryError) in try AnnotationContent(body) }
         let key = try input.headers.idempotencyKey.map { key throws(ProblemError) in
             guard (1...IdempotencyKey.maxLength).contains(key.count) else {
@@ -46,7 +46,7 @@ extension APIHandler {
     }
 
     func putAnnotationByExternalId(_ input: Operations.PutAnnotationByExternalId.Input) async throws -> Operations.PutAnnotationByExternalId.Output {
-        guard case .json(let body) = input.body else { throw ProblemError(.unsupportedMediaType, detail: nil) }
+        let body = switch input.body { case .json(let body): body }
         let externalId = input.path.externalId
         var content = try validated { () throws(GeometryError) in try AnnotationContent(body) }
         if let given = content.externalId, given != externalId {

@@ -54,12 +54,7 @@ struct AnnotationRecord: Codable, FetchableRecord, PersistableRecord {
         )
     }
 
-    /// The columns in the order of ``insertSQL``.
-    var insertArguments: StatementArguments {
-        [id, externalId, latitude, longitude, title, subtitle, kind, clusteringIdentifier, displayPriority, properties, version, createdAt, updatedAt]
-    }
-
-    /// A plain INSERT for cached statements (bulk imports): the row `insert(_:)` writes.
+    /// A plain INSERT for bulk imports (``BulkWriter``): the row `insert(_:)` writes.
     static let insertSQL = """
         INSERT INTO annotation (id, externalId, latitude, longitude, title, subtitle, kind, clusteringIdentifier,
                                 displayPriority, properties, version, createdAt, updatedAt)
@@ -103,21 +98,20 @@ struct IdempotencyKeyRecord: Codable, FetchableRecord, PersistableRecord {
 }
 
 /// A row of `annotationChange`, the feed.
-struct AnnotationChangeRecord: Codable, FetchableRecord, MutablePersistableRecord {
+struct AnnotationChangeRecord: Decodable, FetchableRecord, TableRecord {
     static let databaseTableName = "annotationChange"
-    var sequence: Int64?
+    /// Appends an entry: kind, annotation id, version, Unix milliseconds; the sequence is the rowid.
+    static let insertSQL = "INSERT INTO annotationChange (kind, annotationId, version, at) VALUES (?, ?, ?, ?)"
+
+    var sequence: Int64
     var kind: String
     var annotationId: String
     var version: Int
     var at: Int64  // Unix milliseconds
 
-    mutating func didInsert(_ inserted: InsertionSuccess) {
-        sequence = inserted.rowID
-    }
-
     func change() throws -> AnnotationChange {
-        guard let sequence, let id = AnnotationID(annotationId), let kind = AnnotationChange.Kind(rawValue: kind) else {
-            throw StorageError.corruptRow(table: Self.databaseTableName, id: "\(sequence ?? -1)")
+        guard let id = AnnotationID(annotationId), let kind = AnnotationChange.Kind(rawValue: kind) else {
+            throw StorageError.corruptRow(table: Self.databaseTableName, id: "\(sequence)")
         }
         return AnnotationChange(sequence: sequence, kind: kind, id: id, version: version, at: UnixMilliseconds.date(at))
     }
