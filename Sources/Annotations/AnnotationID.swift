@@ -15,14 +15,33 @@ public struct AnnotationID: Hashable, Comparable, Sendable, CustomStringConverti
     /// The id in canonical text form, e.g. `018f3c3e-8a4b-7c1d-9e2f-0123456789ab`, or nil when
     /// the text is not a version-7 UUID.
     public init?(_ text: String) {
-        let hex = text.utf8.filter { $0 != UInt8(ascii: "-") }
-        guard text.utf8.count == 36, hex.count == 32,
-              [8, 13, 18, 23].allSatisfy({ text.utf8[text.utf8.index(text.utf8.startIndex, offsetBy: $0)] == UInt8(ascii: "-") }),
-              let high = UInt64(String(decoding: hex[0..<16], as: UTF8.self), radix: 16),
-              let low = UInt64(String(decoding: hex[16..<32], as: UTF8.self), radix: 16),
-              (high >> 12) & 0xF == 7, low >> 62 == 0b10
-        else { return nil }
-        self.init(high: high, low: low)
+        var text = text
+        guard let id = text.withUTF8({ Self(utf8: $0) }) else { return nil }
+        self = id
+    }
+
+    /// The id in canonical text form given as UTF-8 bytes (as SQLite hands them out), or nil.
+    public init?(utf8 text: UnsafeBufferPointer<UInt8>) {
+        guard text.count == 36 else { return nil }
+        var words: (UInt64, UInt64) = (0, 0)
+        var digits = 0
+        for (position, byte) in text.enumerated() {
+            if position == 8 || position == 13 || position == 18 || position == 23 {
+                guard byte == UInt8(ascii: "-") else { return nil }
+                continue
+            }
+            let value: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): value = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): value = byte - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+            if digits < 16 { words.0 = words.0 << 4 | UInt64(value) } else { words.1 = words.1 << 4 | UInt64(value) }
+            digits += 1
+        }
+        guard (words.0 >> 12) & 0xF == 7, words.1 >> 62 == 0b10 else { return nil }
+        self.init(high: words.0, low: words.1)
     }
 
     /// Milliseconds since 1970 when the id was issued.

@@ -51,7 +51,8 @@ public func buildRouter(_ configuration: ServerConfiguration, logger: Logger) as
         contract: Contract.load(),
         limits: Limits(maxBatchSize: configuration.maxBatchSize),
         transformers: CRSTransformerPool(),
-        annotations: annotations
+        annotations: annotations,
+        thinning: try await ThinningFollower(store: annotations)
     )
     // Compact JSON with sorted keys (stable answers); times as RFC 3339 with fractional seconds.
     let coding = Configuration(dateTranscoder: .iso8601WithFractionalSeconds, jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes])

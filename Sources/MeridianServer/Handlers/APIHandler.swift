@@ -15,6 +15,8 @@ struct APIHandler<Store: AnnotationStore>: APIProtocol {
     let transformers: CRSTransformerPool
     /// Where annotations live.
     let annotations: Store
+    /// The thinning index, following `annotations`.
+    let thinning: ThinningFollower
 
     // MARK: - Operations
 

@@ -1,0 +1,90 @@
+public import Annotations
+import Foundation
+import GRDB
+import GRDBSQLite
+import MapGeometry
+
+/// What the thinning index reads: the live annotations' positions and classes, and what changed since.
+extension SQLiteAnnotationStore {
+    private static let entryColumns = "id, latitude, longitude, kind, clusteringIdentifier, displayPriority"
+
+    public var latestSequence: Int64 { database.annotationFeed.latest }
+
+    public func thinningSnapshot() async throws -> (entries: [ThinningEntry], sequence: Int64) {
+        try await database.writer.read { db in
+            let sequence = try Int64.fetchOne(db, sql: "SELECT coalesce(max(sequence), 0) FROM annotationChange") ?? 0
+            let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM annotation") ?? 0
+            // Rowid order is (nearly) id order, which the index sorts by; the SQLite C API per
+            // row, since a million rows through GRDB's Row cost more than SQLite itself.
+            let entries = try Self.entries(db, sql: "SELECT \(Self.entryColumns) FROM annotation", capacity: count)
+            return (entries, sequence)
+        }
+    }
+
+    public func thinningChanges(after sequence: Int64, limit: Int) async throws -> (upserts: [ThinningEntry], removals: [AnnotationID], through: Int64) {
+        try await database.writer.read { db in
+            let changed = try Row.fetchAll(
+                db, sql: "SELECT annotationId, sequence FROM annotationChange WHERE sequence > ? ORDER BY sequence LIMIT ?",
+                arguments: [sequence, limit])
+            guard let through: Int64 = changed.last?["sequence"] else { return ([], [], sequence) }
+            let ids = Set(changed.map { $0["annotationId"] as String })
+            var upserts: [ThinningEntry] = []
+            // In slices: SQLite's default limit on bound variables is 32 766.
+            let list = Array(ids)
+            for start in stride(from: 0, to: list.count, by: 10_000) {
+                let slice = list[start..<min(start + 10_000, list.count)]
+                let marks = Array(repeating: "?", count: slice.count).joined(separator: ",")
+                let statement = try db.makeStatement(sql: "SELECT \(Self.entryColumns) FROM annotation WHERE id IN (\(marks))")
+                try statement.setArguments(StatementArguments(Array(slice)))
+                upserts += try Self.entries(statement, capacity: slice.count)
+            }
+            let live = Set(upserts.map(\.id))
+            let removals = ids.compactMap(AnnotationID.init).filter { !live.contains($0) }
+            return (upserts, removals, through)
+        }
+    }
+
+    public func annotations(ids: [AnnotationID]) async throws -> [AnnotationID: Annotation] {
+        guard !ids.isEmpty else { return [:] }
+        return try await database.writer.read { db in
+            var found: [AnnotationID: Annotation] = [:]
+            for start in stride(from: 0, to: ids.count, by: 10_000) {
+                let slice = ids[start..<min(start + 10_000, ids.count)].map(\.description)
+                for record in try AnnotationRecord.filter(slice.contains(Column("id"))).fetchAll(db) {
+                    let annotation = try record.annotation()
+                    found[annotation.id] = annotation
+                }
+            }
+            return found
+        }
+    }
+
+    private static func entries(_ db: Database, sql: String, capacity: Int) throws -> [ThinningEntry] {
+        try entries(db.makeStatement(sql: sql), capacity: capacity)
+    }
+
+    private static func entries(_ statement: Statement, capacity: Int) throws -> [ThinningEntry] {
+        let row = statement.sqliteStatement
+        var entries: [ThinningEntry] = []
+        entries.reserveCapacity(capacity)
+        // GRDB owns the statement; reset it so a failure mid-way leaves it reusable.
+        defer { sqlite3_reset(row) }
+        while true {
+            let status = sqlite3_step(row)
+            if status == SQLITE_DONE { break }
+            guard status == SQLITE_ROW else { throw DatabaseError(resultCode: ResultCode(rawValue: status)) }
+            guard let id = AnnotationID(utf8: UnsafeBufferPointer(start: sqlite3_column_text(row, 0), count: Int(sqlite3_column_bytes(row, 0)))) else {
+                throw StorageError.corruptRow(table: "annotation", id: String(cString: sqlite3_column_text(row, 0)))
+            }
+            entries.append(ThinningEntry(
+                id: id, coordinate: Coordinate(latitude: sqlite3_column_double(row, 1), longitude: sqlite3_column_double(row, 2)),
+                kind: text(row, 3), clusteringIdentifier: text(row, 4), displayPriority: Int(sqlite3_column_int64(row, 5))))
+        }
+        return entries
+    }
+
+    private static func text(_ row: OpaquePointer?, _ column: Int32) -> String? {
+        guard let bytes = sqlite3_column_text(row, column) else { return nil }
+        return String(decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(row, column))), as: UTF8.self)
+    }
+}
