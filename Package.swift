@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "MapGeometry", targets: ["MapGeometry"]),
         .library(name: "Geodesy", targets: ["Geodesy"]),
         .library(name: "Annotations", targets: ["Annotations"]),
+        .library(name: "Storage", targets: ["Storage"]),
         .library(name: "MeridianServer", targets: ["MeridianServer"]),
     ],
     dependencies: [

@@ -5,7 +5,7 @@ extension ThinningIndex {
     /// then per cell and clustering identifier one annotation or one cluster. At most `limit`
     /// items: required annotations first, then by count (higher priority, then older, first).
     public func thin(_ rect: MapRect, grid: ThinningGrid, filter: ThinningFilter = ThinningFilter(), limit: Int = .max) -> ThinningResult {
-        lock.reading {
+        reading {
             let groups = selectedGroups(filter, only: nil, matchGroup: false)
             let rankLimit = filter.minDisplayPriority.map(Rank.limit(minimumPriority:))
             var required: [(rank: UInt64, item: ThinnedItem)] = []
@@ -39,7 +39,7 @@ extension ThinningIndex {
 
     /// The cluster an id names, as it is now; nil when that place holds fewer than two members.
     public func cluster(_ id: ClusterID) -> ThinnedCluster? {
-        lock.reading {
+        reading {
             let (total, kindCounts) = members(of: id)
             return total.count > 1 ? cluster(id, total, kindCounts) : nil
         }
@@ -48,7 +48,7 @@ extension ThinningIndex {
     /// A page of the members of the cluster `id` names, in grid order, after `cursor`; nil when
     /// the cluster is gone. `next` is set when more follow.
     public func leaves(of id: ClusterID, after cursor: LeafCursor?, limit: Int) -> (ids: [AnnotationID], next: LeafCursor?)? {
-        lock.reading {
+        reading {
             guard members(of: id).total.count > 1 else { return nil }
             let range = id.grid.codes(column: id.column, row: id.row)
             let rankLimit = id.minDisplayPriority.map(Rank.limit(minimumPriority:))

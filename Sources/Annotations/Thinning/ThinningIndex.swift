@@ -1,4 +1,5 @@
 public import MapGeometry
+import Synchronization
 
 /// The thinning index: every live annotation's map point, sorted by Morton code within each
 /// (clustering identifier, kind, required) partition, so any grid cell's count, centroid, bounds
@@ -14,6 +15,15 @@ public final class ThinningIndex: @unchecked Sendable {
     }
 
     let lock = ReadWriteLock()
+    /// Single writes wait here, so a writer never waits for running queries; the next read (or
+    /// the ``maxQueued``-th write) applies them in one batch under the write lock.
+    private let queued = Mutex<[QueuedWrite]>([])
+    static let maxQueued = 4096
+
+    enum QueuedWrite {
+        case upsert(ThinningEntry)
+        case remove(AnnotationID)
+    }
     private(set) var keys: [PartitionKey] = []
     private var partitionIndex: [PartitionKey: Int] = [:]
     private(set) var partitions: [ThinningPartition] = []
@@ -22,6 +32,7 @@ public final class ThinningIndex: @unchecked Sendable {
     private var slotPartition: [Int32] = []
     private var slotCode: [UInt64] = []
     private var live = 0
+    var slotPartitionBytes: Int { slotPartition.capacity * 4 + slotCode.capacity * 8 }
     private var appliedSequence: Int64
 
     /// An index of `entries` (any order), current up to feed position `sequence`.
@@ -31,14 +42,41 @@ public final class ThinningIndex: @unchecked Sendable {
     }
 
     /// The last feed position applied.
-    public var sequence: Int64 { lock.reading { appliedSequence } }
+    public var sequence: Int64 { reading { appliedSequence } }
 
     /// Live annotations held.
-    public var count: Int { lock.reading { live } }
+    public var count: Int { reading { live } }
+
+    /// Runs `body` under the read lock after applying queued writes: every write made before a
+    /// read is visible to it.
+    func reading<T>(_ body: () throws -> T) rethrows -> T {
+        if queued.withLock({ !$0.isEmpty }) { applyQueued() }
+        return try lock.reading(body)
+    }
+
+    private func applyQueued() {
+        lock.writing {
+            let writes = queued.withLock { queue in
+                defer { queue.removeAll(keepingCapacity: true) }
+                return queue
+            }
+            for write in writes {
+                switch write {
+                case .upsert(let entry): upsertUnlocked(entry)
+                case .remove(let id): _ = removeSlot(id)
+                }
+            }
+        }
+    }
+
+    private func enqueue(_ write: QueuedWrite) {
+        if queued.withLock({ $0.append(write); return $0.count }) >= Self.maxQueued { applyQueued() }
+    }
 
     /// Applies writes: `upserts` are current entries (created or moved or changed), `removals` are
     /// deleted ids; afterwards the index is current up to `sequence`.
     public func apply(upserts: [ThinningEntry], removals: [AnnotationID], through sequence: Int64) {
+        applyQueued()
         lock.writing {
             for id in removals { _ = removeSlot(id) }
             for entry in upserts.sorted(by: { $0.id < $1.id }) { upsertUnlocked(entry) }
@@ -47,15 +85,14 @@ public final class ThinningIndex: @unchecked Sendable {
         }
     }
 
-    /// Inserts or moves one annotation.
+    /// Inserts or moves one annotation (visible to every read that starts after this returns).
     public func upsert(_ entry: ThinningEntry) {
-        lock.writing { upsertUnlocked(entry) }
+        enqueue(.upsert(entry))
     }
 
-    /// Removes one annotation; false when it was not there.
-    @discardableResult
-    public func remove(_ id: AnnotationID) -> Bool {
-        lock.writing { removeSlot(id) }
+    /// Removes one annotation, if held.
+    public func remove(_ id: AnnotationID) {
+        enqueue(.remove(id))
     }
 
     // MARK: Inside the write lock
@@ -163,6 +200,17 @@ public final class ThinningIndex: @unchecked Sendable {
         }
         partitions = members.map { list in
             ThinningPartition(sorted: list.sorted { $0.precedes($1.code, $1.ordinal) })
+        }
+    }
+}
+
+extension ThinningIndex {
+    /// Bytes the index's arrays hold (capacity × stride; dictionaries and strings not counted).
+    public var memoryFootprint: Int {
+        reading {
+            var bytes = slotIDs.capacity * MemoryLayout<AnnotationID>.stride + slotPartitionBytes
+            for partition in partitions { bytes += partition.memoryFootprint }
+            return bytes
         }
     }
 }

@@ -93,6 +93,11 @@ struct ThinningPartition {
     private var prefixX: [Double] = [0]
     private var prefixY: [Double] = [0]
     private var blocks: [Summary] = []
+    /// For large runs: `directory[b]` is the first position whose code's top 16 bits are ≥ b, so a
+    /// search starts inside one of 65 536 buckets instead of the whole run.
+    private var directory: [UInt32] = []
+    static let directoryShift: UInt64 = 40
+    static let directoryThreshold = 32_768
     private var superblocks: [Summary] = []
     private(set) var added: [Member] = []
     private var removed: [Member] = []
@@ -109,6 +114,14 @@ struct ThinningPartition {
     /// A partition of `members`, sorted by (code, ordinal).
     init(sorted members: [Member]) {
         rebuild(from: members)
+    }
+
+    /// Bytes the arrays hold.
+    var memoryFootprint: Int {
+        codes.capacity * 8 + ordinals.capacity * 4 + xs.capacity * 8 + ys.capacity * 8 + ranks.capacity * 8
+            + prefixX.capacity * 8 + prefixY.capacity * 8
+            + (blocks.capacity + superblocks.capacity) * MemoryLayout<Summary>.stride
+            + (added.capacity + removed.capacity) * MemoryLayout<Member>.stride
     }
 
     // MARK: Writes
@@ -180,6 +193,15 @@ struct ThinningPartition {
         for i in 0..<n {
             prefixX[i + 1] = prefixX[i] + xs[i]
             prefixY[i + 1] = prefixY[i] + ys[i]
+        }
+        directory = []
+        if n >= Self.directoryThreshold {
+            directory = [UInt32](repeating: UInt32(n), count: (1 << 16) + 1)
+            var bucket = 0
+            for (i, code) in codes.enumerated() {
+                let top = Int(code >> Self.directoryShift)
+                while bucket <= top { directory[bucket] = UInt32(i); bucket += 1 }
+            }
         }
         blocks = (0..<(n + Self.blockSize - 1) / Self.blockSize).map(blockSummary)
         superblocks = (0..<(n + Self.superblockSize - 1) / Self.superblockSize).map(superblockSummary)
@@ -300,28 +322,34 @@ struct ThinningPartition {
 
     /// [i, j) of the main run's codes inside `range`.
     private func mainBounds(_ range: ClosedRange<UInt64>) -> (Int, Int) {
-        let i = Self.firstIndex(codes) { $0 >= range.lowerBound }
-        let j = Self.firstIndex(codes, from: i) { $0 > range.upperBound }
+        let i = firstPosition(atLeast: range.lowerBound)
+        let j = range.upperBound == .max ? codes.count : max(i, firstPosition(atLeast: range.upperBound + 1))
         return (i, j)
     }
 
-    private func mainPosition(code: UInt64, ordinal: UInt32) -> Int {
-        let i = Self.firstIndex(codes) { $0 >= code }
-        var lo = i, hi = Self.firstIndex(codes, from: i) { $0 > code }
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if ordinals[mid] < ordinal { lo = mid + 1 } else { hi = mid }
+    /// The first position whose code is ≥ `code`.
+    private func firstPosition(atLeast code: UInt64) -> Int {
+        var lo = 0, hi = codes.count
+        if !directory.isEmpty {
+            let bucket = Int(min(code >> Self.directoryShift, 1 << 16))
+            lo = Int(directory[bucket])
+            hi = bucket < 1 << 16 ? Int(directory[bucket + 1]) : codes.count
+        }
+        codes.withUnsafeBufferPointer { buffer in
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if buffer[mid] >= code { hi = mid } else { lo = mid + 1 }
+            }
         }
         return lo
     }
 
-    private static func firstIndex(_ codes: [UInt64], from start: Int = 0, where isPast: (UInt64) -> Bool) -> Int {
-        var lo = start, hi = codes.count
-        codes.withUnsafeBufferPointer { buffer in
-            while lo < hi {
-                let mid = (lo + hi) / 2
-                if isPast(buffer[mid]) { hi = mid } else { lo = mid + 1 }
-            }
+    private func mainPosition(code: UInt64, ordinal: UInt32) -> Int {
+        let i = firstPosition(atLeast: code)
+        var lo = i, hi = code == .max ? codes.count : max(i, firstPosition(atLeast: code + 1))
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if ordinals[mid] < ordinal { lo = mid + 1 } else { hi = mid }
         }
         return lo
     }

@@ -1,0 +1,22 @@
+// swift-tools-version: 6.1
+// Benchmarks live in their own package so `swift build` and `swift test` of Meridian never build them.
+import PackageDescription
+
+let package = Package(
+    name: "MeridianBenchmarks",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(name: "Meridian", path: ".."),
+    ],
+    targets: [
+        // The thinning index against issue 5's targets; `make bench-thinning` runs it beside pysupercluster.
+        .executableTarget(
+            name: "ThinningBench",
+            dependencies: [
+                .product(name: "Annotations", package: "Meridian"),
+                .product(name: "MapGeometry", package: "Meridian"),
+                .product(name: "Storage", package: "Meridian"),
+            ]
+        ),
+    ]
+)

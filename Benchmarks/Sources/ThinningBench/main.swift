@@ -1,0 +1,169 @@
+// Issue 5's in-process figures for the thinning index, as JSON on stdout:
+// build (from points and from a SQLite database), memory, query p50/p95 for a world view at
+// zoom 2 and a city view at zoom 12 (1024×768), and amortized writes while queries run.
+//
+//     ThinningBench DATA_DIR [DATABASE_PATH]
+//
+// DATA_DIR holds scripts/thinning-data.py's sets; with DATABASE_PATH the uniform set is also
+// imported into that SQLite file and the index is loaded from it (the file is kept for the
+// HTTP measurement of scripts/bench-thinning.py).
+import Annotations
+import Foundation
+import MapGeometry
+import Storage
+
+struct DatasetInfo: Decodable {
+    struct Centre: Decodable { var latitude: Double; var longitude: Double }
+    var name: String
+    var count: Int
+    var city: Centre
+}
+
+func seconds(_ body: () throws -> Void) rethrows -> Double {
+    let start = ContinuousClock.now
+    try body()
+    let elapsed = ContinuousClock.now - start
+    return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+}
+
+func percentile(_ values: [Double], _ p: Double) -> Double {
+    let sorted = values.sorted()
+    return sorted[min(sorted.count - 1, Int((Double(sorted.count) * p).rounded(.up)) - 1)]
+}
+
+func residentBytes() -> Int {
+    guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8),
+          let pages = text.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) else { return 0 }
+    return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+}
+
+/// Ids in issue order, as the store hands them out.
+func entries(from points: [(Double, Double)]) -> [ThinningEntry] {
+    let ids = UUIDv7Generator()
+    return points.map { lon, lat in
+        ThinningEntry(id: ids.next(), coordinate: Coordinate(latitude: lat, longitude: lon), kind: "pin", clusteringIdentifier: nil, displayPriority: 500)
+    }
+}
+
+func load(_ path: String) throws -> [(Double, Double)] {
+    let data = try Data(contentsOf: URL(fileURLWithPath: path))
+    return data.withUnsafeBytes { raw in
+        let values = raw.bindMemory(to: Double.self)
+        return stride(from: 0, to: values.count, by: 2).map { (values[$0], values[$0 + 1]) }
+    }
+}
+
+/// The rect of a 1024×768 view centred at `centre` at `zoom`.
+func view(_ centre: Coordinate, zoom: Double) throws -> MapRect {
+    try Viewport(size: ScreenSize(width: 1024, height: 768), area: .center(centre, zoomLevel: zoom)).visibleMapRect
+}
+
+func queryTimes(_ index: ThinningIndex, _ rect: MapRect, zoom: Int, runs: Int) -> (p50: Double, p95: Double, items: Int) {
+    let grid = ThinningGrid(zoom: zoom, cellSize: 64)
+    var items = 0
+    for _ in 0..<max(3, runs / 20) { items = index.thin(rect, grid: grid).items.count }  // warm up
+    let times = (0..<runs).map { _ in seconds { _ = index.thin(rect, grid: grid) } }
+    return (percentile(times, 0.5), percentile(times, 0.95), items)
+}
+
+/// Inserts, moves and deletes (a third each) while another thread queries the world view.
+func writeTimes(_ index: ThinningIndex, _ points: [(Double, Double)], operations: Int) throws -> Double {
+    let world = try view(Coordinate(latitude: 0, longitude: 0), zoom: 2)
+    let running = Atomic(true)
+    let reader = Thread {
+        while running.value { _ = index.thin(world, grid: ThinningGrid(zoom: 2, cellSize: 64)) }
+    }
+    reader.start()
+    defer { running.value = false }
+    let ids = UUIDv7Generator()
+    var random = SystemRandomNumberGenerator()
+    let fresh = (0..<operations).map { i -> ThinningEntry in
+        let (lon, lat) = points[(i * 7919) % points.count]
+        return ThinningEntry(id: ids.next(), coordinate: Coordinate(latitude: lat, longitude: lon), kind: "pin", clusteringIdentifier: nil, displayPriority: 500)
+    }
+    let picks = (0..<operations).map { _ in Int.random(in: 0..<Int.max, using: &random) }
+    var live: [ThinningEntry] = []
+    var next = 0
+    let total = seconds {
+        for i in 0..<operations {
+            switch i % 3 {
+            case 0:
+                index.upsert(fresh[next]); live.append(fresh[next]); next += 1
+            case 1:
+                // Move one of the new annotations a little east.
+                let k = picks[i] % live.count
+                live[k].point.x = min(live[k].point.x + 5_000, Mercator.worldSize - 1)
+                index.upsert(live[k])
+            default:
+                let k = picks[i] % live.count
+                index.remove(live[k].id)
+                live.swapAt(k, live.count - 1)
+                live.removeLast()
+            }
+        }
+    }
+    return total / Double(operations)
+}
+
+final class Atomic<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Value
+    init(_ value: Value) { stored = value }
+    var value: Value {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
+    }
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 2 else {
+    FileHandle.standardError.write(Data("usage: ThinningBench DATA_DIR [DATABASE_PATH]\n".utf8))
+    exit(2)
+}
+let directory = arguments[1]
+let datasets = try JSONDecoder().decode([DatasetInfo].self, from: Data(contentsOf: URL(fileURLWithPath: directory + "/datasets.json")))
+var report: [String: [String: Double]] = [:]
+
+for dataset in datasets {
+    let points = try load("\(directory)/\(dataset.name).f64")
+    let all = entries(from: points)
+    var figures: [String: Double] = ["count": Double(all.count)]
+    var index: ThinningIndex!
+    let before = residentBytes()
+    let builds = try (0..<3).map { _ in try seconds { index = nil; index = ThinningIndex(entries: all, sequence: 0) } }
+    figures["buildSeconds"] = builds.sorted()[1]
+    figures["indexBytes"] = Double(index.memoryFootprint)
+    figures["residentGrowthBytes"] = Double(residentBytes() - before)
+    let big = all.count >= 100_000
+    let world = try queryTimes(index, view(Coordinate(latitude: 0, longitude: 0), zoom: 2), zoom: 2, runs: big ? 300 : 2000)
+    (figures["worldP50"], figures["worldP95"], figures["worldItems"]) = (world.p50, world.p95, Double(world.items))
+    let centre = Coordinate(latitude: dataset.city.latitude, longitude: dataset.city.longitude)
+    let city = try queryTimes(index, view(centre, zoom: 12), zoom: 12, runs: 3000)
+    (figures["cityP50"], figures["cityP95"], figures["cityItems"]) = (city.p50, city.p95, Double(city.items))
+    figures["writeSeconds"] = try writeTimes(index, points, operations: big ? 300_000 : 30_000)
+    report[dataset.name] = figures
+    FileHandle.standardError.write(Data("measured \(dataset.name)\n".utf8))
+}
+
+if arguments.count >= 3 {
+    // The uniform set through SQLite: import it, then time loading the index from the file.
+    let path = arguments[2]
+    for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    let database = try MeridianDatabase.open(path: path)
+    let store = SQLiteAnnotationStore(database: database, ids: UUIDv7Generator())
+    let points = try load("\(directory)/uniform.f64")
+    let contents = points.map { AnnotationContent(coordinate: Coordinate(latitude: $0.1, longitude: $0.0), kind: "pin") }
+    _ = try await store.importContents(contents)
+    var loads: [Double] = []
+    for _ in 0..<3 {
+        let start = ContinuousClock.now
+        let follower = try await ThinningFollower(store: store)
+        let elapsed = ContinuousClock.now - start
+        precondition(follower.index.count == points.count)
+        loads.append(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+    }
+    report["uniform", default: [:]]["databaseBuildSeconds"] = loads.sorted()[1]
+}
+
+let json = try JSONSerialization.data(withJSONObject: report, options: [.sortedKeys, .prettyPrinted])
+print(String(decoding: json, as: UTF8.self))
