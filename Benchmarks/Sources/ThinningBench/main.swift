@@ -84,6 +84,7 @@ func writeTimes(_ index: ThinningIndex, _ points: [(Double, Double)], operations
     let picks = (0..<operations).map { _ in Int.random(in: 0..<Int.max, using: &random) }
     var live: [ThinningEntry] = []
     var next = 0
+    let initial = index.count
     let total = seconds {
         for i in 0..<operations {
             switch i % 3 {
@@ -101,7 +102,9 @@ func writeTimes(_ index: ThinningIndex, _ points: [(Double, Double)], operations
                 live.removeLast()
             }
         }
+        _ = index.count  // applies what is still queued: the writes are done when a read sees them
     }
+    precondition(index.count == initial + live.count, "every queued write was applied")
     return total / Double(operations)
 }
 
@@ -138,6 +141,11 @@ for dataset in datasets {
     let world = try queryTimes(index, view(Coordinate(latitude: 0, longitude: 0), zoom: 2), zoom: 2, runs: big ? 300 : 2000)
     (figures["worldP50"], figures["worldP95"], figures["worldItems"]) = (world.p50, world.p95, Double(world.items))
     let centre = Coordinate(latitude: dataset.city.latitude, longitude: dataset.city.longitude)
+    if let seconds = ProcessInfo.processInfo.environment["THINNING_PROFILE_CITY"].flatMap(Double.init), big {
+        // For perf: the city view over and over.
+        let rect = try view(centre, zoom: 12), until = ContinuousClock.now + .seconds(seconds)
+        while ContinuousClock.now < until { _ = index.thin(rect, grid: ThinningGrid(zoom: 12, cellSize: 64)) }
+    }
     let city = try queryTimes(index, view(centre, zoom: 12), zoom: 12, runs: 3000)
     (figures["cityP50"], figures["cityP95"], figures["cityItems"]) = (city.p50, city.p95, Double(city.items))
     figures["writeSeconds"] = try writeTimes(index, points, operations: big ? 300_000 : 30_000)

@@ -30,10 +30,14 @@ extension ThinningIndex {
                     }
                 }
             }
-            required.sort { $0.rank < $1.rank }
-            others.sort { ($0.count, $1.rank) > ($1.count, $0.rank) }
-            let all = required.map(\.item) + others.map(\.item)
-            return ThinningResult(grid: grid, items: Array(all.prefix(limit)), truncated: all.count > limit)
+            // Sort small keys, not the items (a cluster is a large value to move).
+            let requiredOrder = required.indices.sorted { required[$0].rank < required[$1].rank }
+            let otherOrder = others.indices.sorted { (others[$0].count, others[$1].rank) > (others[$1].count, others[$0].rank) }
+            var items: [ThinnedItem] = []
+            items.reserveCapacity(min(limit, required.count + others.count))
+            for i in requiredOrder where items.count < limit { items.append(required[i].item) }
+            for i in otherOrder where items.count < limit { items.append(others[i].item) }
+            return ThinningResult(grid: grid, items: items, truncated: required.count + others.count > limit)
         }
     }
 

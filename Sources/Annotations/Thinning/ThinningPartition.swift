@@ -81,7 +81,7 @@ struct Aggregate {
 /// searches and a few summary reads. Writes since the last merge live beside it: `added` (sorted)
 /// and `removed` (members still in the main run, marked with ``Rank/removed`` and subtracted).
 /// When the two grow past ``mergeThreshold`` they are merged into a new main run.
-struct ThinningPartition {
+final class ThinningPartition {
     static let blockSize = 64
     static let superblockSize = 4096
 
@@ -111,6 +111,7 @@ struct ThinningPartition {
 
     init() {}
 
+
     /// A partition of `members`, sorted by (code, ordinal).
     init(sorted members: [Member]) {
         rebuild(from: members)
@@ -126,14 +127,14 @@ struct ThinningPartition {
 
     // MARK: Writes
 
-    mutating func insert(_ member: Member) {
+    func insert(_ member: Member) {
         added.insert(member, at: Self.lowerBound(added, member.code, member.ordinal))
         mergeIfNeeded()
     }
 
     /// Removes the member with this code and ordinal; false when there is none.
     @discardableResult
-    mutating func remove(code: UInt64, ordinal: UInt32) -> Bool {
+    func remove(code: UInt64, ordinal: UInt32) -> Bool {
         let a = Self.lowerBound(added, code, ordinal)
         if a < added.count, added[a].code == code, added[a].ordinal == ordinal {
             added.remove(at: a)
@@ -149,12 +150,12 @@ struct ThinningPartition {
         return true
     }
 
-    private mutating func mergeIfNeeded() {
+    private func mergeIfNeeded() {
         if added.count + removed.count > mergeThreshold { merge() }
     }
 
     /// Folds additions and removals into a new main run.
-    mutating func merge() {
+    func merge() {
         var merged: [Member] = []
         merged.reserveCapacity(count)
         var a = 0
@@ -181,7 +182,7 @@ struct ThinningPartition {
         return all
     }
 
-    private mutating func rebuild(from members: [Member]) {
+    private func rebuild(from members: [Member]) {
         let n = members.count
         codes = members.map(\.code)
         ordinals = members.map(\.ordinal)
@@ -224,7 +225,7 @@ struct ThinningPartition {
         return summary
     }
 
-    private mutating func resummarize(around position: Int) {
+    private func resummarize(around position: Int) {
         blocks[position / Self.blockSize] = blockSummary(position / Self.blockSize)
         superblocks[position / Self.superblockSize] = superblockSummary(position / Self.superblockSize)
     }

@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""Issue 5's thinning figures, Meridian beside pysupercluster on the same data and query boxes.
+
+    scripts/bench-thinning.py THINNING_BENCH MERIDIAN DATA_DIR
+
+THINNING_BENCH is Benchmarks' release ThinningBench, MERIDIAN the release server binary.
+Prints one table; every figure comes from this run.
+"""
+import http.client
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+W = 2.0 ** 28
+
+
+def rss() -> int:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def lonlat(x, y):
+    return x / W * 360 - 180, math.degrees(math.atan(math.sinh(math.pi * (1 - 2 * y / W))))
+
+
+def box(lat, lon, zoom, width=1024, height=768):
+    """The (top-left, bottom-right) lon/lat of a view centred at (lat, lon), as Meridian's viewport has it."""
+    scale = 2.0 ** (zoom - 20)
+    s = math.sin(math.radians(lat))
+    cx, cy = (lon + 180) / 360 * W, (0.5 - math.log((1 + s) / (1 - s)) / (4 * math.pi)) * W
+    w, h = width / scale, height / scale
+    west, north = lonlat(max(cx - w / 2, 0), max(cy - h / 2, 0))
+    east, south = lonlat(min(cx + w / 2, W), min(cy + h / 2, W))
+    return (west, north), (east, south)
+
+
+def p(values, q):
+    values = sorted(values)
+    return values[min(len(values) - 1, math.ceil(len(values) * q) - 1)]
+
+
+def supercluster(data: Path, datasets):
+    try:
+        import numpy as np
+        import pysupercluster
+    except ImportError as error:
+        print(f"pysupercluster not available ({error}); Meridian's figures only", file=sys.stderr)
+        return {}
+    results = {}
+    for d in datasets:
+        points = np.fromfile(data / f"{d['name']}.f64", dtype="<f8").reshape(-1, 2)
+        before = rss()
+        start = time.perf_counter()
+        index = pysupercluster.SuperCluster(points, min_zoom=0, max_zoom=16, radius=40, extent=512)
+        build = time.perf_counter() - start
+        grown = rss() - before
+        figures = {"buildSeconds": build, "residentGrowthBytes": grown}
+        big = d["count"] >= 100_000
+        for name, (lat, lon, zoom, runs) in {
+            "world": (0, 0, 2, 300 if big else 2000),
+            "city": (d["city"]["latitude"], d["city"]["longitude"], 12, 3000),
+        }.items():
+            top_left, bottom_right = box(lat, lon, zoom)
+            for _ in range(max(3, runs // 20)):
+                items = index.getClusters(top_left=top_left, bottom_right=bottom_right, zoom=zoom)
+            times = []
+            for _ in range(runs):
+                start = time.perf_counter()
+                index.getClusters(top_left=top_left, bottom_right=bottom_right, zoom=zoom)
+                times.append(time.perf_counter() - start)
+            figures[f"{name}P50"], figures[f"{name}P95"], figures[f"{name}Items"] = p(times, 0.5), p(times, 0.95), len(items)
+        results[d["name"]] = figures
+        del index
+    return results
+
+
+def http_figures(meridian: str, database: str):
+    """p50/p95 of POST /v1/annotations/thin (world, zoom 2) on the 1 M-point database, one keep-alive client."""
+    server = subprocess.Popen(
+        [meridian, "serve", "--host", "127.0.0.1", "--port", "0", "--database", database, "--log-level", "warning"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        started = time.perf_counter()
+        line = server.stdout.readline()
+        port = int(line.split("http://127.0.0.1:")[1].split()[0])
+        connection = http.client.HTTPConnection("127.0.0.1", port)
+        body = json.dumps({"viewport": {"size": {"width": 1024, "height": 768}, "center": {"latitude": 0, "longitude": 0}, "zoomLevel": 2}})
+        times, size = [], 0
+        for i in range(550):
+            start = time.perf_counter()
+            connection.request("POST", "/v1/annotations/thin", body, {"Content-Type": "application/json"})
+            response = connection.getresponse()
+            payload = response.read()
+            elapsed = time.perf_counter() - start
+            assert response.status == 200, payload[:300]
+            if i == 0:
+                first = time.perf_counter() - started
+            if i >= 50:
+                times.append(elapsed)
+            size = len(payload)
+        return {"p50": p(times, 0.5), "p95": p(times, 0.95), "bytes": size, "startToFirstAnswer": first}
+    finally:
+        server.terminate()
+        server.wait()
+
+
+def main():
+    bench, meridian, data = sys.argv[1], sys.argv[2], Path(sys.argv[3])
+    datasets = json.loads((data / "datasets.json").read_text())
+    database = str(data / "uniform.sqlite")
+    print("measuring Meridian's index (ThinningBench)…", file=sys.stderr)
+    ours = json.loads(subprocess.run([bench, str(data), database], check=True, capture_output=True, text=True).stdout)
+    print("measuring pysupercluster…", file=sys.stderr)
+    theirs = supercluster(data, datasets)
+    print("measuring HTTP…", file=sys.stderr)
+    web = http_figures(meridian, database)
+
+    def ms(v):
+        return f"{v * 1e3:.3f} ms" if v is not None else "–"
+
+    rows = [("build", lambda f: f"{f['buildSeconds']:.2f} s"),
+            ("memory", lambda f: f"{f.get('indexBytes', f['residentGrowthBytes']) / 1e6:.0f} MB"),
+            ("world z2 p50", lambda f: ms(f["worldP50"])), ("world z2 p95", lambda f: ms(f["worldP95"])),
+            ("world z2 items", lambda f: f"{f['worldItems']:.0f}"),
+            ("city z12 p50", lambda f: ms(f["cityP50"])), ("city z12 p95", lambda f: ms(f["cityP95"])),
+            ("city z12 items", lambda f: f"{f['cityItems']:.0f}")]
+    print(f"\n{'data set':<11} {'figure':<16} {'Meridian':>12} {'pysupercluster':>15} {'ratio':>7}")
+    for d in datasets:
+        name = d["name"]
+        for label, show in rows:
+            mine = show(ours[name])
+            other = show(theirs[name]) if name in theirs else "–"
+            ratio = ""
+            key = {"build": "buildSeconds", "world z2 p95": "worldP95", "city z12 p95": "cityP95"}.get(label)
+            if key and name in theirs and ours[name][key] > 0:
+                ratio = f"{theirs[name][key] / ours[name][key]:.1f}×"
+            print(f"{name:<11} {label:<16} {mine:>12} {other:>15} {ratio:>7}")
+        print(f"{name:<11} {'write (amort.)':<16} {ours[name]['writeSeconds'] * 1e6:>9.2f} µs {'–':>15}")
+    print(f"\nuniform: index loaded from SQLite (1 M rows) in {ours['uniform']['databaseBuildSeconds']:.2f} s")
+    print(f"HTTP POST /v1/annotations/thin, world z2, 1 M points: p50 {ms(web['p50'])}, p95 {ms(web['p95'])}"
+          f" ({web['bytes']} bytes; server start to first answer {web['startToFirstAnswer']:.2f} s)")
+    print("memory: Meridian = bytes of the index's arrays; pysupercluster = resident growth during its build")
+
+
+if __name__ == "__main__":
+    main()
