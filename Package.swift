@@ -125,7 +125,7 @@ let package = Package(
         .testTarget(
             name: "MeridianServerTests",
             dependencies: [
-                "MeridianServer", "MeridianAPI", "MapGeometry",
+                "MeridianServer", "MeridianAPI", "MapGeometry", "Annotations", "Geodesy",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -47,7 +47,8 @@ extension JSONValue {
         JSONValue.object(members).canonicalText
     }
 
-    private func write(to bytes: inout [UInt8]) {
+    /// Appends the canonical text (sorted keys, no spaces).
+    public func write(to bytes: inout [UInt8]) {
         switch self {
         case .null: bytes += "null".utf8
         case .bool(let value): bytes += (value ? "true" : "false").utf8
@@ -79,7 +80,8 @@ extension JSONValue {
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
-    private static func writeString(_ value: String, to bytes: inout [UInt8]) {
+    /// Appends `value` as a JSON string (quotes, escapes for `"`, `\\` and control characters).
+    public static func writeString(_ value: String, to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
         for byte in value.utf8 {
             switch byte {

@@ -47,12 +47,14 @@ public func buildRouter(_ configuration: ServerConfiguration, logger: Logger) as
     router.middlewares.add(FastConversionMiddleware(maxBatchSize: configuration.maxBatchSize))
     let annotations = try await openAnnotationStore(at: configuration.databasePath)
     router.middlewares.add(FastImportMiddleware(store: annotations))
+    let thinning = try await ThinningFollower(store: annotations)
+    router.middlewares.add(FastThinMiddleware(store: annotations, thinning: thinning))
     let handler = APIHandler(
         contract: Contract.load(),
         limits: Limits(maxBatchSize: configuration.maxBatchSize),
         transformers: CRSTransformerPool(),
         annotations: annotations,
-        thinning: try await ThinningFollower(store: annotations)
+        thinning: thinning
     )
     // Compact JSON with sorted keys (stable answers); times as RFC 3339 with fractional seconds.
     let coding = Configuration(dateTranscoder: .iso8601WithFractionalSeconds, jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes])

@@ -1,4 +1,4 @@
-public import MapGeometry
+import MapGeometry
 import Synchronization
 
 /// The thinning index: every live annotation's map point, sorted by Morton code within each

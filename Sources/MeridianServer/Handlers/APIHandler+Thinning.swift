@@ -9,17 +9,12 @@ extension APIHandler {
     func thinAnnotations(_ input: Operations.ThinAnnotations.Input) async throws -> Operations.ThinAnnotations.Output {
         switch input.body {
         case .json(let body):
-            let request = try ThinningRequest(body)
-            let index = try await thinning.current()
-            let result = index.thin(request.viewport.visibleMapRect, grid: request.grid, filter: request.filter, limit: request.limit)
-            let singles = result.items.compactMap { if case .annotation(let id, _) = $0 { id } else { nil } }
-            let found = try await annotations.annotations(ids: singles)
-            let viewport = request.viewport
-            let items: [Components.Schemas.ThinItem] = result.items.compactMap { item in
+            let answer = try await ThinningAnswer(ThinningRequest(body), thinning: thinning, store: annotations)
+            let viewport = answer.viewport
+            let items: [Components.Schemas.ThinItem] = answer.result.items.compactMap { item in
                 switch item {
                 case .annotation(let id, let point):
-                    // Deleted between the index read and the row read: the next answer has it gone too.
-                    guard let annotation = found[id] else { return nil }
+                    guard let annotation = answer.annotations[id] else { return nil }
                     return .annotation(.init(_type: "annotation", annotation: .init(annotation), screenPoint: .init(viewport.screenPoint(for: point))))
                 case .cluster(let cluster):
                     let wire = Components.Schemas.Cluster(cluster)
@@ -31,8 +26,8 @@ extension APIHandler {
                 }
             }
             return .ok(.init(body: .json(.init(
-                zoomLevel: viewport.zoomLevel, gridZoom: result.grid.zoom, cellSize: result.grid.cellSize,
-                visibleMapRect: .init(viewport.visibleMapRect), truncated: result.truncated, items: items))))
+                zoomLevel: viewport.zoomLevel, gridZoom: answer.result.grid.zoom, cellSize: answer.result.grid.cellSize,
+                visibleMapRect: .init(viewport.visibleMapRect), truncated: answer.result.truncated, items: items))))
         }
     }
 
@@ -73,6 +68,21 @@ extension APIHandler {
 
     private func clusterGone(_ text: String) -> ProblemError {
         ProblemError(.notFound, detail: "no cluster with id \(text): that place now holds fewer than two members")
+    }
+}
+
+/// A thinning answer before it is written: the index's items and the whole annotations they name.
+struct ThinningAnswer {
+    var viewport: Viewport
+    var result: ThinningResult
+    /// The annotations shown by themselves, read after the index; one deleted in between is absent and left out.
+    var annotations: [AnnotationID: Annotation]
+
+    init(_ request: ThinningRequest, thinning: ThinningFollower, store: some AnnotationStore) async throws {
+        viewport = request.viewport
+        result = try await thinning.current().thin(
+            request.viewport.visibleMapRect, grid: request.grid, filter: request.filter, limit: request.limit)
+        annotations = try await store.annotations(ids: result.items.compactMap { if case .annotation(let id, _) = $0 { id } else { nil } })
     }
 }
 
