@@ -45,38 +45,42 @@ def p(values, q):
 
 
 def supercluster(data: Path, datasets):
+    """Each set in its own process, so its resident growth is its own."""
     try:
-        import numpy as np
-        import pysupercluster
+        import pysupercluster  # noqa: F401
     except ImportError as error:
         print(f"pysupercluster not available ({error}); Meridian's figures only", file=sys.stderr)
         return {}
     results = {}
     for d in datasets:
-        points = np.fromfile(data / f"{d['name']}.f64", dtype="<f8").reshape(-1, 2)
-        before = rss()
-        start = time.perf_counter()
-        index = pysupercluster.SuperCluster(points, min_zoom=0, max_zoom=16, radius=40, extent=512)
-        build = time.perf_counter() - start
-        grown = rss() - before
-        figures = {"buildSeconds": build, "residentGrowthBytes": grown}
-        big = d["count"] >= 100_000
-        for name, (lat, lon, zoom, runs) in {
-            "world": (0, 0, 2, 300 if big else 2000),
-            "city": (d["city"]["latitude"], d["city"]["longitude"], 12, 3000),
-        }.items():
-            top_left, bottom_right = box(lat, lon, zoom)
-            for _ in range(max(3, runs // 20)):
-                items = index.getClusters(top_left=top_left, bottom_right=bottom_right, zoom=zoom)
-            times = []
-            for _ in range(runs):
-                start = time.perf_counter()
-                index.getClusters(top_left=top_left, bottom_right=bottom_right, zoom=zoom)
-                times.append(time.perf_counter() - start)
-            figures[f"{name}P50"], figures[f"{name}P95"], figures[f"{name}Items"] = p(times, 0.5), p(times, 0.95), len(items)
-        results[d["name"]] = figures
-        del index
+        run = subprocess.run([sys.executable, __file__, "--supercluster", str(data), json.dumps(d)], check=True, capture_output=True, text=True)
+        results[d["name"]] = json.loads(run.stdout)
     return results
+
+
+def supercluster_one(data: Path, d):
+    import numpy as np
+    import pysupercluster
+    points = np.fromfile(data / f"{d['name']}.f64", dtype="<f8").reshape(-1, 2)
+    before = rss()
+    start = time.perf_counter()
+    index = pysupercluster.SuperCluster(points, min_zoom=0, max_zoom=16, radius=40, extent=512)
+    figures = {"buildSeconds": time.perf_counter() - start, "residentGrowthBytes": rss() - before}
+    big = d["count"] >= 100_000
+    for name, (lat, lon, zoom, runs) in {
+        "world": (0, 0, 2, 300 if big else 2000),
+        "city": (d["city"]["latitude"], d["city"]["longitude"], 12, 3000),
+    }.items():
+        top_left, bottom_right = box(lat, lon, zoom)
+        for _ in range(max(3, runs // 20)):
+            items = index.getClusters(top_left=top_left, bottom_right=bottom_right, zoom=zoom)
+        times = []
+        for _ in range(runs):
+            start = time.perf_counter()
+            index.getClusters(top_left=top_left, bottom_right=bottom_right, zoom=zoom)
+            times.append(time.perf_counter() - start)
+        figures[f"{name}P50"], figures[f"{name}P95"], figures[f"{name}Items"] = p(times, 0.5), p(times, 0.95), len(items)
+    print(json.dumps(figures))
 
 
 def http_figures(meridian: str, database: str):
@@ -148,4 +152,7 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1] == "--supercluster":
+        supercluster_one(Path(sys.argv[2]), json.loads(sys.argv[3]))
+    else:
+        main()

@@ -10,9 +10,21 @@ extension ThinningIndex {
             let rankLimit = filter.minDisplayPriority.map(Rank.limit(minimumPriority:))
             var required: [(rank: UInt64, item: ThinnedItem)] = []
             var others: [(count: Int, rank: UInt64, item: ThinnedItem)] = []
+            // Blocks of 8 × 8 cells that hold nothing for a group are skipped whole: sparse views
+            // cost a few searches, not one per cell.
+            let blockShift = min(3, MortonCode.bitsPerAxis - grid.level)
+            var emptyBlocks: [Int: Set<Int>] = [:]
             for cell in grid.cells(touching: rect) {
                 let range = grid.codes(column: cell.column, row: cell.row)
-                for group in groups {
+                let block = (cell.column >> blockShift) << 32 | cell.row >> blockShift
+                if emptyBlocks[block] == nil {
+                    let level = grid.level + blockShift
+                    let blockRange = MortonCode(x: UInt32((cell.column >> blockShift) << level), y: UInt32((cell.row >> blockShift) << level)).cellRange(level: level)
+                    emptyBlocks[block] = Set(groups.indices.filter { g in
+                        (groups[g].clustered + groups[g].required).allSatisfy { partitions[$0].isEmpty(blockRange) }
+                    })
+                }
+                for (g, group) in groups.enumerated() where !emptyBlocks[block]!.contains(g) {
                     for p in group.required {
                         for member in partitions[p].members(in: range, rankLimit: rankLimit) {
                             required.append((member.rank, annotationItem(member)))

@@ -249,6 +249,13 @@ final class ThinningPartition {
         return result
     }
 
+    /// Whether any member (removed ones aside) has a code in `range`.
+    func isEmpty(_ range: ClosedRange<UInt64>) -> Bool {
+        let (i, j) = mainBounds(range)
+        if j - i > Self.slice(removed, range).count { return false }
+        return Self.slice(added, range).isEmpty
+    }
+
     /// Members in `range` ordered by (code, ordinal), from the first at or after (`code`, `ordinal`), at most `limit`.
     func members(in range: ClosedRange<UInt64>, from start: (code: UInt64, ordinal: UInt32) = (0, 0),
                  rankLimit: UInt64? = nil, limit: Int = .max) -> [Member] {
