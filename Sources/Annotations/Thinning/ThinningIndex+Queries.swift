@@ -13,18 +13,19 @@ extension ThinningIndex {
             // Blocks of 8 × 8 cells that hold nothing for a group are skipped whole: sparse views
             // cost a few searches, not one per cell.
             let blockShift = min(3, MortonCode.bitsPerAxis - grid.level)
-            var emptyBlocks: [Int: Set<Int>] = [:]
+            var blocks: [(key: Int, occupied: [Bool])] = []
             for cell in grid.cells(touching: rect) {
                 let range = grid.codes(column: cell.column, row: cell.row)
-                let block = (cell.column >> blockShift) << 32 | cell.row >> blockShift
-                if emptyBlocks[block] == nil {
+                let key = (cell.column >> blockShift) << 32 | cell.row >> blockShift
+                if blocks.last?.key != key, !blocks.contains(where: { $0.key == key }) {
                     let level = grid.level + blockShift
                     let blockRange = MortonCode(x: UInt32((cell.column >> blockShift) << level), y: UInt32((cell.row >> blockShift) << level)).cellRange(level: level)
-                    emptyBlocks[block] = Set(groups.indices.filter { g in
-                        (groups[g].clustered + groups[g].required).allSatisfy { partitions[$0].isEmpty(blockRange) }
-                    })
+                    blocks.append((key, groups.map { group in
+                        !(group.clustered + group.required).allSatisfy { partitions[$0].isEmpty(blockRange) }
+                    }))
                 }
-                for (g, group) in groups.enumerated() where !emptyBlocks[block]!.contains(g) {
+                let occupied = blocks.last!.key == key ? blocks.last!.occupied : blocks.first { $0.key == key }!.occupied
+                for (g, group) in groups.enumerated() where occupied[g] {
                     for p in group.required {
                         for member in partitions[p].members(in: range, rankLimit: rankLimit) {
                             required.append((member.rank, annotationItem(member)))

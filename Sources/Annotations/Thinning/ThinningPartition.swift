@@ -286,6 +286,7 @@ final class ThinningPartition {
 
     /// The main run's members in [i, j), less removals.
     private func mainAggregate(_ i: Int, _ j: Int) -> Aggregate {
+        let codes = self.codes, ordinals = self.ordinals, ranks = self.ranks
         var result = Aggregate()
         result.count = j - i
         result.sumX = prefixX[j] - prefixX[i]
@@ -310,6 +311,8 @@ final class ThinningPartition {
     }
 
     private func rangeSummary(_ i: Int, _ j: Int) -> Summary {
+        // Local copies: one exclusivity check per array, not one per element.
+        let ranks = self.ranks, xs = self.xs, ys = self.ys, blocks = self.blocks, superblocks = self.superblocks
         var summary = Summary()
         var k = i
         while k < j, k % Self.blockSize != 0 {
@@ -337,6 +340,7 @@ final class ThinningPartition {
 
     /// The first position whose code is ≥ `code`.
     private func firstPosition(atLeast code: UInt64) -> Int {
+        let codes = self.codes, directory = self.directory
         var lo = 0, hi = codes.count
         if !directory.isEmpty {
             let bucket = Int(min(code >> Self.directoryShift, 1 << 16))
