@@ -119,6 +119,16 @@ final class Atomic<Value>: @unchecked Sendable {
 }
 
 let arguments = CommandLine.arguments
+if let path = ProcessInfo.processInfo.environment["THINNING_LOAD_ONLY"] {
+    // For perf: load the index from an existing database, five times.
+    let store = SQLiteAnnotationStore(database: try MeridianDatabase.open(path: path), ids: UUIDv7Generator())
+    for _ in 0..<5 {
+        let start = ContinuousClock.now
+        let follower = try await ThinningFollower(store: store)
+        print("loaded \(follower.index.count) in \(ContinuousClock.now - start)")
+    }
+    exit(0)
+}
 guard arguments.count >= 2 else {
     FileHandle.standardError.write(Data("usage: ThinningBench DATA_DIR [DATABASE_PATH]\n".utf8))
     exit(2)

@@ -32,6 +32,7 @@ public final class ThinningIndex: @unchecked Sendable {
     private var slotPartition: [Int32] = []
     private var slotCode: [UInt64] = []
     private var live = 0
+    private var lastPlaced: (key: PartitionKey, partition: Int)?
     var slotPartitionBytes: Int { slotPartition.capacity * 4 + slotCode.capacity * 8 }
     private var appliedSequence: Int64
 
@@ -148,7 +149,10 @@ public final class ThinningIndex: @unchecked Sendable {
             group: entry.clusteringIdentifier, kind: entry.kind,
             required: priority == AnnotationContent.requiredDisplayPriority)
         let partition: Int
-        if let known = partitionIndex[key] {
+        if let last = lastPlaced, last.key == key {
+            // Rows of one class tend to come together: skip hashing the key.
+            partition = last.partition
+        } else if let known = partitionIndex[key] {
             partition = known
         } else {
             partition = partitions.count
@@ -156,6 +160,7 @@ public final class ThinningIndex: @unchecked Sendable {
             keys.append(key)
             partitionIndex[key] = partition
         }
+        lastPlaced = (key, partition)
         let x = ThinningGrid.shiftedX(entry.point.x)
         let member = Member(
             code: ThinningGrid.code(shiftedX: x, y: entry.point.y), ordinal: ordinal,
@@ -182,9 +187,11 @@ public final class ThinningIndex: @unchecked Sendable {
 
     /// Replaces everything with `entries`, numbering ordinals in id order.
     private func rebuild(_ entries: [ThinningEntry]) {
-        let sorted = entries.sorted { $0.id < $1.id }
+        // Rows come from the database in rowid order, which is (nearly always) id order.
+        let sorted = zip(entries, entries.dropFirst()).allSatisfy({ $0.id < $1.id }) ? entries : entries.sorted { $0.id < $1.id }
         keys = []
         partitionIndex = [:]
+        lastPlaced = nil
         partitions = []
         slotIDs = sorted.map(\.id)
         slotPartition = [Int32](repeating: -1, count: sorted.count)
