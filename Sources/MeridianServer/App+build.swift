@@ -6,6 +6,7 @@ public import Logging
 import MeridianAPI
 import OpenAPIHummingbird
 import OpenAPIRuntime
+import ServiceLifecycle
 import Storage
 
 /// The request context of every route.
@@ -24,13 +25,14 @@ public func buildApplication(
 ) async throws -> some ApplicationProtocol {
     var logger = Logger(label: "meridian")
     logger.logLevel = configuration.logLevel
-    let router = try await buildRouter(configuration, logger: logger)
+    let (router, thinning) = try await buildRouterAndIndex(configuration, logger: logger)
     return Application(
         router: router,
         server: .http1(configuration: .init(additionalChannelHandlers: [
             ExpectContinueHandler(maxBodySize: max(configuration.maxBodySize, configuration.maxImportBodySize)),
         ])),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "meridian"),
+        services: [ThinningFollowService(follower: thinning)],
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger
     )
@@ -38,6 +40,11 @@ public func buildApplication(
 
 /// The router: problem+json for every error, a body limit, then the contract's operations.
 public func buildRouter(_ configuration: ServerConfiguration, logger: Logger) async throws -> Router<AppRequestContext> {
+    try await buildRouterAndIndex(configuration, logger: logger).router
+}
+
+/// The router and the thinning index its handlers read (which a service keeps current).
+func buildRouterAndIndex(_ configuration: ServerConfiguration, logger: Logger) async throws -> (router: Router<AppRequestContext>, thinning: ThinningFollower) {
     let router = Router(context: AppRequestContext.self)
     router.middlewares.add(ProblemRouterMiddleware(logger: logger))
     router.middlewares.add(BodyLimitMiddleware(
@@ -59,7 +66,16 @@ public func buildRouter(_ configuration: ServerConfiguration, logger: Logger) as
     // Compact JSON with sorted keys (stable answers); times as RFC 3339 with fractional seconds.
     let coding = Configuration(dateTranscoder: .iso8601WithFractionalSeconds, jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes])
     try handler.registerHandlers(on: router, configuration: coding, middlewares: [ProblemMiddleware(logger: logger), HeaderEncodingMiddleware()])
-    return router
+    return (router, thinning)
+}
+
+/// Catches the thinning index up whenever the change feed grows, so answers rarely wait for it.
+struct ThinningFollowService: Service {
+    let follower: ThinningFollower
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown { await follower.follow() }
+    }
 }
 
 /// The annotation store on the SQLite database at `path` (`:memory:` for one that lives with the

@@ -42,7 +42,10 @@ public final class ThinningFollower: Sendable {
     public func follow() async {
         while !Task.isCancelled {
             await store.waitForChanges(after: index.sequence, timeout: .seconds(30))
-            _ = try? await current()
+            do { _ = try await current() } catch {
+                // The next answer retries (and reports) it; do not spin on a failing database.
+                try? await Task.sleep(for: .seconds(1))
+            }
         }
     }
 
