@@ -75,6 +75,8 @@ import Testing
             #expect(fiji.kindCounts == ["island": 5])
 
             let described = try await client.get("/v1/clusters/\(paris.id!)", as: Cluster.self)
+            let text = String(buffer: try await client.send(.get, "/v1/clusters/\(paris.id!)").body)
+            #expect(text.contains(#""clusteringIdentifier":null"#), "a group without identifier is null, not absent")
             #expect(described.count == 300 && described.id == paris.id && described.representative == paris.representative)
             // The representative is the highest priority member.
             let representative = try await client.get("/v1/annotations/\(paris.representative!)", as: WireAnnotation.self)

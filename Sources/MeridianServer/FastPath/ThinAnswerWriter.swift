@@ -16,6 +16,13 @@ struct ThinAnswerWriter {
         return writer.bytes
     }
 
+    /// One cluster as `GET /v1/clusters/{id}` answers it.
+    static func write(_ cluster: ThinnedCluster) -> [UInt8] {
+        var writer = ThinAnswerWriter()
+        writer.cluster(cluster, screenPoint: nil)
+        return writer.bytes
+    }
+
     private mutating func answer(_ answer: ThinningAnswer) {
         let viewport = answer.viewport, rect = viewport.visibleMapRect
         raw("{\"cellSize\":"); int(answer.result.grid.cellSize)
@@ -43,7 +50,8 @@ struct ThinAnswerWriter {
         raw("}")
     }
 
-    private mutating func cluster(_ cluster: ThinnedCluster, screenPoint point: ScreenPoint) {
+    /// A cluster's fields; with a screen point, as an item of a thinning answer.
+    private mutating func cluster(_ cluster: ThinnedCluster, screenPoint point: ScreenPoint?) {
         let bounds = Region(cluster.bounds)
         raw("{\"bounds\":{\"center\":"); coordinate(bounds.center)
         raw(",\"span\":{\"latitudeDelta\":"); number(bounds.span.latitudeDelta)
@@ -60,8 +68,11 @@ struct ThinAnswerWriter {
             string(kind); raw(":"); int(cluster.kindCounts[kind]!)
         }
         raw("},\"representative\":"); string(cluster.representative.description)
-        raw(",\"screenPoint\":"); screenPoint(point)
-        raw(",\"type\":\"cluster\"}")
+        if let point {
+            raw(",\"screenPoint\":"); screenPoint(point)
+            raw(",\"type\":\"cluster\"")
+        }
+        raw("}")
     }
 
     private mutating func annotation(_ annotation: Annotation) {
