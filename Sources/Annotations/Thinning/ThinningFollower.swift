@@ -24,6 +24,7 @@ public final class ThinningFollower: Sendable {
     public func current() async throws -> ThinningIndex {
         let target = store.latestSequence
         while index.sequence < target {
+            let before = index.sequence
             let task = running.withLock { running in
                 if let running { return running }
                 let task = Task { [self] in
@@ -34,6 +35,9 @@ public final class ThinningFollower: Sendable {
                 return task
             }
             try await task.value
+            // The feed holds nothing past `before` (it never should while `target` is announced):
+            // answer with what there is rather than wait forever.
+            if index.sequence == before, task.isCancelled == false, try await store.thinningChanges(after: before, limit: 1).through == before { break }
         }
         return index
     }
