@@ -21,13 +21,13 @@ extension ThinningIndex {
                     let level = grid.level + blockShift
                     let blockRange = MortonCode(x: UInt32((cell.column >> blockShift) << level), y: UInt32((cell.row >> blockShift) << level)).cellRange(level: level)
                     blocks.append((key, groups.map { group in
-                        !(group.clustered + group.required).allSatisfy { partitions[$0].isEmpty(blockRange) }
+                        !(group.clustered.map(\.partition) + group.required).allSatisfy { $0.isEmpty(blockRange) }
                     }))
                 }
                 let occupied = blocks.last!.key == key ? blocks.last!.occupied : blocks.first { $0.key == key }!.occupied
                 for (g, group) in groups.enumerated() where occupied[g] {
-                    for p in group.required {
-                        for member in partitions[p].members(in: range, rankLimit: rankLimit) {
+                    for partition in group.required {
+                        for member in partition.members(in: range, rankLimit: rankLimit) {
                             required.append((member.rank, annotationItem(member)))
                         }
                     }
@@ -71,8 +71,8 @@ extension ThinningIndex {
             let rankLimit = id.minDisplayPriority.map(Rank.limit(minimumPriority:))
             let start = cursor.map { (code: $0.code, ordinal: ordinalBound(after: $0.id)) } ?? (0, 0)
             var page: [Member] = []
-            for p in selectedGroups(filterOf(id), only: id.clusteringIdentifier, matchGroup: true).flatMap(\.clustered) {
-                page += partitions[p].members(in: range, from: start, rankLimit: rankLimit, limit: limit + 1)
+            for (partition, _) in selectedGroups(filterOf(id), only: id.clusteringIdentifier, matchGroup: true).flatMap(\.clustered) {
+                page += partition.members(in: range, from: start, rankLimit: rankLimit, limit: limit + 1)
             }
             page.sort { $0.precedes($1.code, $1.ordinal) }
             let more = page.count > limit
@@ -84,10 +84,11 @@ extension ThinningIndex {
 
     // MARK: Inside the read lock
 
+    /// One clustering identifier's partitions (held directly: no index lookups per cell).
     private struct Group {
         var identifier: String?
-        var clustered: [Int] = []
-        var required: [Int] = []
+        var clustered: [(partition: ThinningPartition, kind: String?)] = []
+        var required: [ThinningPartition] = []
     }
 
     /// The partitions the filter selects, by clustering identifier (sorted, nil first).
@@ -98,9 +99,9 @@ extension ThinningIndex {
             if let kinds = filter.kinds, !(key.kind.map(kinds.contains) ?? false) { continue }
             if let identifiers = filter.clusteringIdentifiers, !(key.group.map(identifiers.contains) ?? false) { continue }
             if key.required {
-                groups[key.group, default: Group(identifier: key.group)].required.append(p)
+                groups[key.group, default: Group(identifier: key.group)].required.append(partitions[p])
             } else {
-                groups[key.group, default: Group(identifier: key.group)].clustered.append(p)
+                groups[key.group, default: Group(identifier: key.group)].clustered.append((partitions[p], key.kind))
             }
         }
         return groups.values.sorted { ($0.identifier ?? "", $0.identifier == nil ? 0 : 1) < ($1.identifier ?? "", $1.identifier == nil ? 0 : 1) }
@@ -115,14 +116,14 @@ extension ThinningIndex {
         return aggregate(clustered, id.grid.codes(column: id.column, row: id.row), id.minDisplayPriority.map(Rank.limit(minimumPriority:)))
     }
 
-    private func aggregate(_ clustered: [Int], _ range: ClosedRange<UInt64>, _ rankLimit: UInt64?) -> (Aggregate, [String: Int]) {
+    private func aggregate(_ clustered: [(partition: ThinningPartition, kind: String?)], _ range: ClosedRange<UInt64>, _ rankLimit: UInt64?) -> (Aggregate, [String: Int]) {
         var total = Aggregate()
         var kindCounts: [String: Int] = [:]
-        for p in clustered {
-            let part = partitions[p].aggregate(range, rankLimit: rankLimit)
+        for (partition, kind) in clustered {
+            let part = partition.aggregate(range, rankLimit: rankLimit)
             guard part.count > 0 else { continue }
             total.add(part)
-            if let kind = keys[p].kind { kindCounts[kind, default: 0] += part.count }
+            if let kind { kindCounts[kind, default: 0] += part.count }
         }
         return (total, kindCounts)
     }
