@@ -63,3 +63,16 @@ extension ISO8601DateFormatter {
         return formatter
     }()
 }
+
+/// Times are written the way Foundation's ISO 8601 formatter (the generated encoder's) writes them.
+@Suite struct APITimeTests {
+    @Test func millisecondsRoundTheWayTheEncoderDoes() {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let samples: [Int64] = [0, 951_782_400_000, 4_102_444_799_999] + (0..<3000).map { 1_795_000_000_000 + Int64($0) * 7 }
+        for ms in samples {
+            let date = Date(timeIntervalSince1970: Double(ms) / 1000)
+            #expect(apiTimeText(date) == formatter.string(from: date), "\(ms)")
+        }
+    }
+}

@@ -102,13 +102,7 @@ struct ThinAnswerWriter {
     private mutating func int(_ value: Int) { bytes += String(value).utf8 }
 
     /// An integer when whole and exact, else Swift's shortest round-trip form (as the encoder writes).
-    private mutating func number(_ value: Double) {
-        if value == value.rounded(.towardZero), abs(value) < 9_007_199_254_740_992 {
-            bytes += String(Int64(value)).utf8
-        } else {
-            bytes += value.description.utf8
-        }
-    }
+    private mutating func number(_ value: Double) { JSONValue.number(value).write(to: &bytes) }
 
     private mutating func string(_ value: String) { JSONValue.writeString(value, to: &bytes) }
 
@@ -124,26 +118,5 @@ struct ThinAnswerWriter {
         raw("{\"x\":"); number(point.x); raw(",\"y\":"); number(point.y); raw("}")
     }
 
-    /// `2026-11-23T09:08:54.526Z`: stored times are whole milliseconds.
-    private mutating func date(_ date: Date) {
-        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
-        let (days, dayMilliseconds) = milliseconds.quotientAndRemainder(dividingBy: 86_400_000)
-        let (d, ms) = dayMilliseconds < 0 ? (days - 1, dayMilliseconds + 86_400_000) : (days, dayMilliseconds)
-        // Howard Hinnant's civil_from_days.
-        let z = d + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
-        func pad(_ value: Int64, _ width: Int) -> String {
-            let text = String(value)
-            return String(repeating: "0", count: max(0, width - text.count)) + text
-        }
-        let text = "\"\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(ms / 3_600_000, 2)):\(pad(ms / 60_000 % 60, 2)):\(pad(ms / 1000 % 60, 2)).\(pad(ms % 1000, 3))Z\""
-        bytes += text.utf8
-    }
+    private mutating func date(_ date: Date) { string(apiTimeText(date)) }
 }

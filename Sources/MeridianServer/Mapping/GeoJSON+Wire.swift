@@ -81,17 +81,14 @@ extension AnnotationContent {
 }
 
 extension Components.Schemas.Feature {
-    /// RFC 3339 with fractional seconds, as every time of the API.
-    private static let timeFormat = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
-
     /// The feature of an annotation: `id` is its id, `properties` its fields and server fields.
     init(_ annotation: Annotation) {
         let content = annotation.content
         var members = content.jsonObject
         members["coordinate"] = nil
         members["version"] = .number(Double(annotation.version))
-        members["createdAt"] = .string(Self.timeFormat.format(annotation.createdAt))
-        members["updatedAt"] = .string(Self.timeFormat.format(annotation.updatedAt))
+        members["createdAt"] = .string(apiTimeText(annotation.createdAt))
+        members["updatedAt"] = .string(apiTimeText(annotation.updatedAt))
         self.init(
             _type: "Feature",
             id: OpenAPIValueContainer(stringLiteral: annotation.id.description),
