@@ -45,13 +45,10 @@ extension SQLiteAnnotationStore {
             guard let through: Int64 = changed.last?["sequence"] else { return ([], [], sequence) }
             let ids = Set(changed.map { $0["annotationId"] as String })
             var upserts: [ThinningEntry] = []
-            // In slices: SQLite's default limit on bound variables is 32 766.
-            let list = Array(ids)
-            for start in stride(from: 0, to: list.count, by: 10_000) {
-                let slice = list[start..<min(start + 10_000, list.count)]
+            for slice in Self.slices(Array(ids)) {
                 let marks = Array(repeating: "?", count: slice.count).joined(separator: ",")
                 let statement = try db.makeStatement(sql: "SELECT \(Self.entryColumns) FROM annotation WHERE id IN (\(marks))")
-                try statement.setArguments(StatementArguments(Array(slice)))
+                try statement.setArguments(StatementArguments(slice))
                 upserts += try Self.entries(statement, capacity: slice.count)
             }
             let live = Set(upserts.map(\.id))
@@ -64,8 +61,7 @@ extension SQLiteAnnotationStore {
         guard !ids.isEmpty else { return [:] }
         return try await database.writer.read { db in
             var found: [AnnotationID: Annotation] = [:]
-            for start in stride(from: 0, to: ids.count, by: 10_000) {
-                let slice = ids[start..<min(start + 10_000, ids.count)].map(\.description)
+            for slice in Self.slices(ids.map(\.description)) {
                 for record in try AnnotationRecord.filter(slice.contains(Column("id"))).fetchAll(db) {
                     let annotation = try record.annotation()
                     found[annotation.id] = annotation
@@ -73,6 +69,11 @@ extension SQLiteAnnotationStore {
             }
             return found
         }
+    }
+
+    /// `values` in slices small enough to bind: SQLite's default limit on bound variables is 32 766.
+    private static func slices<T>(_ values: [T]) -> [[T]] {
+        stride(from: 0, to: values.count, by: 10_000).map { Array(values[$0..<min($0 + 10_000, values.count)]) }
     }
 
     private static func entries(_ statement: Statement, capacity: Int) throws -> [ThinningEntry] {

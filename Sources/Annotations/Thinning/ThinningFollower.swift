@@ -37,7 +37,7 @@ public final class ThinningFollower: Sendable {
             try await task.value
             // The feed holds nothing past `before` (it never should while `target` is announced):
             // answer with what there is rather than wait forever.
-            if index.sequence == before, task.isCancelled == false, try await store.thinningChanges(after: before, limit: 1).through == before { break }
+            if index.sequence == before, try await store.thinningChanges(after: before, limit: 1).through == before { break }
         }
         return index
     }

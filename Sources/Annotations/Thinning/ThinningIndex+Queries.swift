@@ -17,14 +17,17 @@ extension ThinningIndex {
             for cell in grid.cells(touching: rect) {
                 let range = grid.codes(column: cell.column, row: cell.row)
                 let key = (cell.column >> blockShift) << 32 | cell.row >> blockShift
-                if blocks.last?.key != key, !blocks.contains(where: { $0.key == key }) {
+                let occupied: [Bool]
+                if let known = blocks.first(where: { $0.key == key }) {
+                    occupied = known.occupied
+                } else {
                     let level = grid.level + blockShift
                     let blockRange = MortonCode(x: UInt32((cell.column >> blockShift) << level), y: UInt32((cell.row >> blockShift) << level)).cellRange(level: level)
-                    blocks.append((key, groups.map { group in
+                    occupied = groups.map { group in
                         !(group.clustered.map(\.partition) + group.required).allSatisfy { $0.isEmpty(blockRange) }
-                    }))
+                    }
+                    blocks.append((key, occupied))
                 }
-                let occupied = blocks.last!.key == key ? blocks.last!.occupied : blocks.first { $0.key == key }!.occupied
                 for (g, group) in groups.enumerated() where occupied[g] {
                     for partition in group.required {
                         for member in partition.members(in: range, rankLimit: rankLimit) {
@@ -155,11 +158,6 @@ extension ThinningIndex {
 
     /// The first ordinal whose id is greater than `id`.
     private func ordinalBound(after id: AnnotationID) -> UInt32 {
-        var lo = 0, hi = slotIDs.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if slotIDs[mid] <= id { lo = mid + 1 } else { hi = mid }
-        }
-        return UInt32(lo)
+        UInt32(firstOrdinal { $0 > id })
     }
 }

@@ -134,12 +134,18 @@ public final class ThinningIndex: @unchecked Sendable {
     }
 
     private func ordinalOf(_ id: AnnotationID) -> UInt32? {
+        let first = firstOrdinal { $0 >= id }
+        return first < slotIDs.count && slotIDs[first] == id ? UInt32(first) : nil
+    }
+
+    /// The first ordinal whose id passes `isPast` (ids ascend with ordinals), or the slot count.
+    func firstOrdinal(where isPast: (AnnotationID) -> Bool) -> Int {
         var lo = 0, hi = slotIDs.count
         while lo < hi {
             let mid = (lo + hi) / 2
-            if slotIDs[mid] < id { lo = mid + 1 } else { hi = mid }
+            if isPast(slotIDs[mid]) { hi = mid } else { lo = mid + 1 }
         }
-        return lo < slotIDs.count && slotIDs[lo] == id ? UInt32(lo) : nil
+        return lo
     }
 
     /// The partition of an entry (created on first use) and its member record.
@@ -175,11 +181,9 @@ public final class ThinningIndex: @unchecked Sendable {
         for (p, partition) in partitions.enumerated() {
             for member in partition.members {
                 let point = ThinningGrid.unshifted(x: member.x, y: member.y)
-                var entry = ThinningEntry(
-                    id: slotIDs[Int(member.ordinal)], coordinate: Coordinate(latitude: 0, longitude: 0),
-                    kind: keys[p].kind, clusteringIdentifier: keys[p].group, displayPriority: 1000 - Int(member.rank >> 32))
-                entry.point = MapPoint(x: Mercator.wrapX(point.x), y: point.y)
-                entries.append(entry)
+                entries.append(ThinningEntry(
+                    id: slotIDs[Int(member.ordinal)], point: MapPoint(x: Mercator.wrapX(point.x), y: point.y),
+                    kind: keys[p].kind, clusteringIdentifier: keys[p].group, displayPriority: 1000 - Int(member.rank >> 32)))
             }
         }
         return entries

@@ -111,7 +111,6 @@ final class ThinningPartition {
 
     init() {}
 
-
     /// A partition of `members`, sorted by (code, ordinal).
     init(sorted members: [Member]) {
         rebuild(from: members)
@@ -121,7 +120,7 @@ final class ThinningPartition {
     var memoryFootprint: Int {
         codes.capacity * 8 + ordinals.capacity * 4 + xs.capacity * 8 + ys.capacity * 8 + ranks.capacity * 8
             + prefixX.capacity * 8 + prefixY.capacity * 8
-            + (blocks.capacity + superblocks.capacity) * MemoryLayout<Summary>.stride
+            + (blocks.capacity + superblocks.capacity) * MemoryLayout<Summary>.stride + directory.capacity * 4
             + (added.capacity + removed.capacity) * MemoryLayout<Member>.stride
     }
 
@@ -156,20 +155,10 @@ final class ThinningPartition {
 
     /// Folds additions and removals into a new main run.
     func merge() {
-        var merged: [Member] = []
-        merged.reserveCapacity(count)
-        var a = 0
-        for p in codes.indices where ranks[p] != Rank.removed {
-            while a < added.count, added[a].precedes(codes[p], ordinals[p]) {
-                merged.append(added[a]); a += 1
-            }
-            merged.append(Member(code: codes[p], ordinal: ordinals[p], x: xs[p], y: ys[p], rank: ranks[p]))
-        }
-        merged.append(contentsOf: added[a...])
-        rebuild(from: merged)
+        rebuild(from: members)
     }
 
-    /// Every member, in order (for a renumbering rebuild).
+    /// Every member in (code, ordinal) order: the main run less removals, merged with the additions.
     var members: [Member] {
         var all: [Member] = []
         all.reserveCapacity(count)

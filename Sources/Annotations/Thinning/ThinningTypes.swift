@@ -10,8 +10,12 @@ public struct ThinningEntry: Hashable, Sendable {
     public var displayPriority: Int
 
     public init(id: AnnotationID, coordinate: Coordinate, kind: String?, clusteringIdentifier: String?, displayPriority: Int) {
+        self.init(id: id, point: Mercator.mapPoint(for: coordinate), kind: kind, clusteringIdentifier: clusteringIdentifier, displayPriority: displayPriority)
+    }
+
+    public init(id: AnnotationID, point: MapPoint, kind: String?, clusteringIdentifier: String?, displayPriority: Int) {
         self.id = id
-        point = Mercator.mapPoint(for: coordinate)
+        self.point = point
         self.kind = kind
         self.clusteringIdentifier = clusteringIdentifier
         self.displayPriority = displayPriority
