@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "MapGeometry", targets: ["MapGeometry"]),
         .library(name: "Geodesy", targets: ["Geodesy"]),
         .library(name: "Annotations", targets: ["Annotations"]),
+        .library(name: "Tracking", targets: ["Tracking"]),
         .library(name: "Storage", targets: ["Storage"]),
         .library(name: "MeridianServer", targets: ["MeridianServer"]),
     ],
@@ -53,11 +54,14 @@ let package = Package(
         // Annotations with stable identity: model, ids, merge patch (pure domain).
         .target(name: "Annotations", dependencies: ["MapGeometry"], swiftSettings: handWrittenSettings),
 
+        // Location fixes, subscriptions and the evaluators that turn fixes into events (pure; clock injected).
+        .target(name: "Tracking", dependencies: ["MapGeometry", "Geodesy"], swiftSettings: handWrittenSettings),
+
         // SQLite through GRDB: migrations, records, the stores the domain declares.
         .target(
             name: "Storage",
             dependencies: [
-                "Annotations", "MapGeometry",
+                "Annotations", "MapGeometry", "Tracking",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
@@ -76,7 +80,7 @@ let package = Package(
         .target(
             name: "MeridianServer",
             dependencies: [
-                "MapGeometry", "Geodesy", "Annotations", "Storage", "MeridianAPI",
+                "MapGeometry", "Geodesy", "Annotations", "Tracking", "Storage", "MeridianAPI",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
@@ -117,6 +121,11 @@ let package = Package(
         .testTarget(
             name: "StorageTests",
             dependencies: ["Storage", "Annotations", "MapGeometry", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: handWrittenSettings
+        ),
+        .testTarget(
+            name: "TrackingTests",
+            dependencies: ["Tracking", "Geodesy", "MapGeometry"],
             swiftSettings: handWrittenSettings
         ),
         .testTarget(

@@ -1,0 +1,70 @@
+import Geodesy
+
+/// The two evaluators: given where a subscription stands with a device and the next fix it
+/// evaluates, what it emits and where it then stands. Pure functions of their arguments.
+enum Evaluation {
+    /// An event before it has an id and a sequence.
+    struct Emission: Hashable {
+        var kind: TrackingEvent.Kind
+        var previous: LocationFix?
+    }
+
+    /// Core Location's significant-change rule: the first evaluated fix is `initial`; after that
+    /// a fix at least `distanceFilter` metres (geodesic) from the last notified location and at
+    /// least `minimumInterval` seconds after it (event time).
+    static func significantChange(_ rule: SignificantChangeRule, _ progress: inout SubscriptionProgress, _ fix: LocationFix) -> [Emission] {
+        progress.lastEvaluated = fix
+        guard let notified = progress.lastNotified else {
+            progress.lastNotified = fix
+            return [Emission(kind: .initial, previous: nil)]
+        }
+        guard fix.timestamp.seconds(since: notified.timestamp) >= rule.minimumInterval,
+              Geodesic.wgs84.inverse(from: notified.coordinate, to: fix.coordinate).distance >= rule.distanceFilter
+        else { return [] }
+        progress.lastNotified = fix
+        return [Emission(kind: .significantChange, previous: notified)]
+    }
+
+    /// Region monitoring. The first evaluated fix is classified by plain containment (and emits
+    /// `enter` when inside and `initialTrigger`); after that the state changes only when a fix is
+    /// `hysteresis + horizontalAccuracy` metres past the boundary. `dwell` once per stay.
+    /// - Parameter evaluatedBefore: whether an earlier fix of the device was evaluated (and found
+    ///   outside) although no progress was kept for it.
+    static func region(_ rule: RegionRule, _ progress: inout SubscriptionProgress, _ fix: LocationFix, evaluatedBefore: Bool) -> [Emission] {
+        let previous = progress.lastEvaluated
+        progress.lastEvaluated = fix
+        let distance = rule.shape.signedDistance(to: fix.coordinate)
+        let margin = rule.hysteresis + fix.horizontalAccuracy
+        var emissions: [Emission] = []
+        switch progress.inside ?? (evaluatedBefore ? false : nil) {
+        case nil:
+            let inside = distance <= 0
+            progress.inside = inside
+            if inside {
+                progress.enteredAt = fix.timestamp
+                if rule.initialTrigger && rule.notifyOnEntry { emissions.append(Emission(kind: .enter, previous: previous)) }
+            }
+        case false?:
+            progress.inside = false
+            if distance <= -margin {
+                progress.inside = true
+                progress.enteredAt = fix.timestamp
+                progress.dwellNotified = false
+                if rule.notifyOnEntry { emissions.append(Emission(kind: .enter, previous: previous)) }
+            }
+        case true?:
+            if distance >= margin {
+                progress.inside = false
+                progress.enteredAt = nil
+                progress.dwellNotified = false
+                if rule.notifyOnExit { emissions.append(Emission(kind: .exit, previous: previous)) }
+            }
+        }
+        if progress.inside == true, let dwell = rule.dwell, !progress.dwellNotified,
+           let enteredAt = progress.enteredAt, fix.timestamp.seconds(since: enteredAt) >= dwell {
+            progress.dwellNotified = true
+            emissions.append(Emission(kind: .dwell, previous: previous))
+        }
+        return emissions
+    }
+}

@@ -1,0 +1,70 @@
+public import MapGeometry
+
+/// One position report of a device (Core Location's `CLLocation`).
+public struct LocationFix: Hashable, Sendable {
+    public var coordinate: Coordinate
+    /// When the device measured the position (event time).
+    public var timestamp: FixTime
+    /// Radius of uncertainty in metres; negative means the position is invalid.
+    public var horizontalAccuracy: Double
+    /// Metres per second.
+    public var speed: Double?
+    /// Degrees clockwise from true north.
+    public var course: Double?
+    /// Metres above the WGS84 ellipsoid.
+    public var altitude: Double?
+    public var verticalAccuracy: Double?
+
+    public init(
+        coordinate: Coordinate, timestamp: FixTime, horizontalAccuracy: Double,
+        speed: Double? = nil, course: Double? = nil, altitude: Double? = nil, verticalAccuracy: Double? = nil
+    ) {
+        self.coordinate = coordinate
+        self.timestamp = timestamp
+        self.horizontalAccuracy = horizontalAccuracy
+        self.speed = speed
+        self.course = course
+        self.altitude = altitude
+        self.verticalAccuracy = verticalAccuracy
+    }
+}
+
+/// What ingest did with one fix of a batch.
+public enum FixStatus: Hashable, Sendable {
+    /// Stored and evaluated by every matching subscription.
+    case accepted
+    /// The device already has a fix at that instant; nothing changed.
+    case duplicate
+    /// Older than the device's newest accepted fix: stored as history, triggers nothing.
+    case late
+    /// Not stored.
+    case rejected(RejectionReason)
+
+    public enum RejectionReason: String, Hashable, Sendable {
+        case invalidCoordinate, invalidAccuracy, future
+    }
+}
+
+/// Why a subscription did not evaluate an accepted fix.
+public enum SkipReason: String, Hashable, Sendable {
+    /// Older than the subscription's `maxLocationAge` when it arrived.
+    case stale
+    /// Less accurate than the subscription's `maxHorizontalAccuracy`.
+    case accuracy
+}
+
+extension LocationFix {
+    /// How far ahead of the server clock a fix may be stamped (device clocks drift).
+    public static let futureTolerance = 5.0
+
+    /// Nil when the fix may be stored; else why it is refused.
+    public func rejection(receivedAt: FixTime) -> FixStatus.RejectionReason? {
+        let (latitude, longitude) = (coordinate.latitude, coordinate.longitude)
+        guard latitude.isFinite, longitude.isFinite, (-90...90).contains(latitude), (-180...180).contains(longitude) else {
+            return .invalidCoordinate
+        }
+        guard horizontalAccuracy.isFinite, horizontalAccuracy >= 0 else { return .invalidAccuracy }
+        if timestamp.seconds(since: receivedAt) > Self.futureTolerance { return .future }
+        return nil
+    }
+}

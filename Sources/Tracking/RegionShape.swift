@@ -1,0 +1,111 @@
+public import Geodesy
+public import MapGeometry
+
+/// A monitored area: a geodesic circle or a polygon in longitude/latitude.
+public enum RegionShape: Hashable, Sendable {
+    case circle(center: Coordinate, radius: Double)
+    case polygon(PolygonShape)
+
+    /// The smallest radius a circle may have (Core Location's practical minimum).
+    public static let minimumRadius = 10.0
+
+    /// Metres from the boundary: negative inside, positive outside, 0 on it.
+    public func signedDistance(to coordinate: Coordinate) -> Double {
+        switch self {
+        case .circle(let center, let radius):
+            return Geodesic.wgs84.inverse(from: center, to: coordinate).distance - radius
+        case .polygon(let polygon):
+            return polygon.signedDistance(to: coordinate)
+        }
+    }
+
+    /// A box holding every point of the region (a circle's, from geodesics to its four sides).
+    public var bounds: BoundingBox {
+        switch self {
+        case .circle(let center, let radius):
+            let reach = radius * 1.001 + 1  // a hair wider than the true extent
+            let north = Geodesic.wgs84.direct(from: center, azimuth: 0, distance: reach).coordinate.latitude
+            let south = Geodesic.wgs84.direct(from: center, azimuth: 180, distance: reach).coordinate.latitude
+            // The widest longitude of a small circle lies a little poleward of its centre; the
+            // east point at the latitude of the pole-side edge bounds it from outside.
+            let widest = abs(north) > abs(south) ? north : south
+            let parallel = Ellipsoid.wgs84.parallelRadius(atLatitude: widest)
+            guard north < 90, south > -90, parallel > reach else { return BoundingBox(west: -180, south: south, east: 180, north: north) }
+            let halfWidth = min(180, reach / parallel * 180 / .pi * 1.001)
+            return BoundingBox(
+                west: Coordinate.wrapLongitude(center.longitude - halfWidth), south: south,
+                east: Coordinate.wrapLongitude(center.longitude + halfWidth), north: north
+            )
+        case .polygon(let polygon):
+            return polygon.bounds
+        }
+    }
+}
+
+/// A GEOS-validated polygon prepared for distances: its rings in a local plane in metres.
+///
+/// The plane is equirectangular about the polygon's bounding-box centre, scaled by the WGS84
+/// radii of curvature there; over a region tens of kilometres across its distances are within a
+/// fraction of a percent of geodesic ones, which is what hysteresis in metres needs.
+public struct PolygonShape: Hashable, Sendable {
+    public let polygon: GeoPolygon
+    public let bounds: BoundingBox
+    private let origin: Coordinate
+    private let metresPerDegree: (x: Double, y: Double)
+    private let rings: [[(x: Double, y: Double)]]
+
+    /// Validates with GEOS (closed rings, no self-intersection, holes inside) and prepares.
+    public init(_ polygon: GeoPolygon) throws(GeodesyError) {
+        try polygon.validate()
+        self.polygon = polygon
+        let all = polygon.exterior
+        let latitudes = all.map(\.latitude), longitudes = all.map(\.longitude)
+        bounds = BoundingBox(west: longitudes.min()!, south: latitudes.min()!, east: longitudes.max()!, north: latitudes.max()!)
+        origin = Coordinate(latitude: (bounds.south + bounds.north) / 2, longitude: (bounds.west + bounds.east) / 2)
+        let radians = Double.pi / 180
+        metresPerDegree = (
+            Ellipsoid.wgs84.parallelRadius(atLatitude: origin.latitude) * radians,
+            Ellipsoid.wgs84.meridionalRadius(atLatitude: origin.latitude) * radians
+        )
+        let (origin, scale) = (origin, metresPerDegree)
+        rings = ([polygon.exterior] + polygon.holes).map { ring in
+            ring.map { Self.project($0, origin: origin, scale: scale) }
+        }
+    }
+
+    public static func == (lhs: PolygonShape, rhs: PolygonShape) -> Bool { lhs.polygon == rhs.polygon }
+    public func hash(into hasher: inout Hasher) { hasher.combine(polygon) }
+
+    /// Metres from the boundary: negative inside (even-odd over all rings), positive outside.
+    public func signedDistance(to coordinate: Coordinate) -> Double {
+        let p = Self.project(coordinate, origin: origin, scale: metresPerDegree)
+        var inside = false
+        var nearest = Double.infinity
+        for ring in rings {
+            var previous = ring[ring.count - 1]
+            for point in ring {
+                if (point.y > p.y) != (previous.y > p.y),
+                   p.x < (previous.x - point.x) * (p.y - point.y) / (previous.y - point.y) + point.x {
+                    inside.toggle()
+                }
+                nearest = min(nearest, Self.distance(from: p, toSegment: previous, point))
+                previous = point
+            }
+        }
+        return inside ? -nearest : nearest
+    }
+
+    private static func project(_ coordinate: Coordinate, origin: Coordinate, scale: (x: Double, y: Double)) -> (x: Double, y: Double) {
+        var longitude = coordinate.longitude - origin.longitude
+        if longitude > 180 { longitude -= 360 } else if longitude < -180 { longitude += 360 }
+        return (longitude * scale.x, (coordinate.latitude - origin.latitude) * scale.y)
+    }
+
+    private static func distance(from p: (x: Double, y: Double), toSegment a: (x: Double, y: Double), _ b: (x: Double, y: Double)) -> Double {
+        let (dx, dy) = (b.x - a.x, b.y - a.y)
+        let lengthSquared = dx * dx + dy * dy
+        let t = lengthSquared == 0 ? 0 : max(0, min(1, ((p.x - a.x) * dx + (p.y - a.y) * dy) / lengthSquared))
+        let (ex, ey) = (a.x + t * dx - p.x, a.y + t * dy - p.y)
+        return (ex * ex + ey * ey).squareRoot()
+    }
+}

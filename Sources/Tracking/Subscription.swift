@@ -1,0 +1,100 @@
+public import MapGeometry
+
+/// What turns a device's fixes into events: significant location changes or a region's
+/// boundary crossings, for one device, a list, or every device (`deviceIds` nil).
+public struct Subscription: Hashable, Sendable, Identifiable {
+    public var id: String
+    /// The devices it covers; nil covers every device.
+    public var deviceIds: [String]?
+    /// Fixes older than this many seconds on arrival are skipped; nil accepts any age
+    /// (buffered traces uploaded later).
+    public var maxLocationAge: Double?
+    /// Fixes less accurate than this many metres are skipped.
+    public var maxHorizontalAccuracy: Double?
+    public var rule: Rule
+    /// When it was created (server clock).
+    public var createdAt: FixTime
+    /// The number of fixes accepted across all devices before it was created: a device whose
+    /// last accepted fix came later has been evaluated by it.
+    public var acceptedFixesBefore: Int64
+    /// When it was deleted; its events stay readable.
+    public var deletedAt: FixTime?
+
+    public enum Rule: Hashable, Sendable {
+        case significantChange(SignificantChangeRule)
+        case region(RegionRule)
+    }
+
+    public init(
+        id: String, deviceIds: [String]? = nil, maxLocationAge: Double? = Self.defaultMaxLocationAge,
+        maxHorizontalAccuracy: Double? = nil, rule: Rule, createdAt: FixTime, acceptedFixesBefore: Int64 = 0, deletedAt: FixTime? = nil
+    ) {
+        self.id = id
+        self.deviceIds = deviceIds
+        self.maxLocationAge = maxLocationAge
+        self.maxHorizontalAccuracy = maxHorizontalAccuracy
+        self.rule = rule
+        self.createdAt = createdAt
+        self.acceptedFixesBefore = acceptedFixesBefore
+        self.deletedAt = deletedAt
+    }
+
+    /// Core Location's guidance for cached fixes: older than 15 s is not where the device is.
+    public static let defaultMaxLocationAge: Double? = 15
+
+    /// Whether it evaluates fixes of `deviceId`.
+    public func covers(_ deviceId: String) -> Bool {
+        deviceIds?.contains(deviceId) ?? true
+    }
+
+    /// Why it does not evaluate `fix` arriving at `receivedAt`, if it does not.
+    public func skipReason(for fix: LocationFix, receivedAt: FixTime) -> SkipReason? {
+        if let maxLocationAge, receivedAt.seconds(since: fix.timestamp) > maxLocationAge { return .stale }
+        if let maxHorizontalAccuracy, fix.horizontalAccuracy > maxHorizontalAccuracy { return .accuracy }
+        return nil
+    }
+
+    /// The region rule, for region subscriptions.
+    public var region: RegionRule? {
+        if case .region(let rule) = rule { return rule }
+        return nil
+    }
+}
+
+/// Core Location's significant-change service, with its thresholds made explicit.
+public struct SignificantChangeRule: Hashable, Sendable {
+    /// Metres (geodesic) from the last notified location.
+    public var distanceFilter: Double
+    /// Seconds of event time since the last notified location.
+    public var minimumInterval: Double
+
+    public init(distanceFilter: Double = 500, minimumInterval: Double = 300) {
+        self.distanceFilter = distanceFilter
+        self.minimumInterval = minimumInterval
+    }
+}
+
+/// Region monitoring: enter, exit and dwell with hysteresis at the boundary.
+public struct RegionRule: Hashable, Sendable {
+    public var shape: RegionShape
+    public var notifyOnEntry: Bool
+    public var notifyOnExit: Bool
+    /// Metres past the boundary (plus the fix's horizontal accuracy) a fix must be to change state.
+    public var hysteresis: Double
+    /// Seconds inside (event time) after which a `dwell` event is emitted, once per stay.
+    public var dwell: Double?
+    /// Whether the first evaluated fix, when inside, emits `enter`.
+    public var initialTrigger: Bool
+
+    public init(
+        shape: RegionShape, notifyOnEntry: Bool = true, notifyOnExit: Bool = true,
+        hysteresis: Double = 50, dwell: Double? = nil, initialTrigger: Bool = true
+    ) {
+        self.shape = shape
+        self.notifyOnEntry = notifyOnEntry
+        self.notifyOnExit = notifyOnExit
+        self.hysteresis = hysteresis
+        self.dwell = dwell
+        self.initialTrigger = initialTrigger
+    }
+}

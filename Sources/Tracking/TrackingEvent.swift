@@ -1,0 +1,88 @@
+/// Something a subscription noticed about a device, in the global, gap-free event log.
+public struct TrackingEvent: Hashable, Sendable, Identifiable {
+    public enum Kind: String, Hashable, Sendable, CaseIterable {
+        case initial, significantChange, enter, exit, dwell
+    }
+
+    public var id: String
+    /// Position in the global log: 1, 2, 3, … with no gaps.
+    public var sequence: Int64
+    public var subscriptionId: String
+    public var deviceId: String
+    public var kind: Kind
+    /// Why, when the fix alone does not say: `regionDeleted` for the exit a deletion emits.
+    public var reason: String?
+    public var location: LocationFix
+    public var previousLocation: LocationFix?
+    /// The fix's time (event time), or the deletion time for a `regionDeleted` exit.
+    public var occurredAt: FixTime
+    /// When the server stored it.
+    public var recordedAt: FixTime
+
+    public init(
+        id: String, sequence: Int64, subscriptionId: String, deviceId: String, kind: Kind, reason: String? = nil,
+        location: LocationFix, previousLocation: LocationFix?, occurredAt: FixTime, recordedAt: FixTime
+    ) {
+        self.id = id
+        self.sequence = sequence
+        self.subscriptionId = subscriptionId
+        self.deviceId = deviceId
+        self.kind = kind
+        self.reason = reason
+        self.location = location
+        self.previousLocation = previousLocation
+        self.occurredAt = occurredAt
+        self.recordedAt = recordedAt
+    }
+
+    /// The reason of the exit emitted when a region subscription is deleted while a device is inside.
+    public static let regionDeleted = "regionDeleted"
+}
+
+/// A device as the server knows it.
+public struct DeviceState: Hashable, Sendable {
+    public var id: String
+    /// The newest accepted fix.
+    public var lastFix: LocationFix?
+    /// The global count of accepted fixes when this device's last one was accepted.
+    public var lastAcceptedOrdinal: Int64
+
+    public init(id: String, lastFix: LocationFix? = nil, lastAcceptedOrdinal: Int64 = 0) {
+        self.id = id
+        self.lastFix = lastFix
+        self.lastAcceptedOrdinal = lastAcceptedOrdinal
+    }
+}
+
+/// Where one subscription stands with one device.
+public struct SubscriptionProgress: Hashable, Sendable {
+    /// The last fix the subscription evaluated for the device.
+    public var lastEvaluated: LocationFix?
+    /// Significant change: the location of the last event.
+    public var lastNotified: LocationFix?
+    /// Region: inside (true), outside (false); nil before the first evaluated fix.
+    public var inside: Bool?
+    /// Region: when the current stay began (event time).
+    public var enteredAt: FixTime?
+    /// Region: whether this stay has had its `dwell` event.
+    public var dwellNotified: Bool
+
+    public init(lastEvaluated: LocationFix? = nil, lastNotified: LocationFix? = nil, inside: Bool? = nil, enteredAt: FixTime? = nil, dwellNotified: Bool = false) {
+        self.lastEvaluated = lastEvaluated
+        self.lastNotified = lastNotified
+        self.inside = inside
+        self.enteredAt = enteredAt
+        self.dwellNotified = dwellNotified
+    }
+}
+
+/// A subscription and a device.
+public struct ProgressKey: Hashable, Sendable {
+    public var subscriptionId: String
+    public var deviceId: String
+
+    public init(subscriptionId: String, deviceId: String) {
+        self.subscriptionId = subscriptionId
+        self.deviceId = deviceId
+    }
+}

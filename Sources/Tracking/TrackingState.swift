@@ -1,0 +1,233 @@
+/// Everything evaluation needs, in memory: subscriptions (with a spatial index of regions),
+/// devices, and where each subscription stands with each device. The database holds the same;
+/// this is rebuilt from it at start and changed only after the database committed a change.
+public struct TrackingState: Sendable {
+    /// Every subscription, deleted ones included (their events stay readable).
+    public private(set) var subscriptions: [String: Subscription] = [:]
+    public private(set) var devices: [String: DeviceState] = [:]
+    public private(set) var progress: [ProgressKey: SubscriptionProgress] = [:]
+    /// The last event sequence issued.
+    public private(set) var lastSequence: Int64
+    /// How many fixes have been accepted, across devices.
+    public private(set) var acceptedFixes: Int64
+
+    private var regions = RegionIndex()
+    /// Live significant-change subscriptions: for every device, and per listed device.
+    private var significantForAll: Set<String> = []
+    private var significantByDevice: [String: Set<String>] = [:]
+    /// Region subscriptions each device is inside.
+    private var insideByDevice: [String: Set<String>] = [:]
+
+    /// State as the database holds it.
+    public init(subscriptions: [Subscription], devices: [DeviceState], progress: [ProgressKey: SubscriptionProgress], lastSequence: Int64, acceptedFixes: Int64) {
+        self.lastSequence = lastSequence
+        self.acceptedFixes = acceptedFixes
+        for subscription in subscriptions { add(subscription) }
+        for device in devices { self.devices[device.id] = device }
+        for (key, value) in progress { setProgress(value, for: key) }
+    }
+
+    /// The empty state of a new database.
+    public init() {
+        self.init(subscriptions: [], devices: [], progress: [:], lastSequence: 0, acceptedFixes: 0)
+    }
+
+    /// The number of region subscriptions in the spatial index.
+    public var indexedRegions: Int { regions.count }
+
+    /// Starts evaluating `subscription` (or keeps a deleted one for reads).
+    public mutating func add(_ subscription: Subscription) {
+        subscriptions[subscription.id] = subscription
+        guard subscription.deletedAt == nil else { return }
+        switch subscription.rule {
+        case .significantChange:
+            if let deviceIds = subscription.deviceIds {
+                for device in deviceIds { significantByDevice[device, default: []].insert(subscription.id) }
+            } else {
+                significantForAll.insert(subscription.id)
+            }
+        case .region(let rule):
+            regions.insert(subscription.id, bounds: rule.shape.bounds)
+        }
+    }
+
+    /// Where `subscriptionId` stands with every device it has evaluated.
+    public func progress(of subscriptionId: String) -> [(deviceId: String, progress: SubscriptionProgress)] {
+        progress.filter { $0.key.subscriptionId == subscriptionId }.map { ($0.key.deviceId, $0.value) }.sorted { $0.deviceId < $1.deviceId }
+    }
+
+    /// Where each subscription stands with `deviceId`.
+    public func progress(ofDevice deviceId: String) -> [(subscriptionId: String, progress: SubscriptionProgress)] {
+        progress.filter { $0.key.deviceId == deviceId }.map { ($0.key.subscriptionId, $0.value) }.sorted { $0.subscriptionId < $1.subscriptionId }
+    }
+
+    // MARK: - Ingest
+
+    /// Classifies a batch of fixes of one device in array order and evaluates the accepted ones;
+    /// changes nothing until ``apply(_:)``.
+    public func plan(deviceId: String, fixes: [LocationFix], receivedAt: FixTime, eventID: () -> String) -> IngestPlan {
+        var plan = IngestPlan(deviceId: deviceId, device: devices[deviceId] ?? DeviceState(id: deviceId), receivedAt: receivedAt)
+        var ordinal = acceptedFixes
+        var sequence = lastSequence
+        var storedInBatch: Set<FixTime> = []
+        for (index, fix) in fixes.enumerated() {
+            if let reason = fix.rejection(receivedAt: receivedAt) {
+                plan.results.append(.init(index: index, status: .rejected(reason)))
+                continue
+            }
+            if let newest = plan.device.lastFix?.timestamp, fix.timestamp <= newest {
+                let duplicate = fix.timestamp == newest || storedInBatch.contains(fix.timestamp)
+                plan.results.append(.init(index: index, status: duplicate ? .duplicate : .late))
+                if !duplicate {
+                    plan.stored.append(.init(index: index, fix: fix, late: true))
+                    storedInBatch.insert(fix.timestamp)
+                }
+                continue
+            }
+            storedInBatch.insert(fix.timestamp)
+            plan.results.append(.init(index: index, status: .accepted))
+            plan.stored.append(.init(index: index, fix: fix, late: false))
+            let evaluatedBefore = plan.device.lastAcceptedOrdinal
+            for subscription in relevantSubscriptions(for: fix, in: plan) {
+                if let reason = subscription.skipReason(for: fix, receivedAt: receivedAt) {
+                    plan.skipped.append(.init(index: index, subscriptionId: subscription.id, reason: reason))
+                    continue
+                }
+                let key = ProgressKey(subscriptionId: subscription.id, deviceId: deviceId)
+                var progress = plan.progress[key] ?? self.progress[key] ?? SubscriptionProgress()
+                let emissions: [Evaluation.Emission]
+                switch subscription.rule {
+                case .significantChange(let rule):
+                    emissions = Evaluation.significantChange(rule, &progress, fix)
+                case .region(let rule):
+                    emissions = Evaluation.region(rule, &progress, fix, evaluatedBefore: evaluatedBefore > subscription.acceptedFixesBefore)
+                }
+                plan.progress[key] = progress
+                for emission in emissions {
+                    sequence += 1
+                    plan.events.append(TrackingEvent(
+                        id: eventID(), sequence: sequence, subscriptionId: subscription.id, deviceId: deviceId, kind: emission.kind,
+                        location: fix, previousLocation: emission.previous, occurredAt: fix.timestamp, recordedAt: receivedAt
+                    ))
+                }
+            }
+            ordinal += 1
+            plan.device.lastFix = fix
+            plan.device.lastAcceptedOrdinal = ordinal
+        }
+        plan.acceptedFixes = ordinal
+        return plan
+    }
+
+    /// Live subscriptions that evaluate `fix` of the plan's device, in id (creation) order:
+    /// significant-change ones, regions whose box holds the fix, and regions the device is inside.
+    private func relevantSubscriptions(for fix: LocationFix, in plan: IngestPlan) -> [Subscription] {
+        var ids = significantForAll.union(significantByDevice[plan.deviceId] ?? [])
+        for id in regions.candidates(at: fix.coordinate) where subscriptions[id]!.covers(plan.deviceId) { ids.insert(id) }
+        ids.formUnion(insideByDevice[plan.deviceId] ?? [])
+        for (key, progress) in plan.progress where progress.inside == true { ids.insert(key.subscriptionId) }
+        return ids.sorted().map { subscriptions[$0]! }
+    }
+
+    /// Takes in a plan the database has committed.
+    public mutating func apply(_ plan: IngestPlan) {
+        devices[plan.deviceId] = plan.device
+        for (key, value) in plan.progress { setProgress(value, for: key) }
+        lastSequence = plan.events.last?.sequence ?? lastSequence
+        acceptedFixes = plan.acceptedFixes
+    }
+
+    private mutating func setProgress(_ value: SubscriptionProgress, for key: ProgressKey) {
+        progress[key] = value
+        if value.inside == true {
+            insideByDevice[key.deviceId, default: []].insert(key.subscriptionId)
+        } else {
+            insideByDevice[key.deviceId]?.remove(key.subscriptionId)
+        }
+    }
+
+    // MARK: - Deletion
+
+    /// Deleting `subscriptionId` at `at`: a region's `regionDeleted` exit for each device inside
+    /// (when it notifies on exit), at the deletion time with the last evaluated location.
+    public func planDeletion(of subscriptionId: String, at: FixTime, eventID: () -> String) -> DeletionPlan? {
+        guard var subscription = subscriptions[subscriptionId], subscription.deletedAt == nil else { return nil }
+        subscription.deletedAt = at
+        var plan = DeletionPlan(subscription: subscription)
+        guard let rule = subscription.region, rule.notifyOnExit else { return plan }
+        var sequence = lastSequence
+        for (deviceId, progress) in self.progress(of: subscriptionId) where progress.inside == true {
+            guard let location = progress.lastEvaluated else { continue }
+            sequence += 1
+            plan.events.append(TrackingEvent(
+                id: eventID(), sequence: sequence, subscriptionId: subscriptionId, deviceId: deviceId, kind: .exit,
+                reason: TrackingEvent.regionDeleted, location: location, previousLocation: nil, occurredAt: at, recordedAt: at
+            ))
+        }
+        return plan
+    }
+
+    /// Takes in a deletion the database has committed.
+    public mutating func apply(_ plan: DeletionPlan) {
+        let id = plan.subscription.id
+        subscriptions[id] = plan.subscription
+        regions.remove(id)
+        significantForAll.remove(id)
+        for device in plan.subscription.deviceIds ?? [] { significantByDevice[device]?.remove(id) }
+        for (deviceId, _) in progress(of: id) {
+            progress[ProgressKey(subscriptionId: id, deviceId: deviceId)] = nil
+            insideByDevice[deviceId]?.remove(id)
+        }
+        lastSequence = plan.events.last?.sequence ?? lastSequence
+    }
+}
+
+/// What one ingest request will change: the answer, the rows to store, the new state.
+public struct IngestPlan: Sendable {
+    public struct Result: Hashable, Sendable {
+        public var index: Int
+        public var status: FixStatus
+    }
+
+    public struct Skip: Hashable, Sendable {
+        public var index: Int
+        public var subscriptionId: String
+        public var reason: SkipReason
+
+        public init(index: Int, subscriptionId: String, reason: SkipReason) {
+            self.index = index
+            self.subscriptionId = subscriptionId
+            self.reason = reason
+        }
+    }
+
+    public struct StoredFix: Hashable, Sendable {
+        public var index: Int
+        public var fix: LocationFix
+        /// A late fix is stored only if the device has none at that instant (else it is a duplicate).
+        public var late: Bool
+    }
+
+    public var deviceId: String
+    public var device: DeviceState
+    public var receivedAt: FixTime
+    public var results: [Result] = []
+    public var skipped: [Skip] = []
+    public var stored: [StoredFix] = []
+    public var events: [TrackingEvent] = []
+    public var progress: [ProgressKey: SubscriptionProgress] = [:]
+    public var acceptedFixes: Int64 = 0
+
+    /// Marks late fixes the database already held as duplicates.
+    public mutating func markDuplicates(_ indexes: Set<Int>) {
+        guard !indexes.isEmpty else { return }
+        for position in results.indices where indexes.contains(results[position].index) { results[position].status = .duplicate }
+    }
+}
+
+/// What deleting a subscription will change.
+public struct DeletionPlan: Sendable {
+    /// The subscription with its deletion time.
+    public var subscription: Subscription
+    public var events: [TrackingEvent] = []
+}

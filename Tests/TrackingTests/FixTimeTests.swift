@@ -1,0 +1,30 @@
+import Testing
+import Tracking
+
+@Suite struct FixTimeTests {
+    @Test func parsesRFC3339ToTheMicrosecond() throws {
+        // 2026-11-23T08:15:30Z is 1 795 421 730 s after the epoch (date -u -d … +%s).
+        #expect(FixTime(rfc3339: "2026-11-23T08:15:30Z")?.microseconds == 1_795_421_730_000_000)
+        #expect(FixTime(rfc3339: "2026-11-23T08:15:30.123456Z")?.microseconds == 1_795_421_730_123_456)
+        #expect(FixTime(rfc3339: "2026-11-23T08:15:30.1234569Z")?.microseconds == 1_795_421_730_123_456)
+        #expect(FixTime(rfc3339: "2026-11-23T09:15:30.5+01:00")?.microseconds == 1_795_421_730_500_000)
+        #expect(FixTime(rfc3339: "1970-01-01T00:00:00Z")?.microseconds == 0)
+        #expect(FixTime(rfc3339: "1969-12-31T23:59:59.999999Z")?.microseconds == -1)
+        #expect(FixTime(rfc3339: "2024-02-29T00:00:00Z") != nil)
+    }
+
+    @Test(arguments: ["", "2026-11-23", "2026-11-23T08:15:30", "2026-13-01T00:00:00Z", "2025-02-29T00:00:00Z",
+                      "2026-11-23T24:00:00Z", "2026-11-23T08:15:30.Z", "2026-11-23T08:15:30Zjunk", "yesterday"])
+    func refusesWhatIsNotADateTime(_ text: String) {
+        #expect(FixTime(rfc3339: text) == nil)
+    }
+
+    @Test func writesUTCWithMillisecondsOrMicroseconds() {
+        #expect(FixTime(microseconds: 1_795_421_730_000_000).rfc3339 == "2026-11-23T08:15:30.000Z")
+        #expect(FixTime(microseconds: 1_795_421_730_123_456).rfc3339 == "2026-11-23T08:15:30.123456Z")
+        #expect(FixTime(microseconds: -1).rfc3339 == "1969-12-31T23:59:59.999999Z")
+        for text in ["2000-02-29T12:34:56.789Z", "2099-12-31T23:59:59.000001Z"] {
+            #expect(FixTime(rfc3339: text)?.rfc3339 == text)
+        }
+    }
+}
