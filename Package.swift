@@ -61,7 +61,7 @@ let package = Package(
         .target(
             name: "Storage",
             dependencies: [
-                "Annotations", "MapGeometry", "Tracking",
+                "Annotations", "MapGeometry", "Geodesy", "Tracking",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],

@@ -52,20 +52,25 @@ func buildRouterAndIndex(_ configuration: ServerConfiguration, logger: Logger) a
         largeBodies: ["/v1/annotations/import": configuration.maxImportBodySize]
     ))
     router.middlewares.add(FastConversionMiddleware(maxBatchSize: configuration.maxBatchSize))
-    let annotations = try await openAnnotationStore(at: configuration.databasePath)
+    let database = try MeridianDatabase.open(path: configuration.databasePath)
+    let annotations = try await openAnnotationStore(on: database)
     router.middlewares.add(FastImportMiddleware(store: annotations))
     let thinning = try await ThinningFollower(store: annotations)
     router.middlewares.add(FastThinMiddleware(store: annotations, thinning: thinning))
     let handler = APIHandler(
         contract: Contract.load(),
-        limits: Limits(maxBatchSize: configuration.maxBatchSize),
+        limits: Limits(maxBatchSize: configuration.maxBatchSize, heartbeat: configuration.eventStreamHeartbeat),
         transformers: CRSTransformerPool(),
         annotations: annotations,
-        thinning: thinning
+        thinning: thinning,
+        tracking: try TrackingHub.open(on: database, ids: UUIDv7Generator(after: try await SQLiteTrackingStore(database: database).lastIssuedID()))
     )
     // Compact JSON with sorted keys (stable answers); times as RFC 3339 with fractional seconds.
     let coding = Configuration(dateTranscoder: .iso8601WithFractionalSeconds, jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes])
-    try handler.registerHandlers(on: router, configuration: coding, middlewares: [ProblemMiddleware(logger: logger), HeaderEncodingMiddleware()])
+    try handler.registerHandlers(on: router, configuration: coding, middlewares: [
+        ProblemMiddleware(logger: logger), HeaderEncodingMiddleware(),
+        ExplicitNullsMiddleware(members: ["createSubscription": ["maxLocationAge"]], maxBodySize: configuration.maxBodySize),
+    ])
     return (router, thinning)
 }
 
@@ -78,10 +83,13 @@ struct ThinningFollowService: Service {
     }
 }
 
-/// The annotation store on the SQLite database at `path` (`:memory:` for one that lives with the
-/// process), issuing ids after the greatest one it ever stored.
-func openAnnotationStore(at path: String) async throws -> SQLiteAnnotationStore {
-    let database = try MeridianDatabase.open(path: path)
+/// The annotation store on `database`, issuing ids after the greatest one it ever stored.
+func openAnnotationStore(on database: MeridianDatabase) async throws -> SQLiteAnnotationStore {
     let lastIssued = try await SQLiteAnnotationStore(database: database, ids: UUIDv7Generator()).lastIssuedID()
     return SQLiteAnnotationStore(database: database, ids: UUIDv7Generator(after: lastIssued))
+}
+
+/// The annotation store on the SQLite database at `path` (`:memory:` for one that lives with the process).
+func openAnnotationStore(at path: String) async throws -> SQLiteAnnotationStore {
+    try await openAnnotationStore(on: MeridianDatabase.open(path: path))
 }

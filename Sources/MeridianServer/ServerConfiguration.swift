@@ -11,6 +11,7 @@ public import Logging
 /// | `maxBodySize` | 8 MiB | larger request bodies answer 413 |
 /// | `maxImportBodySize` | 64 MiB | limit of `POST /v1/annotations/import` |
 /// | `maxBatchSize` | 10 000 | items per conversion batch |
+/// | `eventStreamHeartbeat` | 15 s | silence after which `/v1/events/stream` sends a heartbeat comment |
 public struct ServerConfiguration: Sendable {
     /// Address to listen on.
     public var host: String
@@ -26,6 +27,8 @@ public struct ServerConfiguration: Sendable {
     public var maxImportBodySize: Int
     /// Most items in one batch.
     public var maxBatchSize: Int
+    /// Silence after which an event stream sends a heartbeat comment.
+    public var eventStreamHeartbeat: Duration = .seconds(15)
 
     /// A configuration; every key has the documented default.
     public init(

@@ -4,6 +4,8 @@ import MapGeometry
 struct Limits: Sendable {
     /// Most items in one batch.
     var maxBatchSize: Int
+    /// How long an event stream may be silent before it sends a heartbeat comment.
+    var heartbeat: Duration = .seconds(15)
 }
 
 /// Collects every invalid field of a request while wire values become domain values, so one

@@ -45,6 +45,56 @@ enum Migrations {
                 t.column("createdAt", .integer).notNull().indexed()  // Unix milliseconds
             }
         }
+        migrator.registerMigration("v3: tracking") { db in
+            // Fixes keyed by device and instant (microseconds): a duplicate is a key collision,
+            // and history reads are one range of the key.
+            try db.create(table: "locationFix", options: .withoutRowID) { t in
+                t.column("deviceId", .text).notNull()
+                t.column("timestamp", .integer).notNull()  // Unix microseconds
+                t.column("latitude", .double).notNull()
+                t.column("longitude", .double).notNull()
+                t.column("horizontalAccuracy", .double).notNull()
+                t.column("speed", .double)
+                t.column("course", .double)
+                t.column("altitude", .double)
+                t.column("verticalAccuracy", .double)
+                t.column("receivedAt", .integer).notNull()
+                t.column("late", .boolean).notNull()
+                t.primaryKey(["deviceId", "timestamp"])
+            }
+            try db.create(table: "device") { t in
+                t.primaryKey("id", .text)
+                t.column("lastFix", .text)  // JSON, the newest accepted fix
+                t.column("lastAcceptedOrdinal", .integer).notNull()
+            }
+            try db.create(table: "subscription") { t in
+                t.primaryKey("id", .text)  // UUIDv7: creation order
+                t.column("definition", .text).notNull()  // JSON
+                t.column("createdAt", .integer).notNull()
+                t.column("acceptedFixesBefore", .integer).notNull()
+                t.column("deletedAt", .integer)
+            }
+            try db.create(table: "subscriptionProgress", options: .withoutRowID) { t in
+                t.column("subscriptionId", .text).notNull()
+                t.column("deviceId", .text).notNull()
+                t.column("progress", .text).notNull()  // JSON
+                t.primaryKey(["subscriptionId", "deviceId"])
+            }
+            // The event log: sequence is issued by the tracker, gap-free, in commit order.
+            try db.create(table: "trackingEvent") { t in
+                t.primaryKey("sequence", .integer)
+                t.column("id", .text).notNull().unique()
+                t.column("subscriptionId", .text).notNull()
+                t.column("deviceId", .text).notNull()
+                t.column("kind", .text).notNull()
+                t.column("reason", .text)
+                t.column("location", .text).notNull()  // JSON fix
+                t.column("previousLocation", .text)
+                t.column("occurredAt", .integer).notNull()
+                t.column("recordedAt", .integer).notNull()
+            }
+            try db.create(index: "trackingEvent_on_subscription", on: "trackingEvent", columns: ["subscriptionId", "sequence"])
+        }
         return migrator
     }
 }

@@ -17,6 +17,8 @@ struct APIHandler<Store: AnnotationStore>: APIProtocol {
     let annotations: Store
     /// The thinning index, following `annotations`.
     let thinning: ThinningFollower
+    /// Devices, subscriptions and the event log.
+    let tracking: TrackingHub
 
     // MARK: - Operations
 

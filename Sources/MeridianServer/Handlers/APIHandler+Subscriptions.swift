@@ -1,0 +1,87 @@
+import Annotations
+import Foundation
+import HTTPTypes
+import MeridianAPI
+import OpenAPIRuntime
+import Tracking
+
+// Subscriptions and the event log: create, read, list, delete; events by long poll and SSE.
+
+extension APIHandler {
+    func createSubscription(_ input: Operations.CreateSubscription.Input) async throws -> Operations.CreateSubscription.Output {
+        guard case .json(let body) = input.body else { throw ProblemError(.unsupportedMediaType, detail: "send application/json") }
+        let request = try SubscriptionRequest(body, maxLocationAgeIsNull: ExplicitNulls.current.contains("maxLocationAge"))
+        let subscription = try tracking.tracker.subscribe { id, createdAt in
+            Subscription(id: id, deviceIds: request.deviceIds, maxLocationAge: request.maxLocationAge,
+                         maxHorizontalAccuracy: request.maxHorizontalAccuracy, rule: request.rule, createdAt: createdAt)
+        }
+        return .created(.init(headers: .init(location: "/v1/subscriptions/\(subscription.id)"), body: .json(.init(subscription))))
+    }
+
+    func getSubscription(_ input: Operations.GetSubscription.Input) async throws -> Operations.GetSubscription.Output {
+        .ok(.init(body: .json(.init(try liveSubscription(input.path.subscriptionId)))))
+    }
+
+    func listSubscriptions(_ input: Operations.ListSubscriptions.Input) async throws -> Operations.ListSubscriptions.Output {
+        let limit = try Self.check(input.query.limit ?? 100, parameter: "limit", in: 1...1000)
+        let (deviceId, cursor) = (input.query.deviceId, input.query.cursor)
+        let page = tracking.tracker.read { state in
+            state.subscriptions.values
+                .filter { subscription in
+                    subscription.deletedAt == nil && (deviceId.map(subscription.covers) ?? true) && (cursor.map { subscription.id > $0 } ?? true)
+                }
+                .sorted { $0.id < $1.id }
+                .prefix(limit + 1)
+        }
+        let subscriptions = page.prefix(limit)
+        return .ok(.init(body: .json(.init(
+            subscriptions: subscriptions.map(Components.Schemas.Subscription.init),
+            nextCursor: page.count > limit ? subscriptions.last?.id : nil
+        ))))
+    }
+
+    func deleteSubscription(_ input: Operations.DeleteSubscription.Input) async throws -> Operations.DeleteSubscription.Output {
+        let subscription = try liveSubscription(input.path.subscriptionId)
+        guard let plan = try tracking.tracker.unsubscribe(subscription.id) else { throw Self.unknownSubscription(subscription.id) }
+        return .ok(.init(body: .json(.init(subscription: .init(plan.subscription), events: plan.events.map(Components.Schemas.Event.init)))))
+    }
+
+    func listSubscriptionEvents(_ input: Operations.ListSubscriptionEvents.Input) async throws -> Operations.ListSubscriptionEvents.Output {
+        let id = input.path.subscriptionId
+        guard tracking.tracker.read({ $0.subscriptions[id] }) != nil else { throw Self.unknownSubscription(id) }
+        let after = try Self.check(input.query.after ?? 0, parameter: "after", in: 0...Int64.max)
+        let limit = try Self.check(input.query.limit ?? 100, parameter: "limit", in: 1...1000)
+        let wait = try Self.check(input.query.wait ?? 0, parameter: "wait", in: 0...60)
+        let events = try await tracking.events(subscriptionId: id, after: after, limit: limit, wait: .milliseconds(Int64(wait * 1000)))
+        return .ok(.init(body: .json(.init(events: events.map(Components.Schemas.Event.init), nextAfter: events.last?.sequence ?? after))))
+    }
+
+    func streamEvents(_ input: Operations.StreamEvents.Input) async throws -> Operations.StreamEvents.Output {
+        var start = tracking.feed.latest
+        if let after = input.query.after { start = try Self.check(after, parameter: "after", in: 0...Int64.max) }
+        if let lastEventID = input.headers.lastEventID {
+            guard let sequence = Int64(lastEventID.trimmingCharacters(in: .whitespaces)), sequence >= 0 else {
+                throw ProblemError(.badRequest, detail: "Last-Event-ID must be the sequence of an event", errors: [.init(parameter: "Last-Event-ID", detail: "must be a non-negative integer")])
+            }
+            start = sequence
+        }
+        if let id = input.query.subscriptionId, tracking.tracker.read({ $0.subscriptions[id] }) == nil {
+            throw ProblemError.invalid([.init(parameter: "subscriptionId", detail: "names no subscription")])
+        }
+        let stream = EventStream(hub: tracking, heartbeat: limits.heartbeat)
+        return .ok(.init(body: .textEventStream(stream.body(after: start, subscriptionId: input.query.subscriptionId))))
+    }
+
+    /// The subscription with `id`: 404 when there never was one, 410 once deleted.
+    private func liveSubscription(_ id: String) throws(ProblemError) -> Subscription {
+        guard let subscription = tracking.tracker.read({ $0.subscriptions[id] }) else { throw Self.unknownSubscription(id) }
+        if let deletedAt = subscription.deletedAt {
+            throw ProblemError(.gone, detail: "subscription \(id) was deleted at \(deletedAt.rfc3339); its events stay readable at /v1/subscriptions/\(id)/events")
+        }
+        return subscription
+    }
+
+    private static func unknownSubscription(_ id: String) -> ProblemError {
+        ProblemError(.notFound, detail: "no subscription has id \(id)")
+    }
+}

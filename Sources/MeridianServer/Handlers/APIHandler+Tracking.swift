@@ -1,0 +1,78 @@
+import Foundation
+import HTTPTypes
+import MeridianAPI
+import OpenAPIRuntime
+import Tracking
+
+// Location feeds: ingest, a device's state, its history.
+
+extension APIHandler {
+    /// Most fixes in one request.
+    static var maxFixesPerRequest: Int { 1_000 }
+
+    func postLocations(_ input: Operations.PostLocations.Input) async throws -> Operations.PostLocations.Output {
+        let deviceId = try Self.deviceID(input.path.deviceId)
+        guard case .json(let body) = input.body else { throw ProblemError(.unsupportedMediaType, detail: "send application/json") }
+        guard body.locations.count <= Self.maxFixesPerRequest else {
+            throw ProblemError.invalid(pointer: "/locations", "holds \(body.locations.count) fixes; at most \(Self.maxFixesPerRequest) per request")
+        }
+        var fixes: [LocationFix] = []
+        var unreadable: [ProblemDetails.FieldError] = []
+        for (index, wire) in body.locations.enumerated() {
+            do { fixes.append(try LocationFix(wire, at: "/locations/\(index)")) } catch { unreadable += error.problem.errors ?? [] }
+        }
+        if !unreadable.isEmpty {
+            throw ProblemError(.badRequest, detail: unreadable.count == 1 ? "\(unreadable[0].pointer ?? "") is not an RFC 3339 date-time" : "\(unreadable.count) timestamps are not RFC 3339 date-times", errors: unreadable)
+        }
+        let result = try await tracking.ingest(deviceId: deviceId, fixes: fixes)
+        return .ok(.init(body: .json(.init(
+            results: result.results.map(Components.Schemas.FixResult.init),
+            skipped: result.skipped.map { .init(index: $0.index, subscriptionId: $0.subscriptionId, reason: .init(rawValue: $0.reason.rawValue) ?? .stale) },
+            events: result.events.map(Components.Schemas.Event.init)
+        ))))
+    }
+
+    func getDevice(_ input: Operations.GetDevice.Input) async throws -> Operations.GetDevice.Output {
+        let deviceId = try Self.deviceID(input.path.deviceId)
+        let device = tracking.tracker.read { state -> Components.Schemas.Device? in
+            guard let device = state.devices[deviceId] else { return nil }
+            return Components.Schemas.Device(
+                id: deviceId, lastFix: device.lastFix.map(Components.Schemas.Fix.init),
+                subscriptions: state.progress(ofDevice: deviceId).map { .init(subscriptionId: $0.subscriptionId, $0.progress) }
+            )
+        }
+        guard let device else { throw ProblemError(.notFound, detail: "no fix of device \(deviceId) was ever accepted") }
+        return .ok(.init(body: .json(device)))
+    }
+
+    func listLocations(_ input: Operations.ListLocations.Input) async throws -> Operations.ListLocations.Output {
+        let deviceId = try Self.deviceID(input.path.deviceId)
+        let from = try Self.time(input.query.from, parameter: "from")
+        let to = try Self.time(input.query.to, parameter: "to")
+        let limit = try Self.check(input.query.limit ?? 100, parameter: "limit", in: 1...1000)
+        var fixes = try await tracking.tracker.store.fixes(deviceId: deviceId, from: from, to: to, limit: limit + 1)
+        var next: String?
+        if fixes.count > limit {
+            fixes.removeLast()
+            next = fixes.last.map { FixTime(microseconds: $0.timestamp.microseconds + 1).rfc3339 }
+        }
+        return .ok(.init(body: .json(.init(locations: fixes.map(Components.Schemas.Fix.init), nextFrom: next))))
+    }
+
+    // MARK: - Parameters
+
+    static func deviceID(_ text: String) throws(ProblemError) -> String {
+        guard DeviceIdentifier.isValid(text) else {
+            throw ProblemError(.badRequest, detail: "deviceId \(DeviceIdentifier.rule)", errors: [.init(parameter: "deviceId", detail: DeviceIdentifier.rule)])
+        }
+        return text
+    }
+
+    static func time(_ text: String?, parameter: String) throws(ProblemError) -> FixTime? {
+        guard let text else { return nil }
+        guard let time = FixTime(rfc3339: text) else {
+            throw ProblemError(.badRequest, detail: "\(parameter) is not an RFC 3339 date-time", errors: [.init(parameter: parameter, detail: "must be an RFC 3339 date-time")])
+        }
+        return time
+    }
+}
