@@ -136,7 +136,7 @@ let package = Package(
         .testTarget(
             name: "MeridianServerTests",
             dependencies: [
-                "MeridianServer", "MeridianAPI", "MapGeometry", "Annotations", "Geodesy",
+                "MeridianServer", "MeridianAPI", "MapGeometry", "Annotations", "Geodesy", "Storage",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),

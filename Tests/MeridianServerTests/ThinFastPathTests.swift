@@ -4,6 +4,7 @@ import Geodesy
 import MapGeometry
 import MeridianAPI
 import OpenAPIRuntime
+import Storage
 import Testing
 @testable import MeridianServer
 
@@ -24,7 +25,8 @@ import Testing
         }
         _ = try await store.importContents(contents)
         let thinning = try await ThinningFollower(store: store)
-        let handler = APIHandler(contract: Contract.load(), limits: Limits(maxBatchSize: 10), transformers: CRSTransformerPool(), annotations: store, thinning: thinning)
+        let handler = APIHandler(contract: Contract.load(), limits: Limits(maxBatchSize: 10), transformers: CRSTransformerPool(), annotations: store, thinning: thinning,
+                                 tracking: try TrackingHub.open(on: MeridianDatabase.open(path: ":memory:"), ids: UUIDv7Generator()))
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .custom { date, encoder in
