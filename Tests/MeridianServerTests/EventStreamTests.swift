@@ -1,0 +1,64 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import MeridianServer
+import NIOCore
+import NIOPosix
+import Testing
+
+/// `GET /v1/events/stream` on a live server, read by a raw socket client as it streams (the
+/// test clients wait for whole bodies, which a stream never ends).
+@Suite struct EventStreamTests {
+    @Test func streamResumesAfterLastEventIDThenPushesNewEventsAndHeartbeats() async throws {
+        var configuration = ServerConfiguration.testing
+        configuration.eventStreamHeartbeat = .milliseconds(200)
+        let app = try await buildApplication(configuration)
+        try await app.test(.live) { client in
+            let port = try #require(client.port)
+            let sub = try await client.subscribe(TrackingContractTests.everyFix)
+            _ = try await client.postFixes("car-1", [Trace.fix(Trace.at(0), 0), Trace.fix(Trace.at(10), 10)])
+
+            var posted = false
+            let text = try await RawStream.read(port: port, path: "/v1/events/stream", headers: ["Last-Event-ID": "1"]) { text in
+                if !posted && text.contains("id: 2\n") {
+                    posted = true
+                    _ = try await client.postFixes("car-1", [Trace.fix(Trace.at(20), 20)])
+                }
+                return text.contains("id: 3\n") && text.contains(": heartbeat")
+            }
+            #expect(text.contains("content-type: text/event-stream"))
+            #expect(!text.contains("id: 1\n"))
+            let ids = text.split(separator: "\n").filter { $0.hasPrefix("id: ") }
+            #expect(ids == ["id: 2", "id: 3"])
+            #expect(text.contains("event: significantChange\ndata: {"))
+            #expect(text.contains(#""subscriptionId":"\#(sub.id)""#))
+
+            // `after` and a subscription filter: the whole log of that subscription from the start.
+            let replay = try await RawStream.read(port: port, path: "/v1/events/stream?after=0&subscriptionId=\(sub.id)") { $0.contains("id: 3\n") }
+            #expect(replay.split(separator: "\n").filter { $0.hasPrefix("id: ") } == ["id: 1", "id: 2", "id: 3"])
+            _ = try await client.send(.get, "/v1/events/stream", headers: [HTTPField.Name("Last-Event-ID")!: "three"]).problem(.badRequest)
+            _ = try await client.send(.get, "/v1/events/stream?subscriptionId=nope").problem(.unprocessableContent)
+        }
+    }
+}
+
+/// Reads an HTTP/1.1 response off a socket as it arrives, until `done` says so (or 15 s pass).
+enum RawStream {
+    static func read(port: Int, path: String, headers: [String: String] = [:], until done: (String) async throws -> Bool) async throws -> String {
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connect(host: "127.0.0.1", port: port) { channel in
+            channel.eventLoop.makeCompletedFuture { try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel) }
+        }
+        let deadline = ContinuousClock.now + .seconds(15)
+        return try await channel.executeThenClose { inbound, outbound in
+            let head = headers.map { "\($0.key): \($0.value)\r\n" }.joined()
+            try await outbound.write(ByteBuffer(string: "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\(head)\r\n"))
+            var text = ""
+            for try await buffer in inbound {
+                text += String(buffer: buffer)
+                if try await done(text) || ContinuousClock.now > deadline { break }
+            }
+            // "\r\n" is one Character in Swift: unfold it so the SSE lines split on "\n".
+            return text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "Content-Type", with: "content-type")
+        }
+    }
+}
