@@ -14,6 +14,7 @@ import urllib.request
 
 from geographiclib.geodesic import Geodesic
 from pyproj import Transformer
+from shapely.geometry import Point, Polygon
 
 URL = os.environ.get("MERIDIAN_URL", "http://127.0.0.1:8080")
 SEED = int(os.environ.get("MERIDIAN_SEED", random.randrange(1 << 30)))
@@ -167,8 +168,70 @@ def main():
             pairs += [(f"{i}.{j}.x", p["x"], ex), (f"{i}.{j}.y", p["y"], ey)]
     check("coordinates-to-screen-points vs pyproj + DESIGN.md formula", pairs, 1e-6)
 
+    tracking_checks()
+
     print(f"crosscheck: {passed} passed, {failed} failed")
     return 1 if failed else 0
+
+
+def fix(latitude, longitude, second):
+    stamp = f"2026-01-01T{second // 3600:02d}:{second // 60 % 60:02d}:{second % 60:02d}Z"
+    return {"coordinate": {"latitude": latitude, "longitude": longitude}, "timestamp": stamp, "horizontalAccuracy": 0}
+
+
+def first_fix_events(subscription, latitude, longitude, device):
+    """Events of a device's first fix under a subscription made for that device alone."""
+    post("/v1/subscriptions", dict(subscription, deviceIds=[device], maxLocationAge=None))
+    return post(f"/v1/devices/{device}/locations", {"locations": [fix(latitude, longitude, 0)]})["events"]
+
+
+def tracking_checks():
+    """Region and significant-change decisions against geographiclib distances and shapely (GEOS) containment."""
+    run = rng.randrange(1 << 30)
+    pairs = []
+    for i in range(N // 2):
+        center = coordinates(1, 70)[0]
+        radius = rng.uniform(10, 50_000)
+        reach = radius * (1 + rng.choice([-1, 1]) * rng.uniform(0.0005, 0.5))
+        end = Geodesic.WGS84.Direct(center["latitude"], center["longitude"], rng.uniform(-180, 180), reach)
+        distance = Geodesic.WGS84.Inverse(center["latitude"], center["longitude"], end["lat2"], end["lon2"])["s12"]
+        events = first_fix_events({"type": "region", "region": {"circle": {"center": center, "radius": radius}}},
+                                  end["lat2"], end["lon2"], f"circle-{run}-{i}")
+        pairs.append((f"circle {i} r={radius:.1f} d={distance:.1f}", len(events), 1 if distance <= radius else 0))
+    check("circle region enter on a first fix vs geographiclib distance", pairs, 0)
+
+    pairs = []
+    for i in range(N // 5):
+        lat, lon, size = rng.uniform(-60, 60), rng.uniform(-170, 170), rng.uniform(0.01, 0.3)
+        # A star-shaped ring: angles in order, radii varied, so it is simple (and concave).
+        ring = [(lon + math.cos(a) * r, lat + math.sin(a) * r) for a, r in
+                ((2 * math.pi * k / 12, size * rng.uniform(0.3, 1)) for k in range(12))]
+        ring.append(ring[0])
+        shape = Polygon(ring)
+        for j in range(5):
+            x, y = lon + rng.uniform(-size, size), lat + rng.uniform(-size, size)
+            if shape.exterior.distance(Point(x, y)) < 1e-7:
+                continue
+            events = first_fix_events({"type": "region", "region": {"type": "Polygon", "coordinates": [[list(p) for p in ring]]}},
+                                      y, x, f"polygon-{run}-{i}-{j}")
+            pairs.append((f"polygon {i}.{j}", len(events), 1 if shape.covers(Point(x, y)) else 0))
+    check("polygon region enter on a first fix vs shapely (GEOS) containment", pairs, 0)
+
+    pairs = []
+    for i in range(N // 2):
+        start = coordinates(1, 70)[0]
+        threshold = rng.uniform(1, 5_000)
+        reach = threshold * (1 + rng.choice([-1, 1]) * rng.uniform(0.0005, 0.5))
+        end = Geodesic.WGS84.Direct(start["latitude"], start["longitude"], rng.uniform(-180, 180), reach)
+        distance = Geodesic.WGS84.Inverse(start["latitude"], start["longitude"], end["lat2"], end["lon2"])["s12"]
+        device = f"walker-{run}-{i}"
+        post("/v1/subscriptions", {"type": "significantChange", "deviceIds": [device], "maxLocationAge": None,
+                                   "distanceFilter": threshold, "minimumInterval": 0})
+        answer = post(f"/v1/devices/{device}/locations", {"locations": [
+            fix(start["latitude"], start["longitude"], 0), fix(end["lat2"], end["lon2"], 1)]})
+        kinds = [event["type"] for event in answer["events"]]
+        pairs.append((f"walker {i} filter={threshold:.1f} d={distance:.1f}", kinds.count("significantChange"), 1 if distance >= threshold else 0))
+    check("significantChange distanceFilter vs geographiclib distance", pairs, 0)
 
 
 if __name__ == "__main__":
