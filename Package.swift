@@ -120,7 +120,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StorageTests",
-            dependencies: ["Storage", "Annotations", "MapGeometry", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["Storage", "Annotations", "MapGeometry", "Tracking", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: handWrittenSettings
         ),
         .testTarget(

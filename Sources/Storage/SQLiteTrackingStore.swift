@@ -34,36 +34,38 @@ public struct SQLiteTrackingStore: TrackingStore {
         }
     }
 
-    public func commit(_ plan: IngestPlan) throws -> Set<Int> {
-        try database.writer.write { db in
-            var duplicates: Set<Int> = []
-            let insertFix = try db.cachedStatement(sql: """
-                INSERT OR IGNORE INTO locationFix (deviceId, timestamp, latitude, longitude, horizontalAccuracy, speed, course,
-                  altitude, verticalAccuracy, receivedAt, late) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """)
-            for stored in plan.stored {
-                let fix = stored.fix
-                try insertFix.execute(arguments: [
-                    plan.deviceId, fix.timestamp.microseconds, fix.coordinate.latitude, fix.coordinate.longitude, fix.horizontalAccuracy,
-                    fix.speed, fix.course, fix.altitude, fix.verticalAccuracy, plan.receivedAt.microseconds, stored.late,
-                ])
-                if db.changesCount == 0 {
-                    // Only a late fix can meet a stored instant; an accepted one is newer than all of them.
-                    guard stored.late else { throw TrackingStoreError.acceptedFixAlreadyStored(plan.deviceId, fix.timestamp) }
-                    duplicates.insert(stored.index)
-                }
+    public func commit(_ plans: [IngestPlan]) throws -> [Set<Int>] {
+        try database.writer.write { db in try plans.map { try commit($0, in: db) } }
+    }
+
+    private func commit(_ plan: IngestPlan, in db: Database) throws -> Set<Int> {
+        var duplicates: Set<Int> = []
+        let insertFix = try db.cachedStatement(sql: """
+            INSERT OR IGNORE INTO locationFix (deviceId, timestamp, latitude, longitude, horizontalAccuracy, speed, course,
+              altitude, verticalAccuracy, receivedAt, late) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        for stored in plan.stored {
+            let fix = stored.fix
+            try insertFix.execute(arguments: [
+                plan.deviceId, fix.timestamp.microseconds, fix.coordinate.latitude, fix.coordinate.longitude, fix.horizontalAccuracy,
+                fix.speed, fix.course, fix.altitude, fix.verticalAccuracy, plan.receivedAt.microseconds, stored.late,
+            ])
+            if db.changesCount == 0 {
+                // Only a late fix can meet a stored instant; an accepted one is newer than all of them.
+                guard stored.late else { throw TrackingStoreError.acceptedFixAlreadyStored(plan.deviceId, fix.timestamp) }
+                duplicates.insert(stored.index)
             }
-            try insert(plan.events, in: db)
-            for (key, progress) in plan.progress {
-                try db.cachedStatement(sql: "INSERT OR REPLACE INTO subscriptionProgress (subscriptionId, deviceId, progress) VALUES (?, ?, ?)")
-                    .execute(arguments: [key.subscriptionId, key.deviceId, try JSONColumn.text(StoredProgress(progress))])
-            }
-            if plan.results.contains(where: { $0.status == .accepted }) {
-                try db.cachedStatement(sql: "INSERT OR REPLACE INTO device (id, lastFix, lastAcceptedOrdinal) VALUES (?, ?, ?)")
-                    .execute(arguments: [plan.deviceId, try plan.device.lastFix.map { try JSONColumn.text(StoredFix($0)) }, plan.device.lastAcceptedOrdinal])
-            }
-            return duplicates
         }
+        try insert(plan.events, in: db)
+        for (key, progress) in plan.progress {
+            try db.cachedStatement(sql: "INSERT OR REPLACE INTO subscriptionProgress (subscriptionId, deviceId, progress) VALUES (?, ?, ?)")
+                .execute(arguments: [key.subscriptionId, key.deviceId, StoredProgress(progress).text])
+        }
+        if plan.results.contains(where: { $0.status == .accepted }) {
+            try db.cachedStatement(sql: "INSERT OR REPLACE INTO device (id, lastFix, lastAcceptedOrdinal) VALUES (?, ?, ?)")
+                .execute(arguments: [plan.deviceId, plan.device.lastFix.map { StoredFix($0).text }, plan.device.lastAcceptedOrdinal])
+        }
+        return duplicates
     }
 
     public func insert(_ subscription: Subscription) throws {
@@ -128,7 +130,7 @@ public struct SQLiteTrackingStore: TrackingStore {
         for event in events {
             try statement.execute(arguments: [
                 event.sequence, event.id, event.subscriptionId, event.deviceId, event.kind.rawValue, event.reason,
-                try JSONColumn.text(StoredFix(event.location)), try event.previousLocation.map { try JSONColumn.text(StoredFix($0)) },
+                StoredFix(event.location).text, event.previousLocation.map { StoredFix($0).text },
                 event.occurredAt.microseconds, event.recordedAt.microseconds,
             ])
         }

@@ -1,10 +1,17 @@
+import Dispatch
 import Synchronization
 
 /// The one place fixes and subscription changes go through: evaluates against the in-memory
 /// ``TrackingState``, commits to the ``TrackingStore``, then updates the state, under one lock,
 /// so event sequences are issued gap-free in commit order and no two ingests see the same state.
+///
+/// Ingests are group-committed: requests queue, and one writer (a serial dispatch queue, off the
+/// concurrency pool, since the store's writes block) plans everything queued in arrival order and
+/// commits it in one transaction. Callers wait without holding a thread.
 public final class Tracker: Sendable {
     private let state: Mutex<TrackingState>
+    private let pending = Mutex<[Request]>([])
+    private let writer = DispatchQueue(label: "meridian.tracker.writer")
     public let store: any TrackingStore
     private let now: @Sendable () -> FixTime
     private let newID: @Sendable () -> String
@@ -33,16 +40,53 @@ public final class Tracker: Sendable {
         public var events: [TrackingEvent]
     }
 
+    private struct Request: Sendable {
+        var deviceId: String
+        var fixes: [LocationFix]
+        var continuation: CheckedContinuation<IngestResult, any Error>
+    }
+
     /// Stores a device's batch and the events it causes, committed before this returns.
-    public func ingest(deviceId: String, fixes: [LocationFix]) throws -> IngestResult {
-        let plan = try state.withLock { state in
-            var plan = state.plan(deviceId: deviceId, fixes: fixes, receivedAt: now(), eventID: newID)
-            plan.markDuplicates(try store.commit(plan))
-            state.apply(plan)
-            return plan
+    public func ingest(deviceId: String, fixes: [LocationFix]) async throws -> IngestResult {
+        try await withCheckedThrowingContinuation { continuation in
+            pending.withLock { $0.append(Request(deviceId: deviceId, fixes: fixes, continuation: continuation)) }
+            writer.async { self.commitPending() }
         }
-        if let last = plan.events.last { committed(last.sequence) }
-        return IngestResult(results: plan.results, skipped: plan.skipped, events: plan.events)
+    }
+
+    /// Plans every queued request in order, commits them in one transaction, answers them.
+    /// On a failed commit the state is reloaded from the store and every request of the group fails.
+    private func commitPending() {
+        let requests = pending.withLock { queue in
+            defer { queue.removeAll(keepingCapacity: true) }
+            return queue
+        }
+        guard !requests.isEmpty else { return }
+        let outcome = state.withLock { state -> Result<[IngestPlan], any Error> in
+            var plans: [IngestPlan] = []
+            for request in requests {
+                let plan = state.plan(deviceId: request.deviceId, fixes: request.fixes, receivedAt: now(), eventID: newID)
+                state.apply(plan)
+                plans.append(plan)
+            }
+            do {
+                let duplicates = try store.commit(plans)
+                for index in plans.indices { plans[index].markDuplicates(duplicates[index]) }
+                return .success(plans)
+            } catch {
+                if let stored = try? store.loadState() { state = stored }
+                return .failure(error)
+            }
+        }
+        switch outcome {
+        case .success(let plans):
+            if let last = plans.last(where: { !$0.events.isEmpty })?.events.last { committed(last.sequence) }
+            for (request, plan) in zip(requests, plans) {
+                request.continuation.resume(returning: IngestResult(results: plan.results, skipped: plan.skipped, events: plan.events))
+            }
+        case .failure(let error):
+            for request in requests { request.continuation.resume(throwing: error) }
+        }
     }
 
     /// Stores a new subscription; it evaluates fixes from the next one on.

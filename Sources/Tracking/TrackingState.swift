@@ -70,6 +70,7 @@ public struct TrackingState: Sendable {
         var ordinal = acceptedFixes
         var sequence = lastSequence
         var storedInBatch: Set<FixTime> = []
+        var inside = insideByDevice[deviceId] ?? []
         for (index, fix) in fixes.enumerated() {
             if let reason = fix.rejection(receivedAt: receivedAt) {
                 plan.results.append(.init(index: index, status: .rejected(reason)))
@@ -88,7 +89,7 @@ public struct TrackingState: Sendable {
             plan.results.append(.init(index: index, status: .accepted))
             plan.stored.append(.init(index: index, fix: fix, late: false))
             let evaluatedBefore = plan.device.lastAcceptedOrdinal
-            for subscription in relevantSubscriptions(for: fix, in: plan) {
+            for subscription in relevantSubscriptions(for: fix, of: deviceId, inside: inside) {
                 if let reason = subscription.skipReason(for: fix, receivedAt: receivedAt) {
                     plan.skipped.append(.init(index: index, subscriptionId: subscription.id, reason: reason))
                     continue
@@ -103,6 +104,7 @@ public struct TrackingState: Sendable {
                     emissions = Evaluation.region(rule, &progress, fix, evaluatedBefore: evaluatedBefore > subscription.acceptedFixesBefore)
                 }
                 plan.progress[key] = progress
+                if progress.inside == true { inside.insert(subscription.id) } else { inside.remove(subscription.id) }
                 for emission in emissions {
                     sequence += 1
                     plan.events.append(TrackingEvent(
@@ -119,13 +121,13 @@ public struct TrackingState: Sendable {
         return plan
     }
 
-    /// Live subscriptions that evaluate `fix` of the plan's device, in id (creation) order:
-    /// significant-change ones, regions whose box holds the fix, and regions the device is inside.
-    private func relevantSubscriptions(for fix: LocationFix, in plan: IngestPlan) -> [Subscription] {
-        var ids = significantForAll.union(significantByDevice[plan.deviceId] ?? [])
-        for id in regions.candidates(at: fix.coordinate) where subscriptions[id]!.covers(plan.deviceId) { ids.insert(id) }
-        ids.formUnion(insideByDevice[plan.deviceId] ?? [])
-        for (key, progress) in plan.progress where progress.inside == true { ids.insert(key.subscriptionId) }
+    /// Live subscriptions that evaluate `fix` of `deviceId`, in id (creation) order: significant-change
+    /// ones, regions whose box holds the fix, and the regions the device is inside.
+    private func relevantSubscriptions(for fix: LocationFix, of deviceId: String, inside: Set<String>) -> [Subscription] {
+        var ids = inside
+        ids.formUnion(significantForAll)
+        if let listed = significantByDevice[deviceId] { ids.formUnion(listed) }
+        for id in regions.candidates(at: fix.coordinate) where !ids.contains(id) && subscriptions[id]!.covers(deviceId) { ids.insert(id) }
         return ids.sorted().map { subscriptions[$0]! }
     }
 

@@ -3,9 +3,9 @@
 public protocol TrackingStore: Sendable {
     /// Everything ``TrackingState`` is rebuilt from.
     func loadState() throws -> TrackingState
-    /// Stores the plan's fixes, events, device and progress in one transaction; returns the
-    /// batch indexes of late fixes the device already had (duplicates, not stored again).
-    func commit(_ plan: IngestPlan) throws -> Set<Int>
+    /// Stores the plans' fixes, events, devices and progress in one transaction, in order; returns
+    /// per plan the batch indexes of late fixes the device already had (duplicates, not stored again).
+    func commit(_ plans: [IngestPlan]) throws -> [Set<Int>]
     /// Stores a new subscription.
     func insert(_ subscription: Subscription) throws
     /// Marks a subscription deleted, stores the exits it emits and drops its progress, in one transaction.

@@ -24,7 +24,7 @@ struct TrackingHub: Sendable {
     }
 
     func ingest(deviceId: String, fixes: [LocationFix]) async throws -> Tracker.IngestResult {
-        try tracker.ingest(deviceId: deviceId, fixes: fixes)
+        try await tracker.ingest(deviceId: deviceId, fixes: fixes)
     }
 
     /// Events after `sequence` (of one subscription, or all); when there are none yet, waits up

@@ -15,6 +15,16 @@ struct StoredFix: Codable {
         (s, c, a, v) = (fix.speed, fix.course, fix.altitude, fix.verticalAccuracy)
     }
 
+    /// The same JSON `JSONEncoder` writes (keys in declaration order, nil members left out),
+    /// written directly: ingest stores a few of these per fix.
+    var text: String {
+        var text = "{\"la\":\(la),\"lo\":\(lo),\"t\":\(t),\"h\":\(h)"
+        for (key, value) in [("s", s), ("c", c), ("a", a), ("v", v)] {
+            if let value { text += ",\"\(key)\":\(value)" }
+        }
+        return text + "}"
+    }
+
     var fix: LocationFix {
         LocationFix(coordinate: Coordinate(latitude: la, longitude: lo), timestamp: FixTime(microseconds: t), horizontalAccuracy: h,
                     speed: s, course: c, altitude: a, verticalAccuracy: v)
@@ -30,6 +40,17 @@ struct StoredProgress: Codable {
         inside = progress.inside
         enteredAt = progress.enteredAt?.microseconds
         dwelt = progress.dwellNotified ? true : nil
+    }
+
+    /// The JSON text, written directly (see ``StoredFix/text``).
+    var text: String {
+        var members: [String] = []
+        if let evaluated { members.append("\"evaluated\":\(evaluated.text)") }
+        if let notified { members.append("\"notified\":\(notified.text)") }
+        if let inside { members.append("\"inside\":\(inside)") }
+        if let enteredAt { members.append("\"enteredAt\":\(enteredAt)") }
+        if let dwelt { members.append("\"dwelt\":\(dwelt)") }
+        return "{" + members.joined(separator: ",") + "}"
     }
 
     var progress: SubscriptionProgress {
