@@ -70,7 +70,13 @@ extension FixTime {
         let days = Self.daysSinceEpoch(year: year, month: month, day: day)
         let seconds = Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + second) - Int64(offsetMinutes * 60)
         microseconds = seconds * 1_000_000 + fraction
+        // Only instants ``rfc3339`` can write back: years 0001…9999 in UTC.
+        guard Self.writable.contains(microseconds) else { return nil }
     }
+
+    /// 0001-01-01T00:00:00Z … 9999-12-31T23:59:59.999999Z.
+    private static let writable: ClosedRange<Int64> =
+        Int64(daysSinceEpoch(year: 1, month: 1, day: 1)) * 86_400_000_000...(Int64(daysSinceEpoch(year: 10_000, month: 1, day: 1)) * 86_400_000_000 - 1)
 
     /// RFC 3339 in UTC: milliseconds when the instant has none finer, else microseconds.
     public var rfc3339: String {

@@ -8,6 +8,8 @@ public enum RegionShape: Hashable, Sendable {
 
     /// The smallest radius a circle may have (Core Location's practical minimum).
     public static let minimumRadius = 10.0
+    /// The largest: 1 000 km, well short of a hemisphere, where "inside" stops meaning much.
+    public static let maximumRadius = 1_000_000.0
 
     /// Metres from the boundary: negative inside, positive outside, 0 on it.
     public func signedDistance(to coordinate: Coordinate) -> Double {
@@ -24,13 +26,16 @@ public enum RegionShape: Hashable, Sendable {
         switch self {
         case .circle(let center, let radius):
             let reach = radius * 1.001 + 1  // a hair wider than the true extent
-            let north = Geodesic.wgs84.direct(from: center, azimuth: 0, distance: reach).coordinate.latitude
-            let south = Geodesic.wgs84.direct(from: center, azimuth: 180, distance: reach).coordinate.latitude
+            // A circle holding a pole covers every longitude up to it.
+            let toNorthPole = Geodesic.wgs84.inverse(from: center, to: Coordinate(latitude: 90, longitude: center.longitude)).distance
+            let toSouthPole = Geodesic.wgs84.inverse(from: center, to: Coordinate(latitude: -90, longitude: center.longitude)).distance
+            let north = reach >= toNorthPole ? 90 : Geodesic.wgs84.direct(from: center, azimuth: 0, distance: reach).coordinate.latitude
+            let south = reach >= toSouthPole ? -90 : Geodesic.wgs84.direct(from: center, azimuth: 180, distance: reach).coordinate.latitude
             // The widest longitude of a small circle lies a little poleward of its centre; the
             // east point at the latitude of the pole-side edge bounds it from outside.
             let widest = abs(north) > abs(south) ? north : south
             let parallel = Ellipsoid.wgs84.parallelRadius(atLatitude: widest)
-            guard north < 90, south > -90, parallel > reach else { return BoundingBox(west: -180, south: south, east: 180, north: north) }
+            guard abs(north) < 90, abs(south) < 90, parallel > reach else { return BoundingBox(west: -180, south: south, east: 180, north: north) }
             let halfWidth = min(180, reach / parallel * 180 / .pi * 1.001)
             return BoundingBox(
                 west: Coordinate.wrapLongitude(center.longitude - halfWidth), south: south,

@@ -2,20 +2,26 @@ import Dispatch
 import Synchronization
 
 /// The one place fixes and subscription changes go through: evaluates against the in-memory
-/// ``TrackingState``, commits to the ``TrackingStore``, then updates the state, under one lock,
-/// so event sequences are issued gap-free in commit order and no two ingests see the same state.
+/// ``TrackingState``, commits to the ``TrackingStore``, then updates the state, so event
+/// sequences are issued gap-free in commit order and no two ingests see the same state.
 ///
-/// Ingests are group-committed: requests queue, and one writer (a serial dispatch queue, off the
-/// concurrency pool, since the store's writes block) plans everything queued in arrival order and
-/// commits it in one transaction. Callers wait without holding a thread.
+/// Everything runs on one writer, a serial dispatch queue off the concurrency pool (the store's
+/// writes block): ingests queue and are group-committed (everything queued is planned in arrival
+/// order and committed in one transaction); subscription changes and reads take their turn between
+/// groups. Callers wait without holding a thread, and reads never see an uncommitted change.
 public final class Tracker: Sendable {
     private let state: Mutex<TrackingState>
     private let pending = Mutex<[Request]>([])
     private let writer = DispatchQueue(label: "meridian.tracker.writer")
+    /// Set when a failed commit left the in-memory state unknown and the store could not be
+    /// reread; every later call fails until a restart reloads it.
+    private let broken = Atomic<Bool>(false)
     public let store: any TrackingStore
     private let now: @Sendable () -> FixTime
     private let newID: @Sendable () -> String
     private let committed: @Sendable (Int64) -> Void
+    /// The last event sequence the store held when the tracker loaded it.
+    public let loadedLastSequence: Int64
 
     /// A tracker over `store`, loading its state.
     /// - Parameters:
@@ -30,7 +36,9 @@ public final class Tracker: Sendable {
         self.now = now
         self.newID = newID
         self.committed = committed
-        state = Mutex(try store.loadState())
+        let loaded = try store.loadState()
+        loadedLastSequence = loaded.lastSequence
+        state = Mutex(loaded)
     }
 
     /// The answer to one ingest request.
@@ -55,27 +63,23 @@ public final class Tracker: Sendable {
     }
 
     /// Plans every queued request in order, commits them in one transaction, answers them.
-    /// On a failed commit the state is reloaded from the store and every request of the group fails.
     private func commitPending() {
         let requests = pending.withLock { queue in
             defer { queue.removeAll(keepingCapacity: true) }
             return queue
         }
         guard !requests.isEmpty else { return }
-        let outcome = state.withLock { state -> Result<[IngestPlan], any Error> in
-            var plans: [IngestPlan] = []
-            for request in requests {
-                let plan = state.plan(deviceId: request.deviceId, fixes: request.fixes, receivedAt: now(), eventID: newID)
-                state.apply(plan)
-                plans.append(plan)
-            }
-            do {
+        let outcome = Result { () throws -> [IngestPlan] in
+            try change { state in
+                var plans: [IngestPlan] = []
+                for request in requests {
+                    let plan = state.plan(deviceId: request.deviceId, fixes: request.fixes, receivedAt: now(), eventID: newID)
+                    state.apply(plan)
+                    plans.append(plan)
+                }
                 let duplicates = try store.commit(plans)
                 for index in plans.indices { plans[index].markDuplicates(duplicates[index]) }
-                return .success(plans)
-            } catch {
-                if let stored = try? store.loadState() { state = stored }
-                return .failure(error)
+                return plans
             }
         }
         switch outcome {
@@ -90,32 +94,78 @@ public final class Tracker: Sendable {
     }
 
     /// Stores a new subscription; it evaluates fixes from the next one on.
-    public func subscribe(_ make: (_ id: String, _ createdAt: FixTime) -> Subscription) throws -> Subscription {
-        try state.withLock { state in
-            var subscription = make(newID(), now())
-            subscription.acceptedFixesBefore = state.acceptedFixes
-            try store.insert(subscription)
-            state.add(subscription)
-            return subscription
+    public func subscribe(_ make: @escaping @Sendable (_ id: String, _ createdAt: FixTime) -> Subscription) async throws -> Subscription {
+        try await onWriter { [self] in
+            try change { state in
+                var subscription = make(newID(), now())
+                subscription.acceptedFixesBefore = state.acceptedFixes
+                state.add(subscription)
+                try store.insert(subscription)
+                return subscription
+            }
         }
     }
 
-    /// Deletes a subscription: nil when there is none, else it with its deletion time and the
-    /// exits it emitted. Deleting a deleted one changes nothing and answers it again.
-    public func unsubscribe(_ id: String) throws -> DeletionPlan? {
-        let plan = try state.withLock { state -> DeletionPlan? in
-            guard let existing = state.subscriptions[id] else { return nil }
-            guard let plan = state.planDeletion(of: id, at: now(), eventID: newID) else { return DeletionPlan(subscription: existing) }
-            try store.commit(plan)
-            state.apply(plan)
-            return plan
-        }
-        if let last = plan?.events.last { committed(last.sequence) }
-        return plan
+    /// What deleting a subscription did.
+    public enum Unsubscription: Sendable {
+        /// Deleted now, with the exits it emitted.
+        case deleted(DeletionPlan)
+        /// Deleted earlier.
+        case alreadyDeleted(Subscription)
+        case notFound
     }
 
-    /// Reads the current state.
-    public func read<T>(_ body: (TrackingState) throws -> T) rethrows -> T {
-        try state.withLock { try body($0) }
+    /// Deletes a subscription; a region emits `regionDeleted` exits for the devices inside.
+    public func unsubscribe(_ id: String) async throws -> Unsubscription {
+        let outcome = try await onWriter { [self] in
+            try change { state -> Unsubscription in
+                guard let existing = state.subscriptions[id] else { return .notFound }
+                guard let plan = state.planDeletion(of: id, at: now(), eventID: newID) else { return .alreadyDeleted(existing) }
+                state.apply(plan)
+                try store.commit(plan)
+                return .deleted(plan)
+            }
+        }
+        if case .deleted(let plan) = outcome, let last = plan.events.last { committed(last.sequence) }
+        return outcome
     }
+
+    /// Reads the committed state, between writes.
+    public func read<T: Sendable>(_ body: @escaping @Sendable (TrackingState) -> T) async throws -> T {
+        try await onWriter { [self] in
+            try checkUsable()
+            return state.withLock { body($0) }
+        }
+    }
+
+    /// Runs `body` on the writer and hands its result back.
+    private func onWriter<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            writer.async { continuation.resume(with: Result(catching: body)) }
+        }
+    }
+
+    /// Changes the state and the store together. `body` changes the state first, then the store;
+    /// when the store refuses, the state is reloaded from it (the store is the truth).
+    private func change<T>(_ body: (inout TrackingState) throws -> T) throws -> T {
+        try checkUsable()
+        return try state.withLock { state in
+            do {
+                return try body(&state)
+            } catch {
+                do { state = try store.loadState() } catch { broken.store(true, ordering: .relaxed) }
+                throw error
+            }
+        }
+    }
+
+    private func checkUsable() throws {
+        if broken.load(ordering: .relaxed) { throw TrackerError.stateLost }
+    }
+}
+
+/// Why the tracker cannot answer.
+public enum TrackerError: Error, Hashable, Sendable {
+    /// A commit failed and the store could not be read back; a restart reloads it.
+    case stateLost
 }

@@ -88,20 +88,25 @@ public struct TrackingState: Sendable {
             storedInBatch.insert(fix.timestamp)
             plan.results.append(.init(index: index, status: .accepted))
             plan.stored.append(.init(index: index, fix: fix, late: false))
-            let evaluatedBefore = plan.device.lastAcceptedOrdinal
+            let lastOrdinal = plan.device.lastAcceptedOrdinal
             for subscription in relevantSubscriptions(for: fix, of: deviceId, inside: inside) {
+                let key = ProgressKey(subscriptionId: subscription.id, deviceId: deviceId)
+                let known = plan.progress[key] ?? self.progress[key]
                 if let reason = subscription.skipReason(for: fix, receivedAt: receivedAt) {
                     plan.skipped.append(.init(index: index, subscriptionId: subscription.id, reason: reason))
+                    // A region that has not classified the device yet keeps it unclassified, so its
+                    // first evaluated fix is still classified by plain containment.
+                    if known == nil, subscription.region != nil { plan.progress[key] = SubscriptionProgress() }
                     continue
                 }
-                let key = ProgressKey(subscriptionId: subscription.id, deviceId: deviceId)
-                var progress = plan.progress[key] ?? self.progress[key] ?? SubscriptionProgress()
+                var progress = known ?? SubscriptionProgress()
                 let emissions: [Evaluation.Emission]
                 switch subscription.rule {
                 case .significantChange(let rule):
                     emissions = Evaluation.significantChange(rule, &progress, fix)
                 case .region(let rule):
-                    emissions = Evaluation.region(rule, &progress, fix, evaluatedBefore: evaluatedBefore > subscription.acceptedFixesBefore)
+                    // Without progress, the device was last seen outside the region's box, if at all.
+                    emissions = Evaluation.region(rule, &progress, fix, evaluatedBefore: known == nil && lastOrdinal > subscription.acceptedFixesBefore)
                 }
                 plan.progress[key] = progress
                 if progress.inside == true { inside.insert(subscription.id) } else { inside.remove(subscription.id) }

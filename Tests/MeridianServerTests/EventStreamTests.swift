@@ -42,6 +42,24 @@ import Testing
     }
 }
 
+extension EventStreamTests {
+    /// A backlog far larger than one page of the log reaches the client whole and in order.
+    @Test func aLongBacklogStreamsWithoutLoss() async throws {
+        let app = try await buildApplication(.testing)
+        try await app.test(.live) { client in
+            let port = try #require(client.port)
+            _ = try await client.subscribe(TrackingContractTests.everyFix)
+            for batch in 0..<5 {
+                let fixes = (0..<1_000).map { Trace.fix(Trace.at(Double($0)), Double(batch * 1_000 + $0)) }
+                _ = try await client.postFixes("car-1", fixes)
+            }
+            let text = try await RawStream.read(port: port, path: "/v1/events/stream?after=0") { $0.contains("id: 5000\n") }
+            let ids = text.split(separator: "\n").filter { $0.hasPrefix("id: ") }.compactMap { Int($0.dropFirst(4)) }
+            #expect(ids == Array(1...5_000))
+        }
+    }
+}
+
 /// Reads an HTTP/1.1 response off a socket as it arrives, until `done` says so (or 15 s pass).
 enum RawStream {
     static func read(port: Int, path: String, headers: [String: String] = [:], until done: (String) async throws -> Bool) async throws -> String {

@@ -118,6 +118,7 @@ import Testing
                 (#"{"type":"region","region":{"type":"Polygon","coordinates":[[[0,0],[1,1],[1,0],[0,1],[0,0]]]}}"#, ["/region/coordinates"]),
                 (#"{"type":"region","region":{"type":"Polygon","coordinates":[[[0,0],[1,0],[1,1],[0,1]]]}}"#, ["/region/coordinates"]),
                 (#"{"type":"region"}"#, ["/region"]),
+                (#"{"type":"region","region":{"circle":{"center":{"latitude":0,"longitude":0},"radius":1.797e308}}}"#, ["/region/circle/radius"]),
                 (#"{"type":"region","distanceFilter":10,"region":{"circle":{"center":{"latitude":0,"longitude":0},"radius":50}},"hysteresis":-1}"#, ["/distanceFilter", "/hysteresis"]),
                 (#"{"type":"significantChange","dwell":60,"maxLocationAge":-1}"#, ["/maxLocationAge", "/dwell"]),
             ]

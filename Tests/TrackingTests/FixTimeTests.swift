@@ -11,10 +11,13 @@ import Tracking
         #expect(FixTime(rfc3339: "1970-01-01T00:00:00Z")?.microseconds == 0)
         #expect(FixTime(rfc3339: "1969-12-31T23:59:59.999999Z")?.microseconds == -1)
         #expect(FixTime(rfc3339: "2024-02-29T00:00:00Z") != nil)
+        #expect(FixTime(rfc3339: "0001-01-01T00:00:00Z")?.rfc3339 == "0001-01-01T00:00:00.000Z")
+        #expect(FixTime(rfc3339: "9999-12-31T23:59:59.999999Z")?.rfc3339 == "9999-12-31T23:59:59.999999Z")
     }
 
     @Test(arguments: ["", "2026-11-23", "2026-11-23T08:15:30", "2026-13-01T00:00:00Z", "2025-02-29T00:00:00Z",
-                      "2026-11-23T24:00:00Z", "2026-11-23T08:15:30.Z", "2026-11-23T08:15:30Zjunk", "yesterday"])
+                      "2026-11-23T24:00:00Z", "2026-11-23T08:15:30.Z", "2026-11-23T08:15:30Zjunk", "yesterday",
+                      "0000-01-01T00:30:00+01:00", "9999-12-31T23:30:00-01:00"])
     func refusesWhatIsNotADateTime(_ text: String) {
         #expect(FixTime(rfc3339: text) == nil)
     }

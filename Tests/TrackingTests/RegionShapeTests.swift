@@ -65,6 +65,15 @@ import Tracking
         }
     }
 
+    @Test func aCircleAroundAPoleCoversEveryLongitudeUpToIt() {
+        let bounds = RegionShape.circle(center: Coordinate(latitude: 89.99, longitude: 0), radius: 2_000).bounds
+        for point in [Coordinate(latitude: 89.999, longitude: 0), Coordinate(latitude: 89.995, longitude: 170), Coordinate(latitude: 90, longitude: -90)] {
+            #expect(bounds.contains(point))
+        }
+        let south = RegionShape.circle(center: Coordinate(latitude: -89.995, longitude: 45), radius: 1_000).bounds
+        #expect(south.contains(Coordinate(latitude: -89.999, longitude: -135)))
+    }
+
     @Test func theIndexFindsExactlyTheBoxesHoldingAPoint() {
         var index = RegionIndex()
         var random = SplitMix(seed: 9)

@@ -172,6 +172,16 @@ import Tracking
         #expect(feed.kinds == [.enter])
     }
 
+    @Test func aSkippedFixLeavesTheRegionToClassifyTheNextByPlainContainment() {
+        var feed = Feed()
+        feed.state.add(Subscription(id: "r", maxLocationAge: nil, maxHorizontalAccuracy: 100,
+                                    rule: .region(RegionRule(shape: .circle(center: Self.home, radius: 1_000))), createdAt: Self.start))
+        let skipped = feed.post([Self.fix(Self.at(0), 0, accuracy: 500)])
+        #expect(skipped.skipped.map(\.reason) == [.accuracy])
+        feed.post([Self.fix(Self.at(980), 10, accuracy: 10)])  // 20 m inside: plain containment, not hysteresis
+        #expect(feed.kinds == [.enter])
+    }
+
     @Test func subscriptionsForOtherDevicesIgnoreTheFix() {
         var feed = Feed()
         feed.subscribe(.significantChange(SignificantChangeRule()), devices: ["d2"])

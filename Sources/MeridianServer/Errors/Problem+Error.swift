@@ -3,6 +3,7 @@ import Foundation
 import Geodesy
 import HTTPTypes
 import MapGeometry
+import Tracking
 
 /// The one mapping from any error to a problem: what the client did wrong is 4xx with the
 /// field; anything else is a 500 with no internals.
@@ -22,6 +23,8 @@ enum ProblemMapping {
             return geodesyProblem(error)
         case let error as AnnotationStoreError:
             return storeProblem(error)
+        case TrackerError.stateLost:
+            return ProblemDetails(status: .serviceUnavailable, detail: "tracking is unavailable until the server restarts: a commit failed and the database could not be read back")
         case let error as DecodingError:
             return decodingProblem(error, isBodyless: isBodyless)
         default:

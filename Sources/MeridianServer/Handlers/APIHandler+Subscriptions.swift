@@ -11,7 +11,7 @@ extension APIHandler {
     func createSubscription(_ input: Operations.CreateSubscription.Input) async throws -> Operations.CreateSubscription.Output {
         guard case .json(let body) = input.body else { throw ProblemError(.unsupportedMediaType, detail: "send application/json") }
         let request = try SubscriptionRequest(body, maxLocationAgeIsNull: ExplicitNulls.current.contains("maxLocationAge"))
-        let subscription = try tracking.tracker.subscribe { id, createdAt in
+        let subscription = try await tracking.tracker.subscribe { id, createdAt in
             Subscription(id: id, deviceIds: request.deviceIds, maxLocationAge: request.maxLocationAge,
                          maxHorizontalAccuracy: request.maxHorizontalAccuracy, rule: request.rule, createdAt: createdAt)
         }
@@ -19,13 +19,13 @@ extension APIHandler {
     }
 
     func getSubscription(_ input: Operations.GetSubscription.Input) async throws -> Operations.GetSubscription.Output {
-        .ok(.init(body: .json(.init(try liveSubscription(input.path.subscriptionId)))))
+        .ok(.init(body: .json(.init(try await liveSubscription(input.path.subscriptionId)))))
     }
 
     func listSubscriptions(_ input: Operations.ListSubscriptions.Input) async throws -> Operations.ListSubscriptions.Output {
         let limit = try Self.check(input.query.limit ?? 100, parameter: "limit", in: 1...1000)
         let (deviceId, cursor) = (input.query.deviceId, input.query.cursor)
-        let page = tracking.tracker.read { state in
+        let page = try await tracking.tracker.read { state in
             state.subscriptions.values
                 .filter { subscription in
                     subscription.deletedAt == nil && (deviceId.map(subscription.covers) ?? true) && (cursor.map { subscription.id > $0 } ?? true)
@@ -41,14 +41,20 @@ extension APIHandler {
     }
 
     func deleteSubscription(_ input: Operations.DeleteSubscription.Input) async throws -> Operations.DeleteSubscription.Output {
-        let subscription = try liveSubscription(input.path.subscriptionId)
-        guard let plan = try tracking.tracker.unsubscribe(subscription.id) else { throw Self.unknownSubscription(subscription.id) }
-        return .ok(.init(body: .json(.init(subscription: .init(plan.subscription), events: plan.events.map(Components.Schemas.Event.init)))))
+        let id = input.path.subscriptionId
+        switch try await tracking.tracker.unsubscribe(id) {
+        case .deleted(let plan):
+            return .ok(.init(body: .json(.init(subscription: .init(plan.subscription), events: plan.events.map(Components.Schemas.Event.init)))))
+        case .alreadyDeleted(let subscription):
+            throw Self.deleted(subscription)
+        case .notFound:
+            throw Self.unknownSubscription(id)
+        }
     }
 
     func listSubscriptionEvents(_ input: Operations.ListSubscriptionEvents.Input) async throws -> Operations.ListSubscriptionEvents.Output {
         let id = input.path.subscriptionId
-        guard tracking.tracker.read({ $0.subscriptions[id] }) != nil else { throw Self.unknownSubscription(id) }
+        guard try await tracking.tracker.read({ $0.subscriptions[id] }) != nil else { throw Self.unknownSubscription(id) }
         let after = try Self.check(input.query.after ?? 0, parameter: "after", in: 0...Int64.max)
         let limit = try Self.check(input.query.limit ?? 100, parameter: "limit", in: 1...1000)
         let wait = try Self.check(input.query.wait ?? 0, parameter: "wait", in: 0...60)
@@ -65,20 +71,23 @@ extension APIHandler {
             }
             start = sequence
         }
-        if let id = input.query.subscriptionId, tracking.tracker.read({ $0.subscriptions[id] }) == nil {
+        if let id = input.query.subscriptionId, try await tracking.tracker.read({ $0.subscriptions[id] }) == nil {
             throw ProblemError.invalid([.init(parameter: "subscriptionId", detail: "names no subscription")])
         }
-        let stream = EventStream(hub: tracking, heartbeat: limits.heartbeat)
-        return .ok(.init(body: .textEventStream(stream.body(after: start, subscriptionId: input.query.subscriptionId))))
+        let stream = EventStream(hub: tracking, heartbeat: limits.heartbeat, after: start, subscriptionId: input.query.subscriptionId)
+        return .ok(.init(body: .textEventStream(stream.body)))
     }
 
     /// The subscription with `id`: 404 when there never was one, 410 once deleted.
-    private func liveSubscription(_ id: String) throws(ProblemError) -> Subscription {
-        guard let subscription = tracking.tracker.read({ $0.subscriptions[id] }) else { throw Self.unknownSubscription(id) }
-        if let deletedAt = subscription.deletedAt {
-            throw ProblemError(.gone, detail: "subscription \(id) was deleted at \(deletedAt.rfc3339); its events stay readable at /v1/subscriptions/\(id)/events")
-        }
+    private func liveSubscription(_ id: String) async throws -> Subscription {
+        guard let subscription = try await tracking.tracker.read({ $0.subscriptions[id] }) else { throw Self.unknownSubscription(id) }
+        if subscription.deletedAt != nil { throw Self.deleted(subscription) }
         return subscription
+    }
+
+    private static func deleted(_ subscription: Subscription) -> ProblemError {
+        let id = subscription.id
+        return ProblemError(.gone, detail: "subscription \(id) was deleted at \(subscription.deletedAt?.rfc3339 ?? "?"); its events stay readable at /v1/subscriptions/\(id)/events")
     }
 
     private static func unknownSubscription(_ id: String) -> ProblemError {

@@ -34,7 +34,7 @@ extension APIHandler {
 
     func getDevice(_ input: Operations.GetDevice.Input) async throws -> Operations.GetDevice.Output {
         let deviceId = try Self.deviceID(input.path.deviceId)
-        let device = tracking.tracker.read { state -> Components.Schemas.Device? in
+        let device = try await tracking.tracker.read { state -> Components.Schemas.Device? in
             guard let device = state.devices[deviceId] else { return nil }
             return Components.Schemas.Device(
                 id: deviceId, lastFix: device.lastFix.map(Components.Schemas.Fix.init),

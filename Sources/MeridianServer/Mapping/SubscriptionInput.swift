@@ -74,8 +74,8 @@ struct SubscriptionRequest {
             do { center = try Coordinate(circle.center) } catch {
                 errors.append(.init(pointer: JSONPointer.make(["region", "circle", "center"] + error.path), detail: error.message))
             }
-            if !circle.radius.isFinite || circle.radius < RegionShape.minimumRadius {
-                errors.append(.init(pointer: "/region/circle/radius", detail: "must be at least \(Int(RegionShape.minimumRadius)) metres"))
+            if !circle.radius.isFinite || circle.radius < RegionShape.minimumRadius || circle.radius > RegionShape.maximumRadius {
+                errors.append(.init(pointer: "/region/circle/radius", detail: "must be \(Int(RegionShape.minimumRadius))…\(Int(RegionShape.maximumRadius)) metres"))
             }
             guard let center, errors.isEmpty else { throw ProblemError.invalid(errors) }
             return .circle(center: center, radius: circle.radius)

@@ -6,39 +6,66 @@ import ServiceLifecycle
 import Tracking
 
 /// Server-Sent Events of the event log: `id: <sequence>`, `event: <type>`, `data: <Event JSON>`,
-/// a `: heartbeat` comment when nothing happened for `heartbeat`, resumable with `Last-Event-ID`.
-struct EventStream {
+/// a `: heartbeat` comment after `heartbeat` without a message, resumable with `Last-Event-ID`.
+///
+/// Pull-based: the next page of the log is read only when the client has taken the previous
+/// messages, so a slow client slows its own stream and never loses events. The stream ends when
+/// the client goes away (its task is cancelled) or the server shuts down gracefully.
+struct EventStream: AsyncSequence, Sendable {
+    typealias Element = ArraySlice<UInt8>
+
     let hub: TrackingHub
     let heartbeat: Duration
+    /// The stream starts after this sequence.
+    let after: Int64
+    /// Only this subscription's events, when set.
+    let subscriptionId: String?
     /// Events read from the log per query.
     static let pageSize = 500
 
-    /// The stream after `sequence`, of one subscription or of all; it ends when the client goes
-    /// away or the server shuts down gracefully.
-    func body(after sequence: Int64, subscriptionId: String?) -> HTTPBody {
-        let (stream, continuation) = AsyncStream<ArraySlice<UInt8>>.makeStream(bufferingPolicy: .bufferingNewest(4096))
-        let task = Task { [hub, heartbeat] in
-            await cancelWhenGracefulShutdown {
-                var cursor = sequence
-                var scanned = sequence
-                continuation.yield(ArraySlice("retry: 1000\n\n".utf8))
-                while !Task.isCancelled {
-                    let latest = hub.feed.latest
-                    guard let events = try? await hub.tracker.store.events(subscriptionId: subscriptionId, after: cursor, limit: Self.pageSize) else { break }
-                    for event in events {
-                        continuation.yield(ArraySlice(Self.message(for: event).utf8))
-                        cursor = event.sequence
-                    }
-                    if events.count == Self.pageSize { continue }
-                    scanned = max(scanned, latest, cursor)
-                    await hub.feed.wait(after: scanned, timeout: heartbeat)
-                    if hub.feed.latest <= scanned && !Task.isCancelled { continuation.yield(ArraySlice(": heartbeat\n\n".utf8)) }
-                }
+    var body: HTTPBody { HTTPBody(self, length: .unknown, iterationBehavior: .single) }
+
+    func makeAsyncIterator() -> Iterator {
+        Iterator(stream: self, cursor: after, scanned: after)
+    }
+
+    struct Iterator: AsyncIteratorProtocol {
+        let stream: EventStream
+        var cursor: Int64
+        /// The log has been read up to here for this stream (other subscriptions' events included).
+        var scanned: Int64
+        var page: ArraySlice<TrackingEvent> = []
+        var started = false
+        var lastWrite = ContinuousClock.now
+
+        mutating func next() async throws -> ArraySlice<UInt8>? {
+            let hub = stream.hub
+            if !started {
+                started = true
+                lastWrite = .now
+                return ArraySlice("retry: 1000\n\n".utf8)
             }
-            continuation.finish()
+            while !Task.isCancelled && !Task.isShuttingDownGracefully {
+                if let event = page.popFirst() {
+                    cursor = event.sequence
+                    lastWrite = .now
+                    return ArraySlice(EventStream.message(for: event).utf8)
+                }
+                let latest = hub.feed.latest
+                page = try await hub.tracker.store.events(subscriptionId: stream.subscriptionId, after: cursor, limit: EventStream.pageSize)[...]
+                if !page.isEmpty { continue }
+                scanned = Swift.max(scanned, latest, cursor)
+                let now = ContinuousClock.now
+                let due = lastWrite + stream.heartbeat
+                if now >= due {
+                    lastWrite = now
+                    return ArraySlice(": heartbeat\n\n".utf8)
+                }
+                let waitAfter = scanned
+                await cancelWhenGracefulShutdown { await hub.feed.wait(after: waitAfter, timeout: due - now) }
+            }
+            return nil
         }
-        continuation.onTermination = { _ in task.cancel() }
-        return HTTPBody(stream, length: .unknown, iterationBehavior: .single)
     }
 
     /// One SSE message; the JSON is one line, as `data:` needs.

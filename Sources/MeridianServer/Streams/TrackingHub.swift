@@ -19,7 +19,7 @@ struct TrackingHub: Sendable {
             newID: { ids.next().description },
             committed: { feed.advance(to: $0) }
         )
-        feed.advance(to: tracker.read(\.lastSequence))
+        feed.advance(to: tracker.loadedLastSequence)
         return TrackingHub(tracker: tracker, feed: feed)
     }
 
