@@ -185,6 +185,14 @@ def first_fix_events(subscription, latitude, longitude, device):
     return post(f"/v1/devices/{device}/locations", {"locations": [fix(latitude, longitude, 0)]})["events"]
 
 
+def near_threshold(origin, threshold):
+    """A point 0.05 %–50 % nearer or farther than `threshold` metres from `origin`, and geographiclib's distance to it."""
+    reach = threshold * (1 + rng.choice([-1, 1]) * rng.uniform(0.0005, 0.5))
+    end = Geodesic.WGS84.Direct(origin["latitude"], origin["longitude"], rng.uniform(-180, 180), reach)
+    distance = Geodesic.WGS84.Inverse(origin["latitude"], origin["longitude"], end["lat2"], end["lon2"])["s12"]
+    return end["lat2"], end["lon2"], distance
+
+
 def tracking_checks():
     """Region and significant-change decisions against geographiclib distances and shapely (GEOS) containment."""
     run = rng.randrange(1 << 30)
@@ -192,11 +200,9 @@ def tracking_checks():
     for i in range(N // 2):
         center = coordinates(1, 70)[0]
         radius = rng.uniform(10, 50_000)
-        reach = radius * (1 + rng.choice([-1, 1]) * rng.uniform(0.0005, 0.5))
-        end = Geodesic.WGS84.Direct(center["latitude"], center["longitude"], rng.uniform(-180, 180), reach)
-        distance = Geodesic.WGS84.Inverse(center["latitude"], center["longitude"], end["lat2"], end["lon2"])["s12"]
+        latitude, longitude, distance = near_threshold(center, radius)
         events = first_fix_events({"type": "region", "region": {"circle": {"center": center, "radius": radius}}},
-                                  end["lat2"], end["lon2"], f"circle-{run}-{i}")
+                                  latitude, longitude, f"circle-{run}-{i}")
         pairs.append((f"circle {i} r={radius:.1f} d={distance:.1f}", len(events), 1 if distance <= radius else 0))
     check("circle region enter on a first fix vs geographiclib distance", pairs, 0)
 
@@ -221,14 +227,12 @@ def tracking_checks():
     for i in range(N // 2):
         start = coordinates(1, 70)[0]
         threshold = rng.uniform(1, 5_000)
-        reach = threshold * (1 + rng.choice([-1, 1]) * rng.uniform(0.0005, 0.5))
-        end = Geodesic.WGS84.Direct(start["latitude"], start["longitude"], rng.uniform(-180, 180), reach)
-        distance = Geodesic.WGS84.Inverse(start["latitude"], start["longitude"], end["lat2"], end["lon2"])["s12"]
+        latitude, longitude, distance = near_threshold(start, threshold)
         device = f"walker-{run}-{i}"
         post("/v1/subscriptions", {"type": "significantChange", "deviceIds": [device], "maxLocationAge": None,
                                    "distanceFilter": threshold, "minimumInterval": 0})
         answer = post(f"/v1/devices/{device}/locations", {"locations": [
-            fix(start["latitude"], start["longitude"], 0), fix(end["lat2"], end["lon2"], 1)]})
+            fix(start["latitude"], start["longitude"], 0), fix(latitude, longitude, 1)]})
         kinds = [event["type"] for event in answer["events"]]
         pairs.append((f"walker {i} filter={threshold:.1f} d={distance:.1f}", kinds.count("significantChange"), 1 if distance >= threshold else 0))
     check("significantChange distanceFilter vs geographiclib distance", pairs, 0)
