@@ -57,9 +57,9 @@ public struct SQLiteTrackingStore: TrackingStore {
             }
         }
         try insert(plan.events, in: db)
+        let upsertProgress = try db.cachedStatement(sql: "INSERT OR REPLACE INTO subscriptionProgress (subscriptionId, deviceId, progress) VALUES (?, ?, ?)")
         for (key, progress) in plan.progress {
-            try db.cachedStatement(sql: "INSERT OR REPLACE INTO subscriptionProgress (subscriptionId, deviceId, progress) VALUES (?, ?, ?)")
-                .execute(arguments: [key.subscriptionId, key.deviceId, StoredProgress(progress).text])
+            try upsertProgress.execute(arguments: [key.subscriptionId, key.deviceId, StoredProgress(progress).text])
         }
         if plan.results.contains(where: { $0.status == .accepted }) {
             try db.cachedStatement(sql: "INSERT OR REPLACE INTO device (id, lastFix, lastAcceptedOrdinal) VALUES (?, ?, ?)")

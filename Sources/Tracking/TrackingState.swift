@@ -32,9 +32,6 @@ public struct TrackingState: Sendable {
         self.init(subscriptions: [], devices: [], progress: [:], lastSequence: 0, acceptedFixes: 0)
     }
 
-    /// The number of region subscriptions in the spatial index.
-    public var indexedRegions: Int { regions.count }
-
     /// Starts evaluating `subscription` (or keeps a deleted one for reads).
     public mutating func add(_ subscription: Subscription) {
         subscriptions[subscription.id] = subscription
@@ -181,9 +178,9 @@ public struct TrackingState: Sendable {
         regions.remove(id)
         significantForAll.remove(id)
         for device in plan.subscription.deviceIds ?? [] { significantByDevice[device]?.remove(id) }
-        for (deviceId, _) in progress(of: id) {
-            progress[ProgressKey(subscriptionId: id, deviceId: deviceId)] = nil
-            insideByDevice[deviceId]?.remove(id)
+        for key in progress.keys where key.subscriptionId == id {
+            progress[key] = nil
+            insideByDevice[key.deviceId]?.remove(id)
         }
         lastSequence = plan.events.last?.sequence ?? lastSequence
     }

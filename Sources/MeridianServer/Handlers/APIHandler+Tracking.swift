@@ -19,10 +19,13 @@ extension APIHandler {
         var fixes: [LocationFix] = []
         var unreadable: [ProblemDetails.FieldError] = []
         for (index, wire) in body.locations.enumerated() {
-            do { fixes.append(try LocationFix(wire, at: "/locations/\(index)")) } catch { unreadable += error.problem.errors ?? [] }
+            if let fix = LocationFix(wire) { fixes.append(fix) } else {
+                unreadable.append(.init(pointer: "/locations/\(index)/timestamp", detail: "must be an RFC 3339 date-time such as 2026-11-23T08:15:30.123Z"))
+            }
         }
         if !unreadable.isEmpty {
-            throw ProblemError(.badRequest, detail: unreadable.count == 1 ? "\(unreadable[0].pointer ?? "") is not an RFC 3339 date-time" : "\(unreadable.count) timestamps are not RFC 3339 date-times", errors: unreadable)
+            let subject = unreadable.count == 1 ? "\(unreadable[0].pointer ?? "") is" : "\(unreadable.count) timestamps are"
+            throw ProblemError(.badRequest, detail: "\(subject) not an RFC 3339 date-time", errors: unreadable)
         }
         let result = try await tracking.ingest(deviceId: deviceId, fixes: fixes)
         return .ok(.init(body: .json(.init(

@@ -8,13 +8,10 @@ import Tracking
 // (the runtime's date transcoder keeps milliseconds, which would merge distinct fixes).
 
 extension LocationFix {
-    /// A fix from the wire; an unreadable timestamp is 400 at its pointer. Coordinates and
-    /// accuracy are not checked here: a bad one is a per-fix `rejected` status, not an error.
-    init(_ wire: Components.Schemas.Fix, at pointer: String) throws(ProblemError) {
-        guard let timestamp = FixTime(rfc3339: wire.timestamp) else {
-            throw ProblemError(.badRequest, detail: "\(pointer)/timestamp is not an RFC 3339 date-time",
-                               errors: [.init(pointer: "\(pointer)/timestamp", detail: "must be an RFC 3339 date-time such as 2026-11-23T08:15:30.123Z")])
-        }
+    /// A fix from the wire; nil when its timestamp is not RFC 3339. Coordinates and accuracy are
+    /// not checked here: a bad one is a per-fix `rejected` status, not an error.
+    init?(_ wire: Components.Schemas.Fix) {
+        guard let timestamp = FixTime(rfc3339: wire.timestamp) else { return nil }
         self.init(
             coordinate: Coordinate(latitude: wire.coordinate.latitude, longitude: wire.coordinate.longitude), timestamp: timestamp,
             horizontalAccuracy: wire.horizontalAccuracy, speed: wire.speed, course: wire.course,

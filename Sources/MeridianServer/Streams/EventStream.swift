@@ -1,4 +1,3 @@
-import Annotations
 import Foundation
 import MeridianAPI
 import OpenAPIRuntime
@@ -26,20 +25,17 @@ struct EventStream: AsyncSequence, Sendable {
     var body: HTTPBody { HTTPBody(self, length: .unknown, iterationBehavior: .single) }
 
     func makeAsyncIterator() -> Iterator {
-        Iterator(stream: self, cursor: after, scanned: after)
+        Iterator(stream: self, cursor: after)
     }
 
     struct Iterator: AsyncIteratorProtocol {
         let stream: EventStream
         var cursor: Int64
-        /// The log has been read up to here for this stream (other subscriptions' events included).
-        var scanned: Int64
         var page: ArraySlice<TrackingEvent> = []
         var started = false
         var lastWrite = ContinuousClock.now
 
         mutating func next() async throws -> ArraySlice<UInt8>? {
-            let hub = stream.hub
             if !started {
                 started = true
                 lastWrite = .now
@@ -51,18 +47,17 @@ struct EventStream: AsyncSequence, Sendable {
                     lastWrite = .now
                     return ArraySlice(EventStream.message(for: event).utf8)
                 }
-                let latest = hub.feed.latest
-                page = try await hub.tracker.store.events(subscriptionId: stream.subscriptionId, after: cursor, limit: EventStream.pageSize)[...]
-                if !page.isEmpty { continue }
-                scanned = Swift.max(scanned, latest, cursor)
                 let now = ContinuousClock.now
                 let due = lastWrite + stream.heartbeat
                 if now >= due {
                     lastWrite = now
                     return ArraySlice(": heartbeat\n\n".utf8)
                 }
-                let waitAfter = scanned
-                await cancelWhenGracefulShutdown { await hub.feed.wait(after: waitAfter, timeout: due - now) }
+                // The next page, waiting (as a long poll does) until the heartbeat is due.
+                let (hub, subscriptionId, after) = (stream.hub, stream.subscriptionId, cursor)
+                page = try await cancelWhenGracefulShutdown {
+                    try await hub.events(subscriptionId: subscriptionId, after: after, limit: EventStream.pageSize, wait: due - now)
+                }[...]
             }
             return nil
         }

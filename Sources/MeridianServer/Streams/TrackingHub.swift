@@ -40,6 +40,7 @@ struct TrackingHub: Sendable {
             // Nothing of this subscription up to `latest`: wait for the log to grow past it.
             scanned = max(scanned, latest)
             await feed.wait(after: scanned, timeout: deadline - now)
+            if Task.isCancelled { return [] }
         }
     }
 }
