@@ -27,7 +27,7 @@ extension APIHandler {
             let subject = unreadable.count == 1 ? "\(unreadable[0].pointer ?? "") is" : "\(unreadable.count) timestamps are"
             throw ProblemError(.badRequest, detail: "\(subject) not an RFC 3339 date-time", errors: unreadable)
         }
-        let result = try await tracking.ingest(deviceId: deviceId, fixes: fixes)
+        let result = try await tracking.tracker.ingest(deviceId: deviceId, fixes: fixes)
         return .ok(.init(body: .json(.init(
             results: result.results.map(Components.Schemas.FixResult.init),
             skipped: result.skipped.map { .init(index: $0.index, subscriptionId: $0.subscriptionId, reason: .init(rawValue: $0.reason.rawValue) ?? .stale) },

@@ -23,10 +23,6 @@ struct TrackingHub: Sendable {
         return TrackingHub(tracker: tracker, feed: feed)
     }
 
-    func ingest(deviceId: String, fixes: [LocationFix]) async throws -> Tracker.IngestResult {
-        try await tracker.ingest(deviceId: deviceId, fixes: fixes)
-    }
-
     /// Events after `sequence` (of one subscription, or all); when there are none yet, waits up
     /// to `wait` for one and answers as soon as it is committed.
     func events(subscriptionId: String?, after sequence: Int64, limit: Int, wait: Duration) async throws -> [TrackingEvent] {
