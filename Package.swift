@@ -18,7 +18,10 @@ let package = Package(
         .executable(name: "meridian", targets: ["meridian"]),
         .library(name: "MapGeometry", targets: ["MapGeometry"]),
         .library(name: "Geodesy", targets: ["Geodesy"]),
+        .library(name: "Timeline", targets: ["Timeline"]),
+        .library(name: "WireJSON", targets: ["WireJSON"]),
         .library(name: "Annotations", targets: ["Annotations"]),
+        .library(name: "Thinning", targets: ["Thinning"]),
         .library(name: "Tracking", targets: ["Tracking"]),
         .library(name: "Storage", targets: ["Storage"]),
         .library(name: "MeridianServer", targets: ["MeridianServer"]),
@@ -51,17 +54,27 @@ let package = Package(
             swiftSettings: handWrittenSettings
         ),
 
-        // Annotations with stable identity: model, ids, merge patch (pure domain).
-        .target(name: "Annotations", dependencies: ["MapGeometry"], swiftSettings: handWrittenSettings),
+        // What both domains share: UUIDv7 ids and their generator, RFC 3339 instants, the feed signal.
+        .target(name: "Timeline", swiftSettings: handWrittenSettings),
+
+        // The JSON codec of the fast paths (no HTTP): JSON values, the one writer, the decimal parser
+        // and byte cursor, the conversion batch scanner, the GeoJSON Point reader.
+        .target(name: "WireJSON", swiftSettings: handWrittenSettings),
+
+        // Annotations with stable identity: model, validation, merge patch, the GeoJSON import use case (pure domain).
+        .target(name: "Annotations", dependencies: ["MapGeometry", "Timeline", "WireJSON"], swiftSettings: handWrittenSettings),
+
+        // The thinning index (annotations plus clusters per grid cell) and the follower that keeps it current.
+        .target(name: "Thinning", dependencies: ["Annotations", "MapGeometry", "Timeline"], swiftSettings: handWrittenSettings),
 
         // Location fixes, subscriptions and the evaluators that turn fixes into events (pure; clock injected).
-        .target(name: "Tracking", dependencies: ["MapGeometry", "Geodesy"], swiftSettings: handWrittenSettings),
+        .target(name: "Tracking", dependencies: ["MapGeometry", "Geodesy", "Timeline"], swiftSettings: handWrittenSettings),
 
         // SQLite through GRDB: migrations, records, the stores the domain declares.
         .target(
             name: "Storage",
             dependencies: [
-                "Annotations", "MapGeometry", "Geodesy", "Tracking",
+                "Annotations", "MapGeometry", "Geodesy", "Thinning", "Timeline", "Tracking", "WireJSON",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
@@ -80,7 +93,7 @@ let package = Package(
         .target(
             name: "MeridianServer",
             dependencies: [
-                "MapGeometry", "Geodesy", "Annotations", "Tracking", "Storage", "MeridianAPI",
+                "MapGeometry", "Geodesy", "Timeline", "WireJSON", "Annotations", "Thinning", "Tracking", "Storage", "MeridianAPI",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
@@ -93,11 +106,11 @@ let package = Package(
             swiftSettings: handWrittenSettings
         ),
 
-        // The command line: `meridian serve`, later `meridian import`.
+        // The command line: `meridian serve` (the HTTP server), `meridian import` (the store directly).
         .executableTarget(
             name: "meridian",
             dependencies: [
-                "MeridianServer",
+                "MeridianServer", "Annotations", "Storage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -114,18 +127,33 @@ let package = Package(
             swiftSettings: handWrittenSettings
         ),
         .testTarget(
+            name: "TimelineTests",
+            dependencies: ["Timeline"],
+            swiftSettings: handWrittenSettings
+        ),
+        .testTarget(
+            name: "WireJSONTests",
+            dependencies: ["WireJSON", .product(name: "PropertyBased", package: "swift-property-based")],
+            swiftSettings: handWrittenSettings
+        ),
+        .testTarget(
             name: "AnnotationsTests",
-            dependencies: ["Annotations", "MapGeometry"],
+            dependencies: ["Annotations", "MapGeometry", "Timeline", "WireJSON"],
+            swiftSettings: handWrittenSettings
+        ),
+        .testTarget(
+            name: "ThinningTests",
+            dependencies: ["Thinning", "Annotations", "MapGeometry", "Storage", "Timeline"],
             swiftSettings: handWrittenSettings
         ),
         .testTarget(
             name: "StorageTests",
-            dependencies: ["Storage", "Annotations", "MapGeometry", "Tracking", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["Storage", "Annotations", "MapGeometry", "Thinning", "Timeline", "Tracking", "WireJSON", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: handWrittenSettings
         ),
         .testTarget(
             name: "TrackingTests",
-            dependencies: ["Tracking", "Geodesy", "MapGeometry"],
+            dependencies: ["Tracking", "Geodesy", "MapGeometry", "Storage", "Timeline"],
             swiftSettings: handWrittenSettings
         ),
         .testTarget(
@@ -136,7 +164,7 @@ let package = Package(
         .testTarget(
             name: "MeridianServerTests",
             dependencies: [
-                "MeridianServer", "MeridianAPI", "MapGeometry", "Annotations", "Geodesy", "Storage",
+                "MeridianServer", "MeridianAPI", "MapGeometry", "Annotations", "Geodesy", "Storage", "Thinning", "Timeline", "Tracking", "WireJSON",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),

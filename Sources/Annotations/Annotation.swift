@@ -1,5 +1,10 @@
 public import Foundation
 public import MapGeometry
+public import Timeline
+public import WireJSON
+
+/// An annotation's id: a UUIDv7, time-ordered and never reused.
+public typealias AnnotationID = UUIDv7
 
 /// A pin on the map with a stable identity.
 ///

@@ -1,4 +1,5 @@
 import MapGeometry
+public import WireJSON
 
 extension AnnotationContent {
     /// The client fields as a JSON object, without absent optionals (the shape of a PUT body).

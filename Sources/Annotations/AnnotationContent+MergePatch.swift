@@ -1,4 +1,5 @@
 public import MapGeometry
+public import WireJSON
 
 extension AnnotationContent {
     /// Fields the server sets; a patch naming them is refused.
@@ -8,14 +9,14 @@ extension AnnotationContent {
     ///
     /// `null` removes an optional field (`displayPriority` returns to 500, `properties` to `{}`);
     /// `coordinate` can change but not be removed; `properties` merge member by member.
-    /// - Throws: ``GeometryError`` naming the field: a server field, an unknown field, a wrong
+    /// - Throws: ``FieldError`` naming the field: a server field, an unknown field, a wrong
     ///   type, or a value the rules refuse.
-    public func merging(_ patch: [String: JSONValue]) throws(GeometryError) -> AnnotationContent {
+    public func merging(_ patch: [String: JSONValue]) throws(FieldError) -> AnnotationContent {
         var result = self
         for (field, value) in patch.sorted(by: { $0.key < $1.key }) {
             switch field {
             case _ where Self.serverFields.contains(field):
-                throw GeometryError(path: [field], message: "is set by the server and cannot be patched")
+                throw FieldError(path: [field], message: "is set by the server and cannot be patched")
             case "externalId": result.externalId = try Self.optionalString(value, field)
             case "title": result.title = try Self.optionalString(value, field)
             case "subtitle": result.subtitle = try Self.optionalString(value, field)
@@ -23,47 +24,53 @@ extension AnnotationContent {
             case "clusteringIdentifier": result.clusteringIdentifier = try Self.optionalString(value, field)
             case "displayPriority":
                 if value == .null { result.displayPriority = Self.defaultDisplayPriority; continue }
-                guard case .number(let number) = value, number == number.rounded(), abs(number) < 1e9 else {
-                    throw GeometryError(path: [field], message: "must be an integer")
+                guard case .number(let number) = value, let priority = Self.integerPriority(number) else {
+                    throw FieldError(path: [field], message: "must be an integer")
                 }
-                result.displayPriority = Int(number)
+                result.displayPriority = priority
             case "coordinate":
                 result.coordinate = try Self.patchCoordinate(result.coordinate, with: value)
             case "properties":
                 switch value {
                 case .null: result.properties = [:]
                 case .object(let members): result.properties = Self.merge(result.properties, members)
-                default: throw GeometryError(path: [field], message: "must be an object or null")
+                default: throw FieldError(path: [field], message: "must be an object or null")
                 }
             default:
-                throw GeometryError(path: [field], message: "is not a field of an annotation")
+                throw FieldError(path: [field], message: "is not a field of an annotation")
             }
         }
         try result.validate()
         return result
     }
 
-    private static func optionalString(_ value: JSONValue, _ field: String) throws(GeometryError) -> String? {
+    /// A `displayPriority` given as a JSON number: whole and of a sane size (the range is
+    /// checked by ``validate()``), else nil.
+    static func integerPriority(_ number: Double) -> Int? {
+        number == number.rounded() && abs(number) < 1e9 ? Int(number) : nil
+    }
+
+    private static func optionalString(_ value: JSONValue, _ field: String) throws(FieldError) -> String? {
         switch value {
         case .null: return nil
         case .string(let text): return text
-        default: throw GeometryError(path: [field], message: "must be a string or null")
+        default: throw FieldError(path: [field], message: "must be a string or null")
         }
     }
 
-    private static func patchCoordinate(_ coordinate: Coordinate, with value: JSONValue) throws(GeometryError) -> Coordinate {
+    private static func patchCoordinate(_ coordinate: Coordinate, with value: JSONValue) throws(FieldError) -> Coordinate {
         guard case .object(let members) = value else {
-            throw GeometryError(path: ["coordinate"], message: "must be an object; an annotation always has a coordinate")
+            throw FieldError(path: ["coordinate"], message: "must be an object; an annotation always has a coordinate")
         }
         var result = coordinate
         for (field, member) in members {
             guard case .number(let number) = member else {
-                throw GeometryError(path: ["coordinate", field], message: "must be a number")
+                throw FieldError(path: ["coordinate", field], message: "must be a number")
             }
             switch field {
             case "latitude": result.latitude = number
             case "longitude": result.longitude = number
-            default: throw GeometryError(path: ["coordinate", field], message: "is not a field of a coordinate")
+            default: throw FieldError(path: ["coordinate", field], message: "is not a field of a coordinate")
             }
         }
         return result

@@ -1,5 +1,6 @@
 import Foundation
 public import MapGeometry
+public import WireJSON
 
 extension AnnotationContent {
     /// Sizes the server accepts.
@@ -16,7 +17,7 @@ extension AnnotationContent {
     }
 
     /// Throws the first field that breaks a rule, with its path (`title`, `coordinate/latitude`).
-    public func validate() throws(GeometryError) {
+    public func validate() throws(FieldError) {
         do { _ = try Coordinate(validatingLatitude: coordinate.latitude, longitude: coordinate.longitude) } catch {
             throw error.nested(under: "coordinate")
         }
@@ -25,19 +26,19 @@ extension AnnotationContent {
         try Self.checkKey(clusteringIdentifier, field: "clusteringIdentifier")
         for (field, text) in [("title", title), ("subtitle", subtitle)] {
             if let text, text.count > Limits.maxTextLength {
-                throw GeometryError(path: [field], message: "must be at most \(Limits.maxTextLength) characters, got \(text.count)")
+                throw FieldError(path: [field], message: "must be at most \(Limits.maxTextLength) characters, got \(text.count)")
             }
         }
         guard (0...Self.requiredDisplayPriority).contains(displayPriority) else {
-            throw GeometryError(path: ["displayPriority"], message: "must be between 0 and 1000, got \(displayPriority)")
+            throw FieldError(path: ["displayPriority"], message: "must be between 0 and 1000, got \(displayPriority)")
         }
         let depth = JSONValue.object(properties).nestingDepth
         guard depth <= Limits.maxPropertiesDepth else {
-            throw GeometryError(path: ["properties"], message: "must nest at most \(Limits.maxPropertiesDepth) levels of arrays and objects, got \(depth)")
+            throw FieldError(path: ["properties"], message: "must nest at most \(Limits.maxPropertiesDepth) levels of arrays and objects, got \(depth)")
         }
         let size = Self.encodedSize(of: properties)
         guard size <= Limits.maxPropertiesBytes else {
-            throw GeometryError(path: ["properties"], message: "must encode to at most \(Limits.maxPropertiesBytes) bytes, got \(size)")
+            throw FieldError(path: ["properties"], message: "must encode to at most \(Limits.maxPropertiesBytes) bytes, got \(size)")
         }
     }
 
@@ -46,15 +47,15 @@ extension AnnotationContent {
         JSONValue.object(properties).canonicalByteCount
     }
 
-    private static func checkKey(_ value: String?, field: String) throws(GeometryError) {
+    private static func checkKey(_ value: String?, field: String) throws(FieldError) {
         guard let value else { return }
         guard !value.isEmpty, value.count <= Limits.maxKeyLength else {
-            throw GeometryError(path: [field], message: "must be 1 to \(Limits.maxKeyLength) characters")
+            throw FieldError(path: [field], message: "must be 1 to \(Limits.maxKeyLength) characters")
         }
         // Control characters are C0, DEL and C1; plain ASCII text needs no Unicode property lookup.
         let isPlainASCII = value.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
         guard isPlainASCII || !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            throw GeometryError(path: [field], message: "must not contain control characters")
+            throw FieldError(path: [field], message: "must not contain control characters")
         }
     }
 }

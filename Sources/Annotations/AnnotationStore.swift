@@ -1,5 +1,6 @@
 public import Foundation
 public import MapGeometry
+public import Timeline
 
 /// One entry of the change feed clients use to keep a cache keyed by (id, version).
 public struct AnnotationChange: Hashable, Sendable {
@@ -125,15 +126,6 @@ public protocol AnnotationStore: Sendable {
     /// Returns once the feed has an entry after `sequence`, or after `timeout`, whichever is first.
     func waitForChanges(after sequence: Int64, timeout: Duration) async
 
-    // MARK: What the thinning index follows
-
-    /// The sequence of the last committed change (0 for none); a write's change counts once it returns.
-    var latestSequence: Int64 { get }
-    /// Every live annotation as the thinning index keeps it, and the feed position they are current to.
-    func thinningSnapshot() async throws -> (entries: [ThinningEntry], sequence: Int64)
-    /// The current entries of annotations changed after `sequence` and the ids deleted since, read
-    /// in one transaction, at most `limit` feed entries' worth; `through` is the last entry read.
-    func thinningChanges(after sequence: Int64, limit: Int) async throws -> (upserts: [ThinningEntry], removals: [AnnotationID], through: Int64)
     /// The live annotations among `ids`, by id (deleted ones are absent).
     func annotations(ids: [AnnotationID]) async throws -> [AnnotationID: Annotation]
 }

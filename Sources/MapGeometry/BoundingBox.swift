@@ -20,23 +20,23 @@ public struct BoundingBox: Hashable, Sendable {
     }
 
     /// A box from untrusted input: finite degrees in range, `south ≤ north`.
-    public init(validatingWest west: Double, south: Double, east: Double, north: Double) throws(GeometryError) {
-        try GeometryError.check(west, field: "west", in: -180...180)
-        try GeometryError.check(south, field: "south", in: -90...90)
-        try GeometryError.check(east, field: "east", in: -180...180)
-        try GeometryError.check(north, field: "north", in: -90...90)
+    public init(validatingWest west: Double, south: Double, east: Double, north: Double) throws(FieldError) {
+        try FieldError.check(west, field: "west", in: -180...180)
+        try FieldError.check(south, field: "south", in: -90...90)
+        try FieldError.check(east, field: "east", in: -180...180)
+        try FieldError.check(north, field: "north", in: -90...90)
         guard south <= north else {
-            throw GeometryError(path: ["north"], message: "must not be south of south (\(south.shortDescription)), got \(north.shortDescription)")
+            throw FieldError(path: ["north"], message: "must not be south of south (\(south.shortDescription)), got \(north.shortDescription)")
         }
         self.init(west: west, south: south, east: east, north: north)
     }
 
     /// Parses `minLon,minLat,maxLon,maxLat`, the query form of a bbox.
-    public init(parsing text: String) throws(GeometryError) {
+    public init(parsing text: String) throws(FieldError) {
         let parts = text.split(separator: ",", omittingEmptySubsequences: false)
         let numbers = parts.compactMap { Double($0) }
         guard parts.count == 4, numbers.count == 4 else {
-            throw GeometryError(path: [], message: "must be four numbers: minLon,minLat,maxLon,maxLat")
+            throw FieldError(path: [], message: "must be four numbers: minLon,minLat,maxLon,maxLat")
         }
         try self.init(validatingWest: numbers[0], south: numbers[1], east: numbers[2], north: numbers[3])
     }

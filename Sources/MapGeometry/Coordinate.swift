@@ -15,9 +15,9 @@ public struct Coordinate: Hashable, Sendable {
 
     /// A coordinate from untrusted input: finite, latitude within ±90, longitude within ±180
     /// (both ends accepted).
-    public init(validatingLatitude latitude: Double, longitude: Double) throws(GeometryError) {
-        try GeometryError.check(latitude, field: "latitude", in: -90...90)
-        try GeometryError.check(longitude, field: "longitude", in: -180...180)
+    public init(validatingLatitude latitude: Double, longitude: Double) throws(FieldError) {
+        try FieldError.check(latitude, field: "latitude", in: -90...90)
+        try FieldError.check(longitude, field: "longitude", in: -180...180)
         self.init(latitude: latitude, longitude: longitude)
     }
 

@@ -14,9 +14,9 @@ public struct MapPoint: Hashable, Sendable {
 
     /// A map point from untrusted input: both values finite. x may lie outside the world
     /// (a copy east or west of it).
-    public init(validatingX x: Double, y: Double) throws(GeometryError) {
-        try GeometryError.checkFinite(x, field: "x")
-        try GeometryError.checkFinite(y, field: "y")
+    public init(validatingX x: Double, y: Double) throws(FieldError) {
+        try FieldError.checkFinite(x, field: "x")
+        try FieldError.checkFinite(y, field: "y")
         self.init(x: x, y: y)
     }
 
@@ -40,9 +40,9 @@ public struct MapSize: Hashable, Sendable {
     }
 
     /// A size from untrusted input: finite and not negative.
-    public init(validatingWidth width: Double, height: Double) throws(GeometryError) {
-        try GeometryError.check(width, field: "width", atLeast: 0)
-        try GeometryError.check(height, field: "height", atLeast: 0)
+    public init(validatingWidth width: Double, height: Double) throws(FieldError) {
+        try FieldError.check(width, field: "width", atLeast: 0)
+        try FieldError.check(height, field: "height", atLeast: 0)
         self.init(width: width, height: height)
     }
 }

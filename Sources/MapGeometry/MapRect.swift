@@ -71,7 +71,7 @@ public struct MapRect: Hashable, Sendable {
     }
 
     /// A rect from untrusted input: finite origin, finite non-negative size.
-    public init(validatingOrigin origin: (x: Double, y: Double), size: (width: Double, height: Double)) throws(GeometryError) {
+    public init(validatingOrigin origin: (x: Double, y: Double), size: (width: Double, height: Double)) throws(FieldError) {
         let o: MapPoint
         let s: MapSize
         do { o = try MapPoint(validatingX: origin.x, y: origin.y) } catch { throw error.nested(under: "origin") }

@@ -12,9 +12,9 @@ public struct Span: Hashable, Sendable {
     }
 
     /// A span from untrusted input: finite, not negative, at most 180° by 360°.
-    public init(validatingLatitudeDelta latitudeDelta: Double, longitudeDelta: Double) throws(GeometryError) {
-        try GeometryError.check(latitudeDelta, field: "latitudeDelta", in: 0...180)
-        try GeometryError.check(longitudeDelta, field: "longitudeDelta", in: 0...360)
+    public init(validatingLatitudeDelta latitudeDelta: Double, longitudeDelta: Double) throws(FieldError) {
+        try FieldError.check(latitudeDelta, field: "latitudeDelta", in: 0...180)
+        try FieldError.check(longitudeDelta, field: "longitudeDelta", in: 0...360)
         self.init(latitudeDelta: latitudeDelta, longitudeDelta: longitudeDelta)
     }
 }

@@ -12,9 +12,9 @@ public struct ScreenPoint: Hashable, Sendable {
     }
 
     /// A point from untrusted input: both values finite.
-    public init(validatingX x: Double, y: Double) throws(GeometryError) {
-        try GeometryError.checkFinite(x, field: "x")
-        try GeometryError.checkFinite(y, field: "y")
+    public init(validatingX x: Double, y: Double) throws(FieldError) {
+        try FieldError.checkFinite(x, field: "x")
+        try FieldError.checkFinite(y, field: "y")
         self.init(x: x, y: y)
     }
 }
@@ -33,16 +33,16 @@ public struct ScreenSize: Hashable, Sendable {
     }
 
     /// A size from untrusted input: finite and not negative.
-    public init(validatingWidth width: Double, height: Double) throws(GeometryError) {
-        try GeometryError.check(width, field: "width", atLeast: 0)
-        try GeometryError.check(height, field: "height", atLeast: 0)
+    public init(validatingWidth width: Double, height: Double) throws(FieldError) {
+        try FieldError.check(width, field: "width", atLeast: 0)
+        try FieldError.check(height, field: "height", atLeast: 0)
         self.init(width: width, height: height)
     }
 
     /// The size of a view: finite and greater than zero both ways.
-    public init(validatingViewWidth width: Double, height: Double) throws(GeometryError) {
-        try GeometryError.check(width, field: "width", greaterThan: 0)
-        try GeometryError.check(height, field: "height", greaterThan: 0)
+    public init(validatingViewWidth width: Double, height: Double) throws(FieldError) {
+        try FieldError.check(width, field: "width", greaterThan: 0)
+        try FieldError.check(height, field: "height", greaterThan: 0)
         self.init(width: width, height: height)
     }
 }
@@ -78,7 +78,7 @@ public struct ScreenRect: Hashable, Sendable {
     }
 
     /// A rect from untrusted input: finite origin, finite non-negative size.
-    public init(validatingOrigin origin: (x: Double, y: Double), size: (width: Double, height: Double)) throws(GeometryError) {
+    public init(validatingOrigin origin: (x: Double, y: Double), size: (width: Double, height: Double)) throws(FieldError) {
         let o: ScreenPoint
         let s: ScreenSize
         do { o = try ScreenPoint(validatingX: origin.x, y: origin.y) } catch { throw error.nested(under: "origin") }

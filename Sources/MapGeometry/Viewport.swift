@@ -30,25 +30,25 @@ public struct Viewport: Hashable, Sendable {
     let cosHeading: Double, sinHeading: Double
 
     /// A viewport for a view of `size` showing `area`, turned by `heading` degrees.
-    /// - Throws: ``GeometryError`` when the area has no extent or the zoom level is out of range;
+    /// - Throws: ``FieldError`` when the area has no extent or the zoom level is out of range;
     ///   its path starts at the area's field (`visibleMapRect`, `region`, `zoomLevel`).
-    public init(size: ScreenSize, heading: Double = 0, area: Area) throws(GeometryError) {
-        try GeometryError.checkFinite(heading, field: "heading")
+    public init(size: ScreenSize, heading: Double = 0, area: Area) throws(FieldError) {
+        try FieldError.checkFinite(heading, field: "heading")
         let frame: MapRect
         switch area {
         case .visibleMapRect(let rect):
             guard rect.size.width > 0 else {
-                throw GeometryError(path: ["visibleMapRect", "size", "width"], message: "must be greater than 0")
+                throw FieldError(path: ["visibleMapRect", "size", "width"], message: "must be greater than 0")
             }
             frame = MapRect(origin: rect.origin, size: MapSize(width: rect.size.width, height: rect.size.width * size.height / size.width))
         case .region(let region):
             let rect = MapRect(region)
             guard rect.size.width > 0 || rect.size.height > 0 else {
-                throw GeometryError(path: ["region", "span"], message: "a viewport's region must cover some area")
+                throw FieldError(path: ["region", "span"], message: "a viewport's region must cover some area")
             }
             frame = rect.fitting(aspectOf: size)
         case .center(let center, let zoomLevel):
-            try GeometryError.check(zoomLevel, field: "zoomLevel", in: Self.zoomLevels)
+            try FieldError.check(zoomLevel, field: "zoomLevel", in: Self.zoomLevels)
             let zoomScale = exp2(zoomLevel - 20)
             let mid = Mercator.mapPoint(for: center)
             let width = size.width / zoomScale, height = size.height / zoomScale

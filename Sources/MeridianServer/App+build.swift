@@ -8,6 +8,8 @@ import OpenAPIHummingbird
 import OpenAPIRuntime
 import ServiceLifecycle
 import Storage
+import Thinning
+import Timeline
 
 /// The request context of every route.
 public typealias AppRequestContext = BasicRequestContext
@@ -38,32 +40,26 @@ public func buildApplication(
     )
 }
 
-/// The router: problem+json for every error, a body limit, then the contract's operations.
-public func buildRouter(_ configuration: ServerConfiguration, logger: Logger) async throws -> Router<AppRequestContext> {
-    try await buildRouterAndIndex(configuration, logger: logger).router
-}
-
-/// The router and the thinning index its handlers read (which a service keeps current).
+/// The router (problem+json for every error, a body limit, the fast routes, then the contract's
+/// operations) and the thinning index its handlers read (which a service keeps current).
 func buildRouterAndIndex(_ configuration: ServerConfiguration, logger: Logger) async throws -> (router: Router<AppRequestContext>, thinning: ThinningFollower) {
     let router = Router(context: AppRequestContext.self)
     router.middlewares.add(ProblemRouterMiddleware(logger: logger))
     router.middlewares.add(BodyLimitMiddleware(
         maxBodySize: configuration.maxBodySize,
-        largeBodies: ["/v1/annotations/import": configuration.maxImportBodySize]
+        largeBodies: [Paths.annotationImport: configuration.maxImportBodySize]
     ))
-    router.middlewares.add(FastConversionMiddleware(maxBatchSize: configuration.maxBatchSize))
     let database = try MeridianDatabase.open(path: configuration.databasePath)
-    let annotations = try await openAnnotationStore(on: database)
-    router.middlewares.add(FastImportMiddleware(store: annotations))
+    let annotations = try await SQLiteAnnotationStore.open(on: database)
     let thinning = try await ThinningFollower(store: annotations)
-    router.middlewares.add(FastThinMiddleware(store: annotations, thinning: thinning))
+    router.middlewares.add(FastRoutes<AppRequestContext, SQLiteAnnotationStore>(store: annotations, thinning: thinning, maxBatchSize: configuration.maxBatchSize))
     let handler = APIHandler(
         contract: Contract.load(),
         limits: Limits(maxBatchSize: configuration.maxBatchSize, heartbeat: configuration.eventStreamHeartbeat),
         transformers: CRSTransformerPool(),
         annotations: annotations,
         thinning: thinning,
-        tracking: try TrackingHub.open(on: database, ids: UUIDv7Generator(after: try await SQLiteTrackingStore(database: database).lastIssuedID()))
+        tracking: try await TrackingHub.open(on: database)
     )
     // Compact JSON with sorted keys (stable answers); times as RFC 3339 with fractional seconds.
     let coding = Configuration(dateTranscoder: .iso8601WithFractionalSeconds, jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes])
@@ -83,13 +79,3 @@ struct ThinningFollowService: Service {
     }
 }
 
-/// The annotation store on `database`, issuing ids after the greatest one it ever stored.
-func openAnnotationStore(on database: MeridianDatabase) async throws -> SQLiteAnnotationStore {
-    let lastIssued = try await SQLiteAnnotationStore(database: database, ids: UUIDv7Generator()).lastIssuedID()
-    return SQLiteAnnotationStore(database: database, ids: UUIDv7Generator(after: lastIssued))
-}
-
-/// The annotation store on the SQLite database at `path` (`:memory:` for one that lives with the process).
-func openAnnotationStore(at path: String) async throws -> SQLiteAnnotationStore {
-    try await openAnnotationStore(on: MeridianDatabase.open(path: path))
-}

@@ -1,4 +1,5 @@
 public import Logging
+public import Storage
 
 /// Everything the server needs to start, with the defaults `meridian serve` uses.
 ///
@@ -34,7 +35,7 @@ public struct ServerConfiguration: Sendable {
     public init(
         host: String = "127.0.0.1",
         port: Int = 8080,
-        databasePath: String = "./meridian.sqlite",
+        databasePath: String = MeridianDatabase.defaultPath,
         logLevel: Logger.Level = .info,
         maxBodySize: Int = 8 << 20,
         maxImportBodySize: Int = 64 << 20,

@@ -1,5 +1,6 @@
 public import Annotations
 public import GRDB
+public import Timeline
 
 /// Meridian's SQLite database: one writer per file, migrated on open.
 ///
@@ -7,6 +8,9 @@ public import GRDB
 /// With WAL and `synchronous = NORMAL`, a committed transaction is in the WAL file before the
 /// call returns, so an acknowledged write survives the process being killed (`kill -9`).
 public struct MeridianDatabase: Sendable {
+    /// Where `meridian serve` and `meridian import` keep their data unless told otherwise.
+    public static let defaultPath = "./meridian.sqlite"
+
     let writer: any DatabaseWriter
     /// Where long polls of the annotation feed wait; every store on this database advances it.
     public let annotationFeed: SequenceSignal

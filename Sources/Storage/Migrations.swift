@@ -1,4 +1,5 @@
 import GRDB
+import Timeline
 
 /// The schema. A migration that has shipped is never edited; changes come as new migrations.
 enum Migrations {

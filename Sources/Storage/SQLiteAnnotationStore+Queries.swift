@@ -2,6 +2,7 @@ public import Annotations
 import Foundation
 import GRDB
 import MapGeometry
+public import Timeline
 
 extension SQLiteAnnotationStore {
     public func annotations(matching query: AnnotationQuery) async throws -> AnnotationPage {
@@ -63,9 +64,7 @@ extension SQLiteAnnotationStore {
     /// The live rows that have one of `externalIds`, by external id.
     private static func live(externalIds: [String], in db: Database) throws -> [String: AnnotationRecord] {
         var rows: [String: AnnotationRecord] = [:]
-        let chunkSize = 500  // well below SQLite's limit of bound parameters
-        for start in stride(from: 0, to: externalIds.count, by: chunkSize) {
-            let chunk = Array(externalIds[start..<min(start + chunkSize, externalIds.count)])
+        for chunk in SQLiteBatch.slices(externalIds) {
             let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ",")
             let statement = try db.cachedStatement(sql: "SELECT * FROM annotation WHERE externalId IN (\(placeholders))")
             for record in try AnnotationRecord.fetchAll(statement, arguments: StatementArguments(chunk)) {

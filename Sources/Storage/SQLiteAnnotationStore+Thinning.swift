@@ -3,9 +3,11 @@ import Foundation
 import GRDB
 import GRDBSQLite
 import MapGeometry
+public import Thinning
+public import Timeline
 
 /// What the thinning index reads: the live annotations' positions and classes, and what changed since.
-extension SQLiteAnnotationStore {
+extension SQLiteAnnotationStore: ThinningSource {
     private static let entryColumns = "id, latitude, longitude, kind, clusteringIdentifier, displayPriority"
 
     public var latestSequence: Int64 { database.annotationFeed.latest }
@@ -45,7 +47,7 @@ extension SQLiteAnnotationStore {
             guard let through: Int64 = changed.last?["sequence"] else { return ([], [], sequence) }
             let ids = Set(changed.map { $0["annotationId"] as String })
             var upserts: [ThinningEntry] = []
-            for slice in Self.slices(Array(ids)) {
+            for slice in SQLiteBatch.slices(Array(ids)) {
                 let marks = Array(repeating: "?", count: slice.count).joined(separator: ",")
                 let statement = try db.makeStatement(sql: "SELECT \(Self.entryColumns) FROM annotation WHERE id IN (\(marks))")
                 try statement.setArguments(StatementArguments(slice))
@@ -61,7 +63,7 @@ extension SQLiteAnnotationStore {
         guard !ids.isEmpty else { return [:] }
         return try await database.writer.read { db in
             var found: [AnnotationID: Annotation] = [:]
-            for slice in Self.slices(ids.map(\.description)) {
+            for slice in SQLiteBatch.slices(ids.map(\.description)) {
                 for record in try AnnotationRecord.filter(slice.contains(Column("id"))).fetchAll(db) {
                     let annotation = try record.annotation()
                     found[annotation.id] = annotation
@@ -69,11 +71,6 @@ extension SQLiteAnnotationStore {
             }
             return found
         }
-    }
-
-    /// `values` in slices small enough to bind: SQLite's default limit on bound variables is 32 766.
-    private static func slices<T>(_ values: [T]) -> [[T]] {
-        stride(from: 0, to: values.count, by: 10_000).map { Array(values[$0..<min($0 + 10_000, values.count)]) }
     }
 
     private static func entries(_ statement: Statement, capacity: Int) throws -> [ThinningEntry] {

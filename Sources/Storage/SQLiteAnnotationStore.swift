@@ -1,18 +1,30 @@
 public import Annotations
 public import Foundation
 import GRDB
+public import Timeline
 
 /// ``AnnotationStore`` on SQLite: every write one transaction, committed before it returns.
 public struct SQLiteAnnotationStore: AnnotationStore {
     let database: MeridianDatabase
-    let ids: any AnnotationIDSource
+    let ids: any UUIDv7Source
     private let now: @Sendable () -> Date
 
     /// A store over `database`, issuing ids from `ids` and times from `now`.
-    public init(database: MeridianDatabase, ids: any AnnotationIDSource, now: @escaping @Sendable () -> Date = Date.init) {
+    public init(database: MeridianDatabase, ids: any UUIDv7Source, now: @escaping @Sendable () -> Date = Date.init) {
         self.database = database
         self.ids = ids
         self.now = now
+    }
+
+    /// The store on `database`, issuing ids after the greatest one it ever stored.
+    public static func open(on database: MeridianDatabase) async throws -> SQLiteAnnotationStore {
+        let lastIssued = try await SQLiteAnnotationStore(database: database, ids: UUIDv7Generator()).lastIssuedID()
+        return SQLiteAnnotationStore(database: database, ids: UUIDv7Generator(after: lastIssued))
+    }
+
+    /// The store on the SQLite database at `path` (`:memory:` for one that lives with the process).
+    public static func open(path: String) async throws -> SQLiteAnnotationStore {
+        try await open(on: MeridianDatabase.open(path: path))
     }
 
     public func create(_ content: AnnotationContent, idempotencyKey: IdempotencyKey?) async throws -> (annotation: Annotation, replayed: Bool) {

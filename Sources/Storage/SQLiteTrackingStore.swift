@@ -1,8 +1,8 @@
-public import Annotations
 import Foundation
 import GRDB
 import MapGeometry
 public import Tracking
+public import Timeline
 
 /// ``TrackingStore`` on SQLite: an ingest (fixes, events, device, progress) or a subscription
 /// change is one transaction, committed (in the WAL) before the call returns.
@@ -15,19 +15,10 @@ public struct SQLiteTrackingStore: TrackingStore {
 
     public func loadState() throws -> TrackingState {
         try database.writer.read { db in
-            let subscriptions = try Row.fetchAll(db, sql: "SELECT * FROM subscription ORDER BY id").map { row in
-                try JSONColumn.value(StoredSubscription.self, row["definition"]).subscription(
-                    id: row["id"], createdAt: row["createdAt"], acceptedFixesBefore: row["acceptedFixesBefore"], deletedAt: row["deletedAt"])
-            }
-            let devices = try Row.fetchAll(db, sql: "SELECT * FROM device").map { row in
-                DeviceState(id: row["id"], lastFix: try (row["lastFix"] as String?).map { try JSONColumn.value(StoredFix.self, $0).fix },
-                            lastAcceptedOrdinal: row["lastAcceptedOrdinal"])
-            }
+            let subscriptions = try SubscriptionRecord.order(Column("id")).fetchAll(db).map { try $0.subscription() }
+            let devices = try DeviceRecord.fetchAll(db).map { try $0.device() }
             var progress: [ProgressKey: SubscriptionProgress] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT * FROM subscriptionProgress") {
-                progress[ProgressKey(subscriptionId: row["subscriptionId"], deviceId: row["deviceId"])] =
-                    try JSONColumn.value(StoredProgress.self, row["progress"]).progress
-            }
+            for record in try SubscriptionProgressRecord.fetchAll(db) { progress[record.key] = try record.value() }
             let lastSequence = try Int64.fetchOne(db, sql: "SELECT max(sequence) FROM trackingEvent") ?? 0
             let acceptedFixes = devices.map(\.lastAcceptedOrdinal).max() ?? 0
             return TrackingState(subscriptions: subscriptions, devices: devices, progress: progress, lastSequence: lastSequence, acceptedFixes: acceptedFixes)
@@ -40,10 +31,7 @@ public struct SQLiteTrackingStore: TrackingStore {
 
     private func commit(_ plan: IngestPlan, in db: Database) throws -> Set<Int> {
         var duplicates: Set<Int> = []
-        let insertFix = try db.cachedStatement(sql: """
-            INSERT OR IGNORE INTO locationFix (deviceId, timestamp, latitude, longitude, horizontalAccuracy, speed, course,
-              altitude, verticalAccuracy, receivedAt, late) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
+        let insertFix = try db.cachedStatement(sql: LocationFixRecord.insertSQL)
         for stored in plan.stored {
             let fix = stored.fix
             try insertFix.execute(arguments: [
@@ -57,12 +45,12 @@ public struct SQLiteTrackingStore: TrackingStore {
             }
         }
         try insert(plan.events, in: db)
-        let upsertProgress = try db.cachedStatement(sql: "INSERT OR REPLACE INTO subscriptionProgress (subscriptionId, deviceId, progress) VALUES (?, ?, ?)")
+        let upsertProgress = try db.cachedStatement(sql: SubscriptionProgressRecord.upsertSQL)
         for (key, progress) in plan.progress {
             try upsertProgress.execute(arguments: [key.subscriptionId, key.deviceId, StoredProgress(progress).text])
         }
         if plan.results.contains(where: { $0.status == .accepted }) {
-            try db.cachedStatement(sql: "INSERT OR REPLACE INTO device (id, lastFix, lastAcceptedOrdinal) VALUES (?, ?, ?)")
+            try db.cachedStatement(sql: DeviceRecord.upsertSQL)
                 .execute(arguments: [plan.deviceId, plan.device.lastFix.map { StoredFix($0).text }, plan.device.lastAcceptedOrdinal])
         }
         return duplicates
@@ -71,7 +59,7 @@ public struct SQLiteTrackingStore: TrackingStore {
     public func insert(_ subscription: Subscription) throws {
         try database.writer.write { db in
             try db.execute(
-                sql: "INSERT INTO subscription (id, definition, createdAt, acceptedFixesBefore, deletedAt) VALUES (?, ?, ?, ?, NULL)",
+                sql: SubscriptionRecord.insertSQL,
                 arguments: [subscription.id, try JSONColumn.text(StoredSubscription(subscription)), subscription.createdAt.microseconds, subscription.acceptedFixesBefore]
             )
         }
@@ -87,46 +75,29 @@ public struct SQLiteTrackingStore: TrackingStore {
 
     public func events(subscriptionId: String?, after sequence: Int64, limit: Int) async throws -> [TrackingEvent] {
         try await database.writer.read { db in
-            let rows = if let subscriptionId {
-                try Row.fetchCursor(db.cachedStatement(sql: "SELECT * FROM trackingEvent WHERE subscriptionId = ? AND sequence > ? ORDER BY sequence LIMIT ?"),
-                                    arguments: [subscriptionId, sequence, limit])
+            let records = if let subscriptionId {
+                try TrackingEventRecord.fetchAll(
+                    db.cachedStatement(sql: "SELECT * FROM trackingEvent WHERE subscriptionId = ? AND sequence > ? ORDER BY sequence LIMIT ?"),
+                    arguments: [subscriptionId, sequence, limit])
             } else {
-                try Row.fetchCursor(db.cachedStatement(sql: "SELECT * FROM trackingEvent WHERE sequence > ? ORDER BY sequence LIMIT ?"),
-                                    arguments: [sequence, limit])
+                try TrackingEventRecord.fetchAll(
+                    db.cachedStatement(sql: "SELECT * FROM trackingEvent WHERE sequence > ? ORDER BY sequence LIMIT ?"), arguments: [sequence, limit])
             }
-            return try Array(rows.map { row in
-                TrackingEvent(
-                    id: row["id"], sequence: row["sequence"], subscriptionId: row["subscriptionId"], deviceId: row["deviceId"],
-                    kind: TrackingEvent.Kind(rawValue: row["kind"]) ?? .significantChange, reason: row["reason"],
-                    location: try JSONColumn.value(StoredFix.self, row["location"]).fix,
-                    previousLocation: try (row["previousLocation"] as String?).map { try JSONColumn.value(StoredFix.self, $0).fix },
-                    occurredAt: FixTime(microseconds: row["occurredAt"]), recordedAt: FixTime(microseconds: row["recordedAt"])
-                )
-            })
+            return try records.map { try $0.event() }
         }
     }
 
-    public func fixes(deviceId: String, from: FixTime?, to: FixTime?, limit: Int) async throws -> [LocationFix] {
+    public func fixes(deviceId: String, from: Instant?, to: Instant?, limit: Int) async throws -> [LocationFix] {
         try await database.writer.read { db in
-            let rows = try Row.fetchCursor(
+            try LocationFixRecord.fetchAll(
                 db.cachedStatement(sql: "SELECT * FROM locationFix WHERE deviceId = ? AND timestamp BETWEEN ? AND ? ORDER BY timestamp LIMIT ?"),
                 arguments: [deviceId, from?.microseconds ?? Int64.min, to?.microseconds ?? Int64.max, limit]
-            )
-            return try Array(rows.map { row in
-                LocationFix(
-                    coordinate: .init(latitude: row["latitude"], longitude: row["longitude"]), timestamp: FixTime(microseconds: row["timestamp"]),
-                    horizontalAccuracy: row["horizontalAccuracy"], speed: row["speed"], course: row["course"],
-                    altitude: row["altitude"], verticalAccuracy: row["verticalAccuracy"]
-                )
-            })
+            ).map(\.fix)
         }
     }
 
     private func insert(_ events: [TrackingEvent], in db: Database) throws {
-        let statement = try db.cachedStatement(sql: """
-            INSERT INTO trackingEvent (sequence, id, subscriptionId, deviceId, kind, reason, location, previousLocation, occurredAt, recordedAt)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
+        let statement = try db.cachedStatement(sql: TrackingEventRecord.insertSQL)
         for event in events {
             try statement.execute(arguments: [
                 event.sequence, event.id, event.subscriptionId, event.deviceId, event.kind.rawValue, event.reason,
@@ -139,17 +110,17 @@ public struct SQLiteTrackingStore: TrackingStore {
 
 /// What the tracking store found inconsistent (a bug, never the client's input).
 public enum TrackingStoreError: Error, Hashable, Sendable {
-    case acceptedFixAlreadyStored(String, FixTime)
+    case acceptedFixAlreadyStored(String, Instant)
 }
 
 extension SQLiteTrackingStore {
     /// The greatest subscription or event id stored, so a restart issues ids above it.
-    public func lastIssuedID() async throws -> AnnotationID? {
+    public func lastIssuedID() async throws -> UUIDv7? {
         try await database.writer.read { db in
             let text = try String.fetchOne(db, sql: """
                 SELECT max(id) FROM (SELECT max(id) AS id FROM subscription UNION ALL SELECT max(id) FROM trackingEvent)
                 """)
-            return text.flatMap(AnnotationID.init)
+            return text.flatMap(UUIDv7.init)
         }
     }
 }

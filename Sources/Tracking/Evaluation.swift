@@ -1,4 +1,5 @@
 import Geodesy
+import Timeline
 
 /// The two evaluators: given where a subscription stands with a device and the next fix it
 /// evaluates, what it emits and where it then stands. Pure functions of their arguments.

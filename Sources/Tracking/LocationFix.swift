@@ -1,10 +1,11 @@
 public import MapGeometry
+public import Timeline
 
 /// One position report of a device (Core Location's `CLLocation`).
 public struct LocationFix: Hashable, Sendable {
     public var coordinate: Coordinate
     /// When the device measured the position (event time).
-    public var timestamp: FixTime
+    public var timestamp: Instant
     /// Radius of uncertainty in metres; negative means the position is invalid.
     public var horizontalAccuracy: Double
     /// Metres per second.
@@ -16,7 +17,7 @@ public struct LocationFix: Hashable, Sendable {
     public var verticalAccuracy: Double?
 
     public init(
-        coordinate: Coordinate, timestamp: FixTime, horizontalAccuracy: Double,
+        coordinate: Coordinate, timestamp: Instant, horizontalAccuracy: Double,
         speed: Double? = nil, course: Double? = nil, altitude: Double? = nil, verticalAccuracy: Double? = nil
     ) {
         self.coordinate = coordinate
@@ -58,7 +59,7 @@ extension LocationFix {
     public static let futureTolerance = 5.0
 
     /// Nil when the fix may be stored; else why it is refused.
-    public func rejection(receivedAt: FixTime) -> FixStatus.RejectionReason? {
+    public func rejection(receivedAt: Instant) -> FixStatus.RejectionReason? {
         let (latitude, longitude) = (coordinate.latitude, coordinate.longitude)
         guard latitude.isFinite, longitude.isFinite, (-90...90).contains(latitude), (-180...180).contains(longitude) else {
             return .invalidCoordinate

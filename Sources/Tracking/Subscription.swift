@@ -1,4 +1,5 @@
 public import MapGeometry
+public import Timeline
 
 /// What turns a device's fixes into events: significant location changes or a region's
 /// boundary crossings, for one device, a list, or every device (`deviceIds` nil).
@@ -13,12 +14,12 @@ public struct Subscription: Hashable, Sendable, Identifiable {
     public var maxHorizontalAccuracy: Double?
     public var rule: Rule
     /// When it was created (server clock).
-    public var createdAt: FixTime
+    public var createdAt: Instant
     /// The number of fixes accepted across all devices before it was created: a device whose
     /// last accepted fix came later has been evaluated by it.
     public var acceptedFixesBefore: Int64
     /// When it was deleted; its events stay readable.
-    public var deletedAt: FixTime?
+    public var deletedAt: Instant?
 
     public enum Rule: Hashable, Sendable {
         case significantChange(SignificantChangeRule)
@@ -27,7 +28,7 @@ public struct Subscription: Hashable, Sendable, Identifiable {
 
     public init(
         id: String, deviceIds: [String]? = nil, maxLocationAge: Double? = Self.defaultMaxLocationAge,
-        maxHorizontalAccuracy: Double? = nil, rule: Rule, createdAt: FixTime, acceptedFixesBefore: Int64 = 0, deletedAt: FixTime? = nil
+        maxHorizontalAccuracy: Double? = nil, rule: Rule, createdAt: Instant, acceptedFixesBefore: Int64 = 0, deletedAt: Instant? = nil
     ) {
         self.id = id
         self.deviceIds = deviceIds
@@ -48,7 +49,7 @@ public struct Subscription: Hashable, Sendable, Identifiable {
     }
 
     /// Why it does not evaluate `fix` arriving at `receivedAt`, if it does not.
-    public func skipReason(for fix: LocationFix, receivedAt: FixTime) -> SkipReason? {
+    public func skipReason(for fix: LocationFix, receivedAt: Instant) -> SkipReason? {
         if let maxLocationAge, receivedAt.seconds(since: fix.timestamp) > maxLocationAge { return .stale }
         if let maxHorizontalAccuracy, fix.horizontalAccuracy > maxHorizontalAccuracy { return .accuracy }
         return nil
@@ -68,7 +69,12 @@ public struct SignificantChangeRule: Hashable, Sendable {
     /// Seconds of event time since the last notified location.
     public var minimumInterval: Double
 
-    public init(distanceFilter: Double = 500, minimumInterval: Double = 300) {
+    /// Core Location's significant-change threshold: 500 m.
+    public static let defaultDistanceFilter = 500.0
+    /// Core Location's significant-change interval: 5 min.
+    public static let defaultMinimumInterval = 300.0
+
+    public init(distanceFilter: Double = defaultDistanceFilter, minimumInterval: Double = defaultMinimumInterval) {
         self.distanceFilter = distanceFilter
         self.minimumInterval = minimumInterval
     }
@@ -86,9 +92,12 @@ public struct RegionRule: Hashable, Sendable {
     /// Whether the first evaluated fix, when inside, emits `enter`.
     public var initialTrigger: Bool
 
+    /// Metres past the boundary by default.
+    public static let defaultHysteresis = 50.0
+
     public init(
         shape: RegionShape, notifyOnEntry: Bool = true, notifyOnExit: Bool = true,
-        hysteresis: Double = 50, dwell: Double? = nil, initialTrigger: Bool = true
+        hysteresis: Double = defaultHysteresis, dwell: Double? = nil, initialTrigger: Bool = true
     ) {
         self.shape = shape
         self.notifyOnEntry = notifyOnEntry

@@ -1,14 +1,19 @@
 import Dispatch
 import Synchronization
+public import Timeline
 
-/// The one place fixes and subscription changes go through: evaluates against the in-memory
-/// ``TrackingState``, commits to the ``TrackingStore``, then updates the state, so event
-/// sequences are issued gap-free in commit order and no two ingests see the same state.
+/// The one place fixes and subscription changes go through, so event sequences are issued
+/// gap-free in commit order and no two ingests see the same state.
 ///
 /// Everything runs on one writer, a serial dispatch queue off the concurrency pool (the store's
-/// writes block): ingests queue and are group-committed (everything queued is planned in arrival
-/// order and committed in one transaction); subscription changes and reads take their turn between
-/// groups. Callers wait without holding a thread, and reads never see an uncommitted change.
+/// writes block). Ingests queue and are group-committed: the writer takes everything queued,
+/// plans each batch against the in-memory ``TrackingState`` in arrival order and applies it there
+/// at once (so the next batch of the group sees it), then commits the whole group to the
+/// ``TrackingStore`` in one transaction and answers every caller. When the commit fails, the
+/// state is reloaded from the store (the truth) and every caller of the group gets the error; when
+/// even that read fails, tracking answers ``TrackerError/stateLost`` until a restart. Subscription
+/// changes work the same way, one at a time; reads take their turn between writes, so they never
+/// see a change that is applied but not yet committed. Callers wait without holding a thread.
 public final class Tracker: Sendable {
     private let state: Mutex<TrackingState>
     private let pending = Mutex<[Request]>([])
@@ -17,7 +22,7 @@ public final class Tracker: Sendable {
     /// reread; every later call fails until a restart reloads it.
     private let broken = Atomic<Bool>(false)
     public let store: any TrackingStore
-    private let now: @Sendable () -> FixTime
+    private let now: @Sendable () -> Instant
     private let newID: @Sendable () -> String
     private let committed: @Sendable (Int64) -> Void
     /// The last event sequence the store held when the tracker loaded it.
@@ -29,7 +34,7 @@ public final class Tracker: Sendable {
     ///   - newID: fresh ids for subscriptions and events (time-ordered, never reused).
     ///   - committed: called with the last event sequence after each commit that wrote events.
     public init(
-        store: any TrackingStore, now: @escaping @Sendable () -> FixTime, newID: @escaping @Sendable () -> String,
+        store: any TrackingStore, now: @escaping @Sendable () -> Instant, newID: @escaping @Sendable () -> String,
         committed: @escaping @Sendable (Int64) -> Void = { _ in }
     ) throws {
         self.store = store
@@ -94,7 +99,7 @@ public final class Tracker: Sendable {
     }
 
     /// Stores a new subscription; it evaluates fixes from the next one on.
-    public func subscribe(_ make: @escaping @Sendable (_ id: String, _ createdAt: FixTime) -> Subscription) async throws -> Subscription {
+    public func subscribe(_ make: @escaping @Sendable (_ id: String, _ createdAt: Instant) -> Subscription) async throws -> Subscription {
         try await onWriter { [self] in
             try change { state in
                 var subscription = make(newID(), now())

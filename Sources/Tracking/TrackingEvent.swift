@@ -1,3 +1,4 @@
+public import Timeline
 /// Something a subscription noticed about a device, in the global, gap-free event log.
 public struct TrackingEvent: Hashable, Sendable, Identifiable {
     public enum Kind: String, Hashable, Sendable, CaseIterable {
@@ -15,13 +16,13 @@ public struct TrackingEvent: Hashable, Sendable, Identifiable {
     public var location: LocationFix
     public var previousLocation: LocationFix?
     /// The fix's time (event time), or the deletion time for a `regionDeleted` exit.
-    public var occurredAt: FixTime
+    public var occurredAt: Instant
     /// When the server stored it.
-    public var recordedAt: FixTime
+    public var recordedAt: Instant
 
     public init(
         id: String, sequence: Int64, subscriptionId: String, deviceId: String, kind: Kind, reason: String? = nil,
-        location: LocationFix, previousLocation: LocationFix?, occurredAt: FixTime, recordedAt: FixTime
+        location: LocationFix, previousLocation: LocationFix?, occurredAt: Instant, recordedAt: Instant
     ) {
         self.id = id
         self.sequence = sequence
@@ -63,11 +64,11 @@ public struct SubscriptionProgress: Hashable, Sendable {
     /// Region: inside (true), outside (false); nil before the first evaluated fix.
     public var inside: Bool?
     /// Region: when the current stay began (event time).
-    public var enteredAt: FixTime?
+    public var enteredAt: Instant?
     /// Region: whether this stay has had its `dwell` event.
     public var dwellNotified: Bool
 
-    public init(lastEvaluated: LocationFix? = nil, lastNotified: LocationFix? = nil, inside: Bool? = nil, enteredAt: FixTime? = nil, dwellNotified: Bool = false) {
+    public init(lastEvaluated: LocationFix? = nil, lastNotified: LocationFix? = nil, inside: Bool? = nil, enteredAt: Instant? = nil, dwellNotified: Bool = false) {
         self.lastEvaluated = lastEvaluated
         self.lastNotified = lastNotified
         self.inside = inside

@@ -1,6 +1,8 @@
+public import Timeline
 /// Everything evaluation needs, in memory: subscriptions (with a spatial index of regions),
-/// devices, and where each subscription stands with each device. The database holds the same;
-/// this is rebuilt from it at start and changed only after the database committed a change.
+/// devices, and where each subscription stands with each device. The database holds the same and
+/// is the truth: this is rebuilt from it at start, and the ``Tracker`` applies each change here
+/// first, then commits it, and reloads from the database when the commit fails.
 public struct TrackingState: Sendable {
     /// Every subscription, deleted ones included (their events stay readable).
     public private(set) var subscriptions: [String: Subscription] = [:]
@@ -61,12 +63,13 @@ public struct TrackingState: Sendable {
     // MARK: - Ingest
 
     /// Classifies a batch of fixes of one device in array order and evaluates the accepted ones;
-    /// changes nothing until ``apply(_:)``.
-    public func plan(deviceId: String, fixes: [LocationFix], receivedAt: FixTime, eventID: () -> String) -> IngestPlan {
+    /// changes nothing until ``apply(_:)`` (the tracker applies a plan before the next one is
+    /// planned, so a group of batches sees each other's fixes, then commits the group).
+    public func plan(deviceId: String, fixes: [LocationFix], receivedAt: Instant, eventID: () -> String) -> IngestPlan {
         var plan = IngestPlan(deviceId: deviceId, device: devices[deviceId] ?? DeviceState(id: deviceId), receivedAt: receivedAt)
         var ordinal = acceptedFixes
         var sequence = lastSequence
-        var storedInBatch: Set<FixTime> = []
+        var storedInBatch: Set<Instant> = []
         var inside = insideByDevice[deviceId] ?? []
         for (index, fix) in fixes.enumerated() {
             if let reason = fix.rejection(receivedAt: receivedAt) {
@@ -129,11 +132,12 @@ public struct TrackingState: Sendable {
         var ids = inside
         ids.formUnion(significantForAll)
         if let listed = significantByDevice[deviceId] { ids.formUnion(listed) }
-        for id in regions.candidates(at: fix.coordinate) where !ids.contains(id) && subscriptions[id]!.covers(deviceId) { ids.insert(id) }
-        return ids.sorted().map { subscriptions[$0]! }
+        for id in regions.candidates(at: fix.coordinate) where !ids.contains(id) && subscriptions[id]?.covers(deviceId) == true { ids.insert(id) }
+        // Every id above names a live subscription (the sets hold only those); compactMap skips none.
+        return ids.sorted().compactMap { subscriptions[$0] }
     }
 
-    /// Takes in a plan the database has committed.
+    /// Takes in a plan (before its commit; a failed commit reloads the whole state).
     public mutating func apply(_ plan: IngestPlan) {
         devices[plan.deviceId] = plan.device
         for (key, value) in plan.progress { setProgress(value, for: key) }
@@ -154,7 +158,7 @@ public struct TrackingState: Sendable {
 
     /// Deleting `subscriptionId` at `at`: a region's `regionDeleted` exit for each device inside
     /// (when it notifies on exit), at the deletion time with the last evaluated location.
-    public func planDeletion(of subscriptionId: String, at: FixTime, eventID: () -> String) -> DeletionPlan? {
+    public func planDeletion(of subscriptionId: String, at: Instant, eventID: () -> String) -> DeletionPlan? {
         guard var subscription = subscriptions[subscriptionId], subscription.deletedAt == nil else { return nil }
         subscription.deletedAt = at
         var plan = DeletionPlan(subscription: subscription)
@@ -171,7 +175,7 @@ public struct TrackingState: Sendable {
         return plan
     }
 
-    /// Takes in a deletion the database has committed.
+    /// Takes in a deletion (before its commit; a failed commit reloads the whole state).
     public mutating func apply(_ plan: DeletionPlan) {
         let id = plan.subscription.id
         subscriptions[id] = plan.subscription
@@ -214,7 +218,7 @@ public struct IngestPlan: Sendable {
 
     public var deviceId: String
     public var device: DeviceState
-    public var receivedAt: FixTime
+    public var receivedAt: Instant
     public var results: [Result] = []
     public var skipped: [Skip] = []
     public var stored: [StoredFix] = []

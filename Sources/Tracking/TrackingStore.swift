@@ -1,3 +1,4 @@
+public import Timeline
 /// What tracking needs from storage. Writes are synchronous and each is one transaction: the
 /// ``Tracker`` holds its lock across them, so evaluation, commit and the in-memory state move together.
 public protocol TrackingStore: Sendable {
@@ -14,5 +15,5 @@ public protocol TrackingStore: Sendable {
     /// Events after `sequence` in sequence order, of one subscription or of all (`nil`).
     func events(subscriptionId: String?, after sequence: Int64, limit: Int) async throws -> [TrackingEvent]
     /// A device's stored fixes (accepted and late) from `from` to `to` inclusive, in time order.
-    func fixes(deviceId: String, from: FixTime?, to: FixTime?, limit: Int) async throws -> [LocationFix]
+    func fixes(deviceId: String, from: Instant?, to: Instant?, limit: Int) async throws -> [LocationFix]
 }

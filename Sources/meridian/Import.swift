@@ -1,8 +1,10 @@
+import Annotations
 import ArgumentParser
 import Foundation
-import MeridianServer
+import Storage
 
-/// `meridian import FILE`: loads a GeoJSON FeatureCollection of Points as annotations.
+/// `meridian import FILE`: loads a GeoJSON FeatureCollection of Points as annotations, with the
+/// rules of `POST /v1/annotations/import` (``GeoJSONImport``), straight into the store.
 struct Import: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Import a GeoJSON FeatureCollection of Points as annotations (upsert by externalId, one transaction)."
@@ -18,17 +20,24 @@ struct Import: AsyncParsableCommand {
     var ifEmpty = false
 
     func run() async throws {
-        let path = database ?? ProcessInfo.processInfo.environment["MERIDIAN_DATABASE"] ?? ServerConfiguration().databasePath
+        let path = database ?? ProcessInfo.processInfo.environment["MERIDIAN_DATABASE"] ?? MeridianDatabase.defaultPath
         let start = ContinuousClock.now
+        let store = try await SQLiteAnnotationStore.open(path: path)
+        // Skip a database that ever held an annotation, so seeding demo data never brings back what a user deleted.
+        if ifEmpty, try await !store.changes(after: 0, limit: 1).isEmpty {
+            print("\(path) already holds annotations; \(file) not imported")
+            return
+        }
+        let data = try Data(contentsOf: URL(fileURLWithPath: file))
         do {
-            guard let summary = try await importGeoJSON(file: file, databasePath: path, onlyIfEmpty: ifEmpty) else {
-                print("\(path) already holds annotations; \(file) not imported")
-                return
+            guard let results = try await GeoJSONImport.importBody(data, into: store) else {
+                print("\(file): not a GeoJSON FeatureCollection (an object with \"type\": \"FeatureCollection\" and a \"features\" array of Feature objects)")
+                throw ExitCode.failure
             }
             let seconds = (ContinuousClock.now - start) / .seconds(1)
-            print("imported \(file) into \(path): \(summary) in \(String(format: "%.2f", seconds)) s")
-        } catch let failure as ImportFailure {
-            print("\(file): \(failure)")
+            print("imported \(file) into \(path): \(GeoJSONImport.Summary(results)) in \(String(format: "%.2f", seconds)) s")
+        } catch let invalid as GeoJSONImport.InvalidFeatures {
+            print("\(file): \(invalid)")
             throw ExitCode.failure
         }
     }

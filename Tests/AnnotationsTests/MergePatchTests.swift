@@ -1,6 +1,7 @@
 import Annotations
 import MapGeometry
 import Testing
+import WireJSON
 
 @Suite struct MergePatchTests {
     let base = AnnotationContent(
@@ -24,7 +25,7 @@ import Testing
 
     @Test(arguments: ["id", "version", "createdAt", "updatedAt"])
     func serverFieldsAreRefused(_ field: String) {
-        #expect(throws: GeometryError.self) { try base.merging([field: .number(1)]) }
+        #expect(throws: FieldError.self) { try base.merging([field: .number(1)]) }
     }
 
     @Test func unknownFieldsWrongTypesAndBadValuesNameTheField() {

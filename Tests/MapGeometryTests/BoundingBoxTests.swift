@@ -16,7 +16,7 @@ import Testing
         ("1,2,3", [String]()), ("a,b,c,d", []), ("0,0,200,1", ["east"]), ("0,5,1,4", ["north"]), ("0,-91,1,1", ["south"]),
     ])
     func refusesMalformedBoxes(text: String, path: [String]) {
-        #expect(throws: GeometryError.self) { try BoundingBox(parsing: text) }
+        #expect(throws: FieldError.self) { try BoundingBox(parsing: text) }
         do { _ = try BoundingBox(parsing: text) } catch { #expect(error.path == path) }
     }
 }

@@ -73,13 +73,13 @@ import Testing
     }
 
     @Test func invalidInputNamesTheField() {
-        #expect(throws: GeometryError(path: ["latitude"], message: "must be between -90 and 90, got 91")) {
+        #expect(throws: FieldError(path: ["latitude"], message: "must be between -90 and 90, got 91")) {
             try Coordinate(validatingLatitude: 91, longitude: 0)
         }
-        #expect(throws: GeometryError(path: ["longitude"], message: "must be a finite number")) {
+        #expect(throws: FieldError(path: ["longitude"], message: "must be a finite number")) {
             try Coordinate(validatingLatitude: 0, longitude: .nan)
         }
-        #expect(throws: GeometryError.self) { try Span(validatingLatitudeDelta: -1, longitudeDelta: 0) }
+        #expect(throws: FieldError.self) { try Span(validatingLatitudeDelta: -1, longitudeDelta: 0) }
         #expect(throws: Never.self) { try Coordinate(validatingLatitude: -90, longitude: 180) }
         #expect(throws: Never.self) { try Coordinate(validatingLatitude: 90, longitude: -180) }
     }

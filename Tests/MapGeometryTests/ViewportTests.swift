@@ -70,11 +70,11 @@ import Testing
 
     @Test func badViewportsNameTheField() {
         let size = ScreenSize(width: 100, height: 100)
-        #expect(throws: GeometryError.self) { try Viewport(size: size, area: .center(Coordinate(latitude: 0, longitude: 0), zoomLevel: 31)) }
-        #expect(throws: GeometryError.self) { try Viewport(size: size, area: .visibleMapRect(MapRect(minX: 0, minY: 0, maxX: 0, maxY: 10))) }
-        #expect(throws: GeometryError.self) {
+        #expect(throws: FieldError.self) { try Viewport(size: size, area: .center(Coordinate(latitude: 0, longitude: 0), zoomLevel: 31)) }
+        #expect(throws: FieldError.self) { try Viewport(size: size, area: .visibleMapRect(MapRect(minX: 0, minY: 0, maxX: 0, maxY: 10))) }
+        #expect(throws: FieldError.self) {
             try Viewport(size: size, area: .region(Region(center: Coordinate(latitude: 0, longitude: 0), span: Span(latitudeDelta: 0, longitudeDelta: 0))))
         }
-        #expect(throws: GeometryError.self) { try Viewport(size: size, heading: .infinity, area: .center(Coordinate(latitude: 0, longitude: 0), zoomLevel: 3)) }
+        #expect(throws: FieldError.self) { try Viewport(size: size, heading: .infinity, area: .center(Coordinate(latitude: 0, longitude: 0), zoomLevel: 3)) }
     }
 }

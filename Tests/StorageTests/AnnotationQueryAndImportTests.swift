@@ -4,6 +4,7 @@ import MapGeometry
 import Storage
 import Synchronization
 import Testing
+import Timeline
 
 /// Idempotency keys, upserts, bbox pages, imports and the long-polled feed, on real SQLite.
 @Suite struct AnnotationQueryAndImportTests {

@@ -3,6 +3,7 @@ import Foundation
 import MapGeometry
 import Storage
 import Testing
+import Timeline
 
 /// The store on real SQLite: in memory, and on a file for restarts.
 @Suite struct SQLiteAnnotationStoreTests {

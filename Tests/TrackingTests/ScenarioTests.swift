@@ -2,10 +2,11 @@ import Geodesy
 import MapGeometry
 import Testing
 import Tracking
+import Timeline
 
 /// Event-time traces through the evaluators, positions laid out with PROJ's geodesic direct problem.
 @Suite struct ScenarioTests {
-    static let start = FixTime(rfc3339: "2026-11-23T08:00:00Z")!
+    static let start = Instant(rfc3339: "2026-11-23T08:00:00Z")!
     static let home = Coordinate(latitude: 45.52, longitude: -122.681944)
 
     /// A point `metres` from `origin` towards `azimuth`.
@@ -32,7 +33,7 @@ import Tracking
         }
 
         @discardableResult
-        mutating func post(_ fixes: [LocationFix], device: String = "d1", receivedAt: FixTime? = nil) -> IngestPlan {
+        mutating func post(_ fixes: [LocationFix], device: String = "d1", receivedAt: Instant? = nil) -> IngestPlan {
             var counter = state.lastSequence
             let plan = state.plan(deviceId: device, fixes: fixes, receivedAt: receivedAt ?? fixes.map(\.timestamp).max()!) {
                 counter += 1

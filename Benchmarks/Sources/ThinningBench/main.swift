@@ -11,6 +11,7 @@ import Annotations
 import Foundation
 import MapGeometry
 import Storage
+import Timeline
 
 struct DatasetInfo: Decodable {
     struct Centre: Decodable { var latitude: Double; var longitude: Double }

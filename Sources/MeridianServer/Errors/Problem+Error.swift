@@ -17,8 +17,14 @@ enum ProblemMapping {
         switch error {
         case let error as ProblemError:
             return error.problem
-        case let error as GeometryError:
+        case let error as FieldError:
             return ProblemError.invalid(pointer: JSONPointer.make(error.path), error.message).problem
+        case let error as FieldErrors:
+            return ProblemError.invalid(fields(error)).problem
+        case let error as GeoJSONImport.InvalidFeatures:
+            let fields = fields(error.errors)
+            if error.errors.total == 1 { return ProblemError.invalid(fields).problem }
+            return ProblemDetails(status: .unprocessableContent, detail: "\(error.errors.total) features are invalid; nothing was imported", errors: fields)
         case let error as GeodesyError:
             return geodesyProblem(error)
         case let error as AnnotationStoreError:
@@ -33,6 +39,11 @@ enum ProblemMapping {
             }
             return nil
         }
+    }
+
+    /// The pointers of field errors whose paths start at the body.
+    private static func fields(_ errors: FieldErrors) -> [ProblemDetails.FieldError] {
+        errors.errors.map { .init(pointer: JSONPointer.make($0.path), detail: $0.message) }
     }
 
     private static func geodesyProblem(_ error: GeodesyError) -> ProblemDetails? {

@@ -1,122 +1,98 @@
 import Annotations
 import Foundation
 import MapGeometry
+import Thinning
+import Timeline
+import WireJSON
 
-/// Writes a thinning answer as JSON directly: the same text the generated encoder would write
-/// (sorted keys, no spaces, dates in RFC 3339 with milliseconds) but with `null` for a stack's
-/// `expansionZoom` and a group without identifier, and about ten times faster than Foundation's
-/// encoder on a world view of 200 clusters.
-struct ThinAnswerWriter {
-    private(set) var bytes: [UInt8] = []
-
+/// Writes a thinning answer as JSON directly: the same bytes the generated encoder writes (sorted
+/// keys, no spaces, times in RFC 3339 with milliseconds, absent optionals left out), about ten
+/// times faster than Foundation's encoder on a world view of 200 clusters.
+enum ThinAnswerWriter {
     static func write(_ answer: ThinningAnswer) -> [UInt8] {
-        var writer = ThinAnswerWriter()
-        writer.bytes.reserveCapacity(256 + answer.result.items.count * 480)
-        writer.answer(answer)
-        return writer.bytes
-    }
-
-    /// One cluster as `GET /v1/clusters/{id}` answers it.
-    static func write(_ cluster: ThinnedCluster) -> [UInt8] {
-        var writer = ThinAnswerWriter()
-        writer.cluster(cluster, screenPoint: nil)
-        return writer.bytes
-    }
-
-    private mutating func answer(_ answer: ThinningAnswer) {
+        var json = JSONWriter(capacity: 256 + answer.result.items.count * 480)
         let viewport = answer.viewport, rect = viewport.visibleMapRect
-        raw("{\"cellSize\":"); int(answer.result.grid.cellSize)
-        raw(",\"gridZoom\":"); int(answer.result.grid.zoom)
-        raw(",\"items\":[")
+        json.raw("{\"cellSize\":"); json.int(answer.result.grid.cellSize)
+        json.raw(",\"gridZoom\":"); json.int(answer.result.grid.zoom)
+        json.raw(",\"items\":[")
         var first = true
         for item in answer.result.items {
             switch item {
             case .annotation(let id, let point):
                 guard let annotation = answer.annotations[id] else { continue }
-                if !first { raw(",") }
-                raw("{\"annotation\":"); self.annotation(annotation)
-                raw(",\"screenPoint\":"); screenPoint(viewport.screenPoint(for: point))
-                raw(",\"type\":\"annotation\"}")
+                if !first { json.raw(",") }
+                json.raw("{\"annotation\":"); write(annotation, to: &json)
+                json.raw(",\"screenPoint\":"); write(viewport.screenPoint(for: point), to: &json)
+                json.raw(",\"type\":\"annotation\"}")
             case .cluster(let cluster):
-                if !first { raw(",") }
-                self.cluster(cluster, screenPoint: viewport.screenPoint(for: cluster.centroid))
+                if !first { json.raw(",") }
+                write(cluster, screenPoint: viewport.screenPoint(for: cluster.centroid), to: &json)
             }
             first = false
         }
-        raw("],\"truncated\":"); raw(answer.result.truncated ? "true" : "false")
-        raw(",\"visibleMapRect\":{\"origin\":{\"x\":"); number(rect.origin.x); raw(",\"y\":"); number(rect.origin.y)
-        raw("},\"size\":{\"height\":"); number(rect.size.height); raw(",\"width\":"); number(rect.size.width)
-        raw("}},\"zoomLevel\":"); number(viewport.zoomLevel)
-        raw("}")
+        json.raw("],\"truncated\":"); json.bool(answer.result.truncated)
+        json.raw(",\"visibleMapRect\":{\"origin\":{\"x\":"); json.number(rect.origin.x); json.raw(",\"y\":"); json.number(rect.origin.y)
+        json.raw("},\"size\":{\"height\":"); json.number(rect.size.height); json.raw(",\"width\":"); json.number(rect.size.width)
+        json.raw("}},\"zoomLevel\":"); json.number(viewport.zoomLevel)
+        json.raw("}")
+        return json.bytes
+    }
+
+    /// One cluster as `GET /v1/clusters/{id}` answers it.
+    static func write(_ cluster: ThinnedCluster) -> [UInt8] {
+        var json = JSONWriter(capacity: 480)
+        write(cluster, screenPoint: nil, to: &json)
+        return json.bytes
     }
 
     /// A cluster's fields; with a screen point, as an item of a thinning answer.
-    private mutating func cluster(_ cluster: ThinnedCluster, screenPoint point: ScreenPoint?) {
+    private static func write(_ cluster: ThinnedCluster, screenPoint point: ScreenPoint?, to json: inout JSONWriter) {
         let bounds = Region(cluster.bounds)
-        raw("{\"bounds\":{\"center\":"); coordinate(bounds.center)
-        raw(",\"span\":{\"latitudeDelta\":"); number(bounds.span.latitudeDelta)
-        raw(",\"longitudeDelta\":"); number(bounds.span.longitudeDelta)
-        raw("}},\"clusteringIdentifier\":"); optionalString(cluster.clusteringIdentifier)
-        raw(",\"coordinate\":"); coordinate(Mercator.coordinate(for: cluster.centroid))
-        raw(",\"count\":"); int(cluster.count)
-        raw(",\"expansionZoom\":")
-        if let zoom = cluster.expansionZoom { int(zoom) } else { raw("null") }
-        raw(",\"id\":"); string(cluster.id.description)
-        raw(",\"kindCounts\":{")
-        for (index, kind) in cluster.kindCounts.keys.sorted().enumerated() {
-            if index > 0 { raw(",") }
-            string(kind); raw(":"); int(cluster.kindCounts[kind]!)
+        json.raw("{\"bounds\":{\"center\":"); write(bounds.center, to: &json)
+        json.raw(",\"span\":{\"latitudeDelta\":"); json.number(bounds.span.latitudeDelta)
+        json.raw(",\"longitudeDelta\":"); json.number(bounds.span.longitudeDelta)
+        json.raw("}}")
+        if let identifier = cluster.clusteringIdentifier { json.raw(",\"clusteringIdentifier\":"); json.string(identifier) }
+        json.raw(",\"coordinate\":"); write(Mercator.coordinate(for: cluster.centroid), to: &json)
+        json.raw(",\"count\":"); json.int(cluster.count)
+        if let zoom = cluster.expansionZoom { json.raw(",\"expansionZoom\":"); json.int(zoom) }
+        json.raw(",\"id\":"); json.string(cluster.id.description)
+        json.raw(",\"kindCounts\":{")
+        for (index, (kind, count)) in cluster.kindCounts.sorted(by: { $0.key < $1.key }).enumerated() {
+            if index > 0 { json.raw(",") }
+            json.string(kind); json.raw(":"); json.int(count)
         }
-        raw("},\"representative\":"); string(cluster.representative.description)
+        json.raw("},\"representative\":"); json.string(cluster.representative.description)
         if let point {
-            raw(",\"screenPoint\":"); screenPoint(point)
-            raw(",\"type\":\"cluster\"")
+            json.raw(",\"screenPoint\":"); write(point, to: &json)
+            json.raw(",\"type\":\"cluster\"")
         }
-        raw("}")
+        json.raw("}")
     }
 
-    private mutating func annotation(_ annotation: Annotation) {
+    private static func write(_ annotation: Annotation, to json: inout JSONWriter) {
         let content = annotation.content
-        raw("{")
-        if let identifier = content.clusteringIdentifier { raw("\"clusteringIdentifier\":"); string(identifier); raw(",") }
-        raw("\"coordinate\":"); coordinate(content.coordinate)
-        raw(",\"createdAt\":"); date(annotation.createdAt)
-        raw(",\"displayPriority\":"); int(content.displayPriority)
-        if let externalId = content.externalId { raw(",\"externalId\":"); string(externalId) }
-        raw(",\"id\":"); string(annotation.id.description)
-        if let kind = content.kind { raw(",\"kind\":"); string(kind) }
-        raw(",\"properties\":"); JSONValue.object(content.properties).write(to: &bytes)
-        if let subtitle = content.subtitle { raw(",\"subtitle\":"); string(subtitle) }
-        if let title = content.title { raw(",\"title\":"); string(title) }
-        raw(",\"updatedAt\":"); date(annotation.updatedAt)
-        raw(",\"version\":"); int(annotation.version)
-        raw("}")
+        json.raw("{")
+        if let identifier = content.clusteringIdentifier { json.raw("\"clusteringIdentifier\":"); json.string(identifier); json.raw(",") }
+        json.raw("\"coordinate\":"); write(content.coordinate, to: &json)
+        json.raw(",\"createdAt\":"); json.string(Instant(millisecondOf: annotation.createdAt).rfc3339)
+        json.raw(",\"displayPriority\":"); json.int(content.displayPriority)
+        if let externalId = content.externalId { json.raw(",\"externalId\":"); json.string(externalId) }
+        json.raw(",\"id\":"); json.string(annotation.id.description)
+        if let kind = content.kind { json.raw(",\"kind\":"); json.string(kind) }
+        json.raw(",\"properties\":"); json.value(.object(content.properties))
+        if let subtitle = content.subtitle { json.raw(",\"subtitle\":"); json.string(subtitle) }
+        if let title = content.title { json.raw(",\"title\":"); json.string(title) }
+        json.raw(",\"updatedAt\":"); json.string(Instant(millisecondOf: annotation.updatedAt).rfc3339)
+        json.raw(",\"version\":"); json.int(annotation.version)
+        json.raw("}")
     }
 
-    // MARK: Values
-
-    private mutating func raw(_ text: StaticString) {
-        bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    private static func write(_ value: Coordinate, to json: inout JSONWriter) {
+        json.raw("{\"latitude\":"); json.number(value.latitude); json.raw(",\"longitude\":"); json.number(value.longitude); json.raw("}")
     }
 
-    private mutating func int(_ value: Int) { bytes += String(value).utf8 }
-
-    /// An integer when whole and exact, else Swift's shortest round-trip form (as the encoder writes).
-    private mutating func number(_ value: Double) { JSONValue.number(value).write(to: &bytes) }
-
-    private mutating func string(_ value: String) { JSONValue.writeString(value, to: &bytes) }
-
-    private mutating func optionalString(_ value: String?) {
-        if let value { string(value) } else { raw("null") }
+    private static func write(_ point: ScreenPoint, to json: inout JSONWriter) {
+        json.raw("{\"x\":"); json.number(point.x); json.raw(",\"y\":"); json.number(point.y); json.raw("}")
     }
-
-    private mutating func coordinate(_ value: Coordinate) {
-        raw("{\"latitude\":"); number(value.latitude); raw(",\"longitude\":"); number(value.longitude); raw("}")
-    }
-
-    private mutating func screenPoint(_ point: ScreenPoint) {
-        raw("{\"x\":"); number(point.x); raw(",\"y\":"); number(point.y); raw("}")
-    }
-
-    private mutating func date(_ date: Date) { string(apiTimeText(date)) }
 }

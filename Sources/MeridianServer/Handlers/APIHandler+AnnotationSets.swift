@@ -4,13 +4,14 @@ import HTTPTypes
 import MapGeometry
 import MeridianAPI
 import OpenAPIRuntime
+import Timeline
 
 // Many annotations at a time: pages by cursor, the change feed with long poll, GeoJSON import/export.
 
 extension APIHandler {
     func listAnnotations(_ input: Operations.ListAnnotations.Input) async throws -> Operations.ListAnnotations.Output {
         var query = try Self.query(bbox: input.query.bbox, kind: input.query.kind)
-        query.limit = try Self.check(input.query.limit ?? 100, parameter: "limit", in: 1...1000)
+        query.limit = try Paging.limit(input.query.limit)
         if let cursor = input.query.cursor {
             guard let after = AnnotationID(cursor) else {
                 throw ProblemError(.badRequest, detail: "cursor is not one this server issued", errors: [.init(parameter: "cursor", detail: "must be a nextCursor of an earlier page")])
@@ -22,12 +23,12 @@ extension APIHandler {
     }
 
     func listAnnotationChanges(_ input: Operations.ListAnnotationChanges.Input) async throws -> Operations.ListAnnotationChanges.Output {
-        let after = try Self.check(input.query.after ?? 0, parameter: "after", in: 0...Int64.max)
-        let limit = try Self.check(input.query.limit ?? 100, parameter: "limit", in: 1...1000)
-        let wait = try Self.check(input.query.wait ?? 0, parameter: "wait", in: 0...60)
+        let after = try Paging.after(input.query.after)
+        let limit = try Paging.limit(input.query.limit)
+        let wait = try Paging.wait(input.query.wait)
         var changes = try await annotations.changes(after: after, limit: limit)
-        if changes.isEmpty && wait > 0 {
-            await annotations.waitForChanges(after: after, timeout: .milliseconds(Int64(wait * 1000)))
+        if changes.isEmpty && wait > .zero {
+            await annotations.waitForChanges(after: after, timeout: wait)
             changes = try await annotations.changes(after: after, limit: limit)
         }
         let entries = changes.map { change in
@@ -44,8 +45,8 @@ extension APIHandler {
         switch input.body {
         case .applicationGeoJson(let body), .json(let body): collection = body
         }
-        let results = try await annotations.importContents(try AnnotationImport.contents(of: collection.features.map(GeoJSONFeature.init)))
-        return .ok(.init(body: .json(AnnotationImport.answer(results))))
+        let results = try await annotations.importContents(try GeoJSONImport.contents(of: collection.features.map(GeoJSONFeature.init)))
+        return .ok(.init(body: .json(.init(results))))
     }
 
     func exportAnnotations(_ input: Operations.ExportAnnotations.Input) async throws -> Operations.ExportAnnotations.Output {
@@ -67,68 +68,16 @@ extension APIHandler {
         }
         return query
     }
-
-    /// `value` when it lies in `range`, else 422 naming the parameter.
-    static func check<T: Comparable>(_ value: T, parameter: String, in range: ClosedRange<T>) throws(ProblemError) -> T {
-        guard range.contains(value) else {
-            throw ProblemError.invalid([.init(parameter: parameter, detail: "must be between \(range.lowerBound) and \(range.upperBound), got \(value)")])
-        }
-        return value
-    }
 }
 
-/// GeoJSON import: every feature checked before anything is written.
-enum AnnotationImport {
-    /// The features of a parsed FeatureCollection, or nil when it is not of the shape the generated
-    /// decoding accepts (that decoding then reports the error).
-    static func features(of value: JSONValue) -> [GeoJSONFeature]? {
-        guard case .object(let members) = value, members["type"] == .string("FeatureCollection"),
-              case .array(let elements)? = members["features"] else { return nil }
-        var features: [GeoJSONFeature] = []
-        features.reserveCapacity(elements.count)
-        for element in elements {
-            guard let feature = GeoJSONFeature(element) else { return nil }
-            features.append(feature)
-        }
-        return features
-    }
-
-    /// The content of every feature, or a 422 listing each bad feature (and each repeated external id).
-    static func contents(of features: [GeoJSONFeature]) throws(ProblemError) -> [AnnotationContent] {
-        var errors: [ProblemDetails.FieldError] = []
-        var contents: [AnnotationContent] = []
-        contents.reserveCapacity(features.count)
-        var firstIndex: [String: Int] = [:]
-        for (index, feature) in features.enumerated() {
-            do {
-                let content = try AnnotationContent(feature: feature)
-                if let externalId = content.externalId {
-                    if let first = firstIndex[externalId] {
-                        errors.append(.init(pointer: "/features/\(index)/properties/externalId", detail: "repeats the external id of feature \(first)"))
-                    } else {
-                        firstIndex[externalId] = index
-                    }
-                }
-                contents.append(content)
-            } catch {
-                errors.append(.init(pointer: JSONPointer.append("/features/\(index)", error.path), detail: error.message))
-            }
-        }
-        guard errors.isEmpty else {
-            var problem = ProblemError.invalid(Array(errors.prefix(Validation.maxErrors)))
-            if errors.count > 1 { problem = ProblemError(.unprocessableContent, detail: "\(errors.count) features are invalid; nothing was imported", errors: problem.problem.errors) }
-            throw problem
-        }
-        return contents
-    }
-
+extension Components.Schemas.ImportAnswer {
     /// Per-feature results with totals.
-    static func answer(_ results: [(id: AnnotationID, status: WriteStatus)]) -> Components.Schemas.ImportAnswer {
-        var counts: [WriteStatus: Int] = [:]
-        let items = results.enumerated().map { index, result in
-            counts[result.status, default: 0] += 1
-            return Components.Schemas.ImportResult(index: index, id: result.id.description, status: .init(rawValue: result.status.rawValue) ?? .unchanged)
-        }
-        return .init(results: items, created: counts[.created] ?? 0, updated: counts[.updated] ?? 0, unchanged: counts[.unchanged] ?? 0)
+    init(_ results: GeoJSONImport.Results) {
+        let summary = GeoJSONImport.Summary(results)
+        self.init(
+            results: results.enumerated().map { index, result in
+                Components.Schemas.ImportResult(index: index, id: result.id.description, status: .init(rawValue: result.status.rawValue) ?? .unchanged)
+            },
+            created: summary.created, updated: summary.updated, unchanged: summary.unchanged)
     }
 }

@@ -4,6 +4,8 @@ import HTTPTypes
 import MapGeometry
 import MeridianAPI
 import OpenAPIRuntime
+import Timeline
+import WireJSON
 
 // One annotation at a time: create, read, merge-patch, upsert by external id, delete.
 // Conditions: ETag is `"<version>"`; If-Match → 412 on another version; If-None-Match → 304.
@@ -11,7 +13,7 @@ import OpenAPIRuntime
 extension APIHandler {
     func createAnnotation(_ input: Operations.CreateAnnotation.Input) async throws -> Operations.CreateAnnotation.Output {
         let body = switch input.body { case .json(let body): body }
-        let content = try validated { () throws(GeometryError) in try AnnotationContent(body) }
+        let content = try AnnotationContent(body)
         let key = try input.headers.idempotencyKey.map { key throws(ProblemError) in
             guard (1...IdempotencyKey.maxLength).contains(key.count) else {
                 throw ProblemError.invalid([.init(parameter: "Idempotency-Key", detail: "must be 1 to \(IdempotencyKey.maxLength) characters")])
@@ -48,12 +50,12 @@ extension APIHandler {
     func putAnnotationByExternalId(_ input: Operations.PutAnnotationByExternalId.Input) async throws -> Operations.PutAnnotationByExternalId.Output {
         let body = switch input.body { case .json(let body): body }
         let externalId = input.path.externalId
-        var content = try validated { () throws(GeometryError) in try AnnotationContent(body) }
+        var content = try AnnotationContent(body)
         if let given = content.externalId, given != externalId {
             throw ProblemError.invalid(pointer: "/externalId", "must be the path's external id \"\(externalId)\" or absent, got \"\(given)\"")
         }
         content.externalId = externalId
-        _ = try validated { () throws(GeometryError) in try content.validate() }  // the path's id obeys the same rules
+        try content.validate()  // the path's id obeys the same rules
         let (annotation, status) = try await annotations.upsert(
             externalId: externalId, content, expectedVersion: Self.expectedVersion(input.headers.ifMatch)
         )
@@ -81,14 +83,5 @@ extension APIHandler {
     /// What `If-Match` demands; no condition without the header.
     static func expectedVersion(_ ifMatch: String?) -> VersionCondition {
         ifMatch.map { EntityTagCondition($0).versionCondition } ?? .none
-    }
-
-    /// A wire value made into a domain value; its error is a 422 with the field's pointer.
-    func validated<T>(_ make: () throws(GeometryError) -> T) throws(ProblemError) -> T {
-        var validation = Validation(limits)
-        let value = validation.value(at: "", make)
-        try validation.check()
-        guard let value else { throw ProblemError(.unprocessableContent, detail: nil) }  // unreachable: check() threw
-        return value
     }
 }

@@ -6,7 +6,7 @@ extension APIHandler {
     func convertCoordinatesToMapPoints(_ input: Operations.ConvertCoordinatesToMapPoints.Input) async throws -> Operations.ConvertCoordinatesToMapPoints.Output {
         switch input.body {
         case .json(let body):
-            let points = try convertBatch(body.coordinates, at: "/coordinates", Coordinate.init) {
+            let points = try convertBatch(body.coordinates, at: "coordinates", Coordinate.init) {
                 Components.Schemas.MapPoint(Mercator.mapPoint(for: $0))
             }
             return .ok(.init(body: .json(.init(mapPoints: points))))
@@ -16,7 +16,7 @@ extension APIHandler {
     func convertMapPointsToCoordinates(_ input: Operations.ConvertMapPointsToCoordinates.Input) async throws -> Operations.ConvertMapPointsToCoordinates.Output {
         switch input.body {
         case .json(let body):
-            let coordinates = try convertBatch(body.mapPoints, at: "/mapPoints", MapPoint.init) {
+            let coordinates = try convertBatch(body.mapPoints, at: "mapPoints", MapPoint.init) {
                 Components.Schemas.Coordinate(Mercator.coordinate(for: $0))
             }
             return .ok(.init(body: .json(.init(coordinates: coordinates))))
@@ -26,7 +26,7 @@ extension APIHandler {
     func convertRegionsToMapRects(_ input: Operations.ConvertRegionsToMapRects.Input) async throws -> Operations.ConvertRegionsToMapRects.Output {
         switch input.body {
         case .json(let body):
-            let rects = try convertBatch(body.regions, at: "/regions", Region.init) {
+            let rects = try convertBatch(body.regions, at: "regions", Region.init) {
                 Components.Schemas.MapRect(MapRect($0))
             }
             return .ok(.init(body: .json(.init(mapRects: rects))))
@@ -36,7 +36,7 @@ extension APIHandler {
     func convertMapRectsToRegions(_ input: Operations.ConvertMapRectsToRegions.Input) async throws -> Operations.ConvertMapRectsToRegions.Output {
         switch input.body {
         case .json(let body):
-            let regions = try convertBatch(body.mapRects, at: "/mapRects", MapRect.init) {
+            let regions = try convertBatch(body.mapRects, at: "mapRects", MapRect.init) {
                 Components.Schemas.Region(Region($0))
             }
             return .ok(.init(body: .json(.init(regions: regions))))
@@ -45,7 +45,7 @@ extension APIHandler {
 
     func getMetersPerMapPoint(_ input: Operations.GetMetersPerMapPoint.Input) async throws -> Operations.GetMetersPerMapPoint.Output {
         let latitude = input.query.latitude
-        do { try GeometryError.check(latitude, field: "latitude", in: -90...90) } catch {
+        do { try FieldError.check(latitude, field: "latitude", in: -90...90) } catch {
             throw ProblemError.invalid([.init(parameter: "latitude", detail: error.message)])
         }
         let meters = Mercator.metersPerMapPoint(atLatitude: latitude)
@@ -55,17 +55,13 @@ extension APIHandler {
     func makeRegionWithDistance(_ input: Operations.MakeRegionWithDistance.Input) async throws -> Operations.MakeRegionWithDistance.Output {
         switch input.body {
         case .json(let body):
-            var validation = Validation(limits)
-            let center = validation.value(at: "/center") { () throws(GeometryError) in try Coordinate(body.center) }
-            _ = validation.value(at: "") { () throws(GeometryError) in
-                try GeometryError.check(body.latitudinalMeters, field: "latitudinalMeters", atLeast: 0)
+            var errors = FieldErrors()
+            let center = errors.value(at: ["center"]) { () throws(FieldError) in try Coordinate(body.center) }
+            for (field, meters) in [("latitudinalMeters", body.latitudinalMeters), ("longitudinalMeters", body.longitudinalMeters)] {
+                _ = errors.value { () throws(FieldError) in try FieldError.check(meters, field: field, atLeast: 0) }
             }
-            _ = validation.value(at: "") { () throws(GeometryError) in
-                try GeometryError.check(body.longitudinalMeters, field: "longitudinalMeters", atLeast: 0)
-            }
-            try validation.check()
-            guard let center else { throw ProblemError.invalid(pointer: "/center", "is required") }
-            let region = Region(center: center, latitudinalMeters: body.latitudinalMeters, longitudinalMeters: body.longitudinalMeters)
+            let checked = try errors.check(center)
+            let region = Region(center: checked, latitudinalMeters: body.latitudinalMeters, longitudinalMeters: body.longitudinalMeters)
             return .ok(.init(body: .json(.init(region: .init(region)))))
         }
     }
@@ -73,14 +69,13 @@ extension APIHandler {
     func fitRegion(_ input: Operations.FitRegion.Input) async throws -> Operations.FitRegion.Output {
         switch input.body {
         case .json(let body):
-            var validation = Validation(limits)
-            let region = validation.value(at: "/region") { () throws(GeometryError) in try Region(body.region) }
-            let size = validation.value(at: "/size") { () throws(GeometryError) in
+            var errors = FieldErrors()
+            let region = errors.value(at: ["region"]) { () throws(FieldError) in try Region(body.region) }
+            let size = errors.value(at: ["size"]) { () throws(FieldError) in
                 try ScreenSize(validatingViewWidth: body.size.width, height: body.size.height)
             }
-            try validation.check()
-            guard let region, let size else { throw ProblemError.invalid(pointer: "/region", "is required") }
-            return .ok(.init(body: .json(.init(region: .init(region.fitting(size))))))
+            let (checkedRegion, checkedSize) = try errors.check(region, size)
+            return .ok(.init(body: .json(.init(region: .init(checkedRegion.fitting(checkedSize))))))
         }
     }
 }

@@ -10,7 +10,7 @@ extension APIHandler {
     func solveGeodesicInverse(_ input: Operations.SolveGeodesicInverse.Input) async throws -> Operations.SolveGeodesicInverse.Output {
         switch input.body {
         case .json(let body):
-            let results = try convertBatch(body.pairs, at: "/pairs", GeodesicPair.init) { pair in
+            let results = try convertBatch(body.pairs, at: "pairs", GeodesicPair.init) { pair in
                 let result = Geodesic.wgs84.inverse(from: pair.from, to: pair.to)
                 return Components.Schemas.GeodesicInverseResult(
                     distance: result.distance, initialAzimuth: result.initialAzimuth, finalAzimuth: result.finalAzimuth
@@ -23,7 +23,7 @@ extension APIHandler {
     func solveGeodesicDirect(_ input: Operations.SolveGeodesicDirect.Input) async throws -> Operations.SolveGeodesicDirect.Output {
         switch input.body {
         case .json(let body):
-            let results = try convertBatch(body.items, at: "/items", GeodesicDirectItem.init) { item in
+            let results = try convertBatch(body.items, at: "items", GeodesicDirectItem.init) { item in
                 let result = Geodesic.wgs84.direct(from: item.from, azimuth: item.azimuth, distance: item.distance)
                 return Components.Schemas.GeodesicDirectResult(coordinate: .init(result.coordinate), finalAzimuth: result.finalAzimuth)
             }
@@ -34,26 +34,26 @@ extension APIHandler {
     func transformPositions(_ input: Operations.TransformPositions.Input) async throws -> Operations.TransformPositions.Output {
         switch input.body {
         case .json(let body):
-            var validation = Validation(limits)
+            var errors = FieldErrors()
             for (field, identifier) in [("source", body.source), ("target", body.target)] {
                 if identifier.isEmpty || identifier.utf8.count > Self.maxCRSLength {
-                    validation.record(pointer: "/\(field)", "must name a CRS in 1 to \(Self.maxCRSLength) bytes")
+                    errors.record(at: [field], "must name a CRS in 1 to \(Self.maxCRSLength) bytes")
                 }
             }
-            let positions = validation.batch(body.positions, at: "/positions", Self.checkPosition)
-            try validation.check()
+            let positions = errors.batch(body.positions, at: ["positions"], maxItems: limits.maxBatchSize, Self.checkPosition)
+            try errors.check()
             let transformed = try transformers.transform(positions, from: body.source, to: body.target)
             return .ok(.init(body: .json(.init(positions: transformed))))
         }
     }
 
     /// A position is 2 or 3 finite numbers.
-    private static func checkPosition(_ position: [Double]) throws(GeometryError) -> [Double] {
+    private static func checkPosition(_ position: [Double]) throws(FieldError) -> [Double] {
         guard (2...3).contains(position.count) else {
-            throw GeometryError(path: [], message: "must hold 2 or 3 numbers ([x, y] or [x, y, z]), got \(position.count)")
+            throw FieldError(path: [], message: "must hold 2 or 3 numbers ([x, y] or [x, y, z]), got \(position.count)")
         }
         for (index, value) in position.enumerated() {
-            try GeometryError.checkFinite(value, field: String(index))
+            try FieldError.checkFinite(value, field: String(index))
         }
         return position
     }
@@ -63,7 +63,7 @@ extension APIHandler {
 private struct GeodesicPair {
     let from: Coordinate, to: Coordinate
 
-    init(_ wire: Components.Schemas.GeodesicPair) throws(GeometryError) {
+    init(_ wire: Components.Schemas.GeodesicPair) throws(FieldError) {
         do { from = try Coordinate(wire.from) } catch { throw error.nested(under: "from") }
         do { to = try Coordinate(wire.to) } catch { throw error.nested(under: "to") }
     }
@@ -73,11 +73,11 @@ private struct GeodesicPair {
 private struct GeodesicDirectItem {
     let from: Coordinate, azimuth: Double, distance: Double
 
-    init(_ wire: Components.Schemas.GeodesicDirectItem) throws(GeometryError) {
+    init(_ wire: Components.Schemas.GeodesicDirectItem) throws(FieldError) {
         do { from = try Coordinate(wire.from) } catch { throw error.nested(under: "from") }
-        try GeometryError.checkFinite(wire.azimuth, field: "azimuth")
+        try FieldError.checkFinite(wire.azimuth, field: "azimuth")
         // Longer than half the meridian brings nothing new; cap absurd values.
-        try GeometryError.check(wire.distance, field: "distance", in: -1e9...1e9)
+        try FieldError.check(wire.distance, field: "distance", in: -1e9...1e9)
         azimuth = wire.azimuth
         distance = wire.distance
     }

@@ -4,6 +4,7 @@ import HTTPTypes
 import MeridianAPI
 import OpenAPIRuntime
 import Tracking
+import Timeline
 
 // Subscriptions and the event log: create, read, list, delete; events by long poll and SSE.
 
@@ -23,7 +24,7 @@ extension APIHandler {
     }
 
     func listSubscriptions(_ input: Operations.ListSubscriptions.Input) async throws -> Operations.ListSubscriptions.Output {
-        let limit = try Self.check(input.query.limit ?? 100, parameter: "limit", in: 1...1000)
+        let limit = try Paging.limit(input.query.limit)
         let (deviceId, cursor) = (input.query.deviceId, input.query.cursor)
         let page = try await tracking.tracker.read { state in
             state.subscriptions.values
@@ -55,16 +56,15 @@ extension APIHandler {
     func listSubscriptionEvents(_ input: Operations.ListSubscriptionEvents.Input) async throws -> Operations.ListSubscriptionEvents.Output {
         let id = input.path.subscriptionId
         guard try await tracking.tracker.read({ $0.subscriptions[id] }) != nil else { throw Self.unknownSubscription(id) }
-        let after = try Self.check(input.query.after ?? 0, parameter: "after", in: 0...Int64.max)
-        let limit = try Self.check(input.query.limit ?? 100, parameter: "limit", in: 1...1000)
-        let wait = try Self.check(input.query.wait ?? 0, parameter: "wait", in: 0...60)
-        let events = try await tracking.events(subscriptionId: id, after: after, limit: limit, wait: .milliseconds(Int64(wait * 1000)))
+        let after = try Paging.after(input.query.after)
+        let limit = try Paging.limit(input.query.limit)
+        let events = try await tracking.events(subscriptionId: id, after: after, limit: limit, wait: Paging.wait(input.query.wait))
         return .ok(.init(body: .json(.init(events: events.map(Components.Schemas.Event.init), nextAfter: events.last?.sequence ?? after))))
     }
 
     func streamEvents(_ input: Operations.StreamEvents.Input) async throws -> Operations.StreamEvents.Output {
         var start = tracking.feed.latest
-        if let after = input.query.after { start = try Self.check(after, parameter: "after", in: 0...Int64.max) }
+        if input.query.after != nil { start = try Paging.after(input.query.after) }
         if let lastEventID = input.headers.lastEventID {
             guard let sequence = Int64(lastEventID.trimmingCharacters(in: .whitespaces)), sequence >= 0 else {
                 throw ProblemError(.badRequest, detail: "Last-Event-ID must be the sequence of an event", errors: [.init(parameter: "Last-Event-ID", detail: "must be a non-negative integer")])

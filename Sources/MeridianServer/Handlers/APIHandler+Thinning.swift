@@ -3,13 +3,19 @@ import Foundation
 import HTTPTypes
 import MapGeometry
 import MeridianAPI
+import Thinning
+import Timeline
 
 /// Thinning: annotations plus clusters for a viewport, and clusters by id (tag Thinning).
+///
+/// `POST /v1/annotations/thin` and `GET /v1/clusters/{id}` are answered by ``FastRoutes`` (the
+/// answer written by ``ThinAnswerWriter``) whenever the request decodes; these generated handlers
+/// answer the same bytes (a test compares them) and explain the requests that do not.
 extension APIHandler {
     func thinAnnotations(_ input: Operations.ThinAnnotations.Input) async throws -> Operations.ThinAnnotations.Output {
         switch input.body {
         case .json(let body):
-            let answer = try await ThinningAnswer(ThinningRequest(body), thinning: thinning, store: annotations)
+            let answer = try await ThinningAnswer(ThinningQuery(body), thinning: thinning, store: annotations)
             let viewport = answer.viewport
             let items: [Components.Schemas.ThinItem] = answer.result.items.compactMap { item in
                 switch item {
@@ -32,17 +38,14 @@ extension APIHandler {
     }
 
     func getCluster(_ input: Operations.GetCluster.Input) async throws -> Operations.GetCluster.Output {
-        let id = try clusterID(input.path.clusterId)
-        guard let cluster = try await thinning.current().cluster(id) else { throw clusterGone(input.path.clusterId) }
+        let id = try Self.clusterID(input.path.clusterId)
+        guard let cluster = try await thinning.current().cluster(id) else { throw Self.clusterGone(input.path.clusterId) }
         return .ok(.init(body: .json(.init(cluster))))
     }
 
     func getClusterLeaves(_ input: Operations.GetClusterLeaves.Input) async throws -> Operations.GetClusterLeaves.Output {
-        let id = try clusterID(input.path.clusterId)
-        let limit = input.query.limit ?? 100
-        guard (1...1000).contains(limit) else {
-            throw ProblemError.invalid([.init(parameter: "limit", detail: "must be 1…1000, got \(limit)")])
-        }
+        let id = try Self.clusterID(input.path.clusterId)
+        let limit = try Paging.limit(input.query.limit)
         var cursor: LeafCursor?
         if let text = input.query.cursor {
             guard let parsed = LeafCursor(text) else {
@@ -51,7 +54,7 @@ extension APIHandler {
             cursor = parsed
         }
         guard let page = try await thinning.current().leaves(of: id, after: cursor, limit: limit) else {
-            throw clusterGone(input.path.clusterId)
+            throw Self.clusterGone(input.path.clusterId)
         }
         let found = try await annotations.annotations(ids: page.ids)
         return .ok(.init(body: .json(.init(
@@ -59,14 +62,14 @@ extension APIHandler {
             nextCursor: page.next?.description))))
     }
 
-    private func clusterID(_ text: String) throws -> ClusterID {
+    static func clusterID(_ text: String) throws(ProblemError) -> ClusterID {
         guard let id = ClusterID(text) else {
             throw ProblemError(.badRequest, detail: "clusterId is not a cluster id", errors: [.init(parameter: "clusterId", detail: "must be an id from a thinning answer")])
         }
         return id
     }
 
-    private func clusterGone(_ text: String) -> ProblemError {
+    static func clusterGone(_ text: String) -> ProblemError {
         ProblemError(.notFound, detail: "no cluster with id \(text): that place now holds fewer than two members")
     }
 }
@@ -78,55 +81,22 @@ struct ThinningAnswer {
     /// The annotations shown by themselves, read after the index; one deleted in between is absent and left out.
     var annotations: [AnnotationID: Annotation]
 
-    init(_ request: ThinningRequest, thinning: ThinningFollower, store: some AnnotationStore) async throws {
-        viewport = request.viewport
-        result = try await thinning.current().thin(
-            request.viewport.visibleMapRect, grid: request.grid, filter: request.filter, limit: request.limit)
+    init(_ query: ThinningQuery, thinning: ThinningFollower, store: some AnnotationStore) async throws {
+        viewport = query.viewport
+        result = try await thinning.current().thin(query.viewport.visibleMapRect, grid: query.grid, filter: query.filter, limit: query.limit)
         annotations = try await store.annotations(ids: result.items.compactMap { if case .annotation(let id, _) = $0 { id } else { nil } })
     }
 }
 
-/// A thinning request, validated: every bad field is listed in one 422.
-struct ThinningRequest {
-    /// Most grid cells one answer may cover (a 1024×768 view has about 221 at the default cell size).
-    static let maxCells = 65_536
-
-    var viewport: Viewport
-    var grid: ThinningGrid
-    var filter: ThinningFilter
-    var limit: Int
-
-    init(_ body: Components.Schemas.ThinRequest) throws(ProblemError) {
-        var errors: [ProblemDetails.FieldError] = []
-        let cellSize = body.cellSize ?? 64
-        if !ThinningGrid.cellSizes.contains(cellSize) {
-            errors.append(.init(pointer: "/cellSize", detail: "must be 16…512, got \(cellSize)"))
-        }
-        let limit = body.limit ?? 1000
-        if !(1...10_000).contains(limit) { errors.append(.init(pointer: "/limit", detail: "must be 1…10000, got \(limit)")) }
-        if let priority = body.minDisplayPriority, !(0...1000).contains(priority) {
-            errors.append(.init(pointer: "/minDisplayPriority", detail: "must be 0…1000, got \(priority)"))
-        }
-        var viewport: Viewport?
-        do { viewport = try Viewport(body.viewport) } catch {
-            errors.append(.init(pointer: JSONPointer.append("/viewport", error.path), detail: error.message))
-        }
-        if let zoom = viewport?.zoomLevel, !(-1e-9...22 + 1e-9).contains(zoom) {
-            errors.append(.init(pointer: "/viewport", detail: "zoom level must be 0…22, got \(zoom)"))
-        }
-        guard errors.isEmpty, let viewport else { throw ProblemError.invalid(errors) }
-        let grid = ThinningGrid(zoom: min(max(Int(viewport.zoomLevel.rounded(.down)), 0), 22), cellSize: cellSize)
-        let rect = viewport.visibleMapRect, side = exp2(Double(grid.level))
-        let columns = min(rect.size.width, Mercator.worldSize) / side + 2, rows = min(rect.size.height, Mercator.worldSize) / side + 2
-        guard columns * rows <= Double(Self.maxCells) else {
-            throw ProblemError.invalid(pointer: "/viewport/size", "covers \(Int(columns * rows)) grid cells; at most \(Self.maxCells) (a smaller view or a larger cellSize)")
-        }
-        self.viewport = viewport
-        self.grid = grid
-        self.limit = limit
-        filter = ThinningFilter(
+extension ThinningQuery {
+    /// The query a request body asks for; every bad field in one 422.
+    init(_ body: Components.Schemas.ThinRequest) throws(FieldErrors) {
+        var errors = FieldErrors()
+        let viewport = errors.value(at: ["viewport"]) { () throws(FieldError) in try Viewport(body.viewport) }
+        let filter = ThinningFilter(
             kinds: body.kinds.map(Set.init), clusteringIdentifiers: body.clusteringIdentifiers.map(Set.init),
             minDisplayPriority: body.minDisplayPriority)
+        try self.init(viewport: viewport, cellSize: body.cellSize, limit: body.limit, filter: filter, errors: errors)
     }
 }
 

@@ -3,6 +3,7 @@ import HTTPTypes
 import MeridianAPI
 import OpenAPIRuntime
 import Tracking
+import Timeline
 
 // Location feeds: ingest, a device's state, its history.
 
@@ -52,12 +53,12 @@ extension APIHandler {
         let deviceId = try Self.deviceID(input.path.deviceId)
         let from = try Self.time(input.query.from, parameter: "from")
         let to = try Self.time(input.query.to, parameter: "to")
-        let limit = try Self.check(input.query.limit ?? 100, parameter: "limit", in: 1...1000)
+        let limit = try Paging.limit(input.query.limit)
         var fixes = try await tracking.tracker.store.fixes(deviceId: deviceId, from: from, to: to, limit: limit + 1)
         var next: String?
         if fixes.count > limit {
             fixes.removeLast()
-            next = fixes.last.map { FixTime(microseconds: $0.timestamp.microseconds + 1).rfc3339 }
+            next = fixes.last.map { Instant(microseconds: $0.timestamp.microseconds + 1).rfc3339 }
         }
         return .ok(.init(body: .json(.init(locations: fixes.map(Components.Schemas.Fix.init), nextFrom: next))))
     }
@@ -71,9 +72,9 @@ extension APIHandler {
         return text
     }
 
-    static func time(_ text: String?, parameter: String) throws(ProblemError) -> FixTime? {
+    static func time(_ text: String?, parameter: String) throws(ProblemError) -> Instant? {
         guard let text else { return nil }
-        guard let time = FixTime(rfc3339: text) else {
+        guard let time = Instant(rfc3339: text) else {
             throw ProblemError(.badRequest, detail: "\(parameter) is not an RFC 3339 date-time", errors: [.init(parameter: parameter, detail: "must be an RFC 3339 date-time")])
         }
         return time

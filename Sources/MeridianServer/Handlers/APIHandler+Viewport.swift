@@ -6,7 +6,7 @@ extension APIHandler {
     func convertCoordinatesToScreenPoints(_ input: Operations.ConvertCoordinatesToScreenPoints.Input) async throws -> Operations.ConvertCoordinatesToScreenPoints.Output {
         switch input.body {
         case .json(let body):
-            let points = try convertBatch(in: body.viewport, body.coordinates, at: "/coordinates", Coordinate.init) {
+            let points = try convertBatch(in: body.viewport, body.coordinates, at: "coordinates", Coordinate.init) {
                 Components.Schemas.ScreenPoint($0.screenPoint(for: $1))
             }
             return .ok(.init(body: .json(.init(points: points))))
@@ -16,7 +16,7 @@ extension APIHandler {
     func convertScreenPointsToCoordinates(_ input: Operations.ConvertScreenPointsToCoordinates.Input) async throws -> Operations.ConvertScreenPointsToCoordinates.Output {
         switch input.body {
         case .json(let body):
-            let coordinates = try convertBatch(in: body.viewport, body.points, at: "/points", ScreenPoint.init) {
+            let coordinates = try convertBatch(in: body.viewport, body.points, at: "points", ScreenPoint.init) {
                 Components.Schemas.Coordinate($0.coordinate(for: $1))
             }
             return .ok(.init(body: .json(.init(coordinates: coordinates))))
@@ -26,7 +26,7 @@ extension APIHandler {
     func convertMapPointsToScreenPoints(_ input: Operations.ConvertMapPointsToScreenPoints.Input) async throws -> Operations.ConvertMapPointsToScreenPoints.Output {
         switch input.body {
         case .json(let body):
-            let points = try convertBatch(in: body.viewport, body.mapPoints, at: "/mapPoints", MapPoint.init) {
+            let points = try convertBatch(in: body.viewport, body.mapPoints, at: "mapPoints", MapPoint.init) {
                 Components.Schemas.ScreenPoint($0.screenPoint(for: $1))
             }
             return .ok(.init(body: .json(.init(points: points))))
@@ -36,7 +36,7 @@ extension APIHandler {
     func convertScreenPointsToMapPoints(_ input: Operations.ConvertScreenPointsToMapPoints.Input) async throws -> Operations.ConvertScreenPointsToMapPoints.Output {
         switch input.body {
         case .json(let body):
-            let points = try convertBatch(in: body.viewport, body.points, at: "/points", ScreenPoint.init) {
+            let points = try convertBatch(in: body.viewport, body.points, at: "points", ScreenPoint.init) {
                 Components.Schemas.MapPoint($0.mapPoint(for: $1))
             }
             return .ok(.init(body: .json(.init(mapPoints: points))))
@@ -46,7 +46,7 @@ extension APIHandler {
     func convertRegionsToScreenRects(_ input: Operations.ConvertRegionsToScreenRects.Input) async throws -> Operations.ConvertRegionsToScreenRects.Output {
         switch input.body {
         case .json(let body):
-            let rects = try convertBatch(in: body.viewport, body.regions, at: "/regions", Region.init) {
+            let rects = try convertBatch(in: body.viewport, body.regions, at: "regions", Region.init) {
                 Components.Schemas.ScreenRect($0.screenRect(for: $1))
             }
             return .ok(.init(body: .json(.init(rects: rects))))
@@ -56,7 +56,7 @@ extension APIHandler {
     func convertScreenRectsToRegions(_ input: Operations.ConvertScreenRectsToRegions.Input) async throws -> Operations.ConvertScreenRectsToRegions.Output {
         switch input.body {
         case .json(let body):
-            let regions = try convertBatch(in: body.viewport, body.rects, at: "/rects", ScreenRect.init) {
+            let regions = try convertBatch(in: body.viewport, body.rects, at: "rects", ScreenRect.init) {
                 Components.Schemas.Region($0.region(for: $1))
             }
             return .ok(.init(body: .json(.init(regions: regions))))
@@ -66,7 +66,7 @@ extension APIHandler {
     func convertMapRectsToScreenRects(_ input: Operations.ConvertMapRectsToScreenRects.Input) async throws -> Operations.ConvertMapRectsToScreenRects.Output {
         switch input.body {
         case .json(let body):
-            let rects = try convertBatch(in: body.viewport, body.mapRects, at: "/mapRects", MapRect.init) {
+            let rects = try convertBatch(in: body.viewport, body.mapRects, at: "mapRects", MapRect.init) {
                 Components.Schemas.ScreenRect($0.screenRect(for: $1))
             }
             return .ok(.init(body: .json(.init(rects: rects))))
@@ -76,7 +76,7 @@ extension APIHandler {
     func convertScreenRectsToMapRects(_ input: Operations.ConvertScreenRectsToMapRects.Input) async throws -> Operations.ConvertScreenRectsToMapRects.Output {
         switch input.body {
         case .json(let body):
-            let rects = try convertBatch(in: body.viewport, body.rects, at: "/rects", ScreenRect.init) {
+            let rects = try convertBatch(in: body.viewport, body.rects, at: "rects", ScreenRect.init) {
                 Components.Schemas.MapRect($0.mapRect(for: $1))
             }
             return .ok(.init(body: .json(.init(mapRects: rects))))
@@ -86,11 +86,9 @@ extension APIHandler {
     func describeViewport(_ input: Operations.DescribeViewport.Input) async throws -> Operations.DescribeViewport.Output {
         switch input.body {
         case .json(let body):
-            var validation = Validation(limits)
-            let viewport = validation.value(at: "/viewport") { () throws(GeometryError) in try Viewport(body.viewport) }
-            try validation.check()
-            guard let viewport else { throw ProblemError.invalid(pointer: "/viewport", "is required") }
-            return .ok(.init(body: .json(.init(viewport))))
+            var errors = FieldErrors()
+            let viewport = errors.value(at: ["viewport"]) { () throws(FieldError) in try Viewport(body.viewport) }
+            return .ok(.init(body: .json(.init(try errors.check(viewport)))))
         }
     }
 }

@@ -3,6 +3,7 @@ import Geodesy
 import MapGeometry
 import MeridianAPI
 import OpenAPIRuntime
+import Thinning
 
 /// The contract's operations: each decodes its input, calls the domain, encodes the answer.
 /// Errors are thrown, never hand-built: ``ProblemMiddleware`` turns them into problem+json.
@@ -40,16 +41,16 @@ struct APIHandler<Store: AnnotationStore>: APIProtocol {
 
     // MARK: - Shared shapes
 
-    /// Validates a batch, then converts each item; a 422 lists every invalid item.
+    /// Validates a batch (the body member `field`), then converts each item; a 422 lists every invalid item.
     func convertBatch<Wire, Value, Output>(
         _ items: [Wire],
-        at pointer: String,
-        _ decode: (Wire) throws(GeometryError) -> Value,
+        at field: String,
+        _ decode: (Wire) throws(FieldError) -> Value,
         _ convert: (Value) -> Output
-    ) throws(ProblemError) -> [Output] {
-        var validation = Validation(limits)
-        let values = validation.batch(items, at: pointer, decode)
-        try validation.check()
+    ) throws(FieldErrors) -> [Output] {
+        var errors = FieldErrors()
+        let values = errors.batch(items, at: [field], maxItems: limits.maxBatchSize, decode)
+        try errors.check()
         return values.map(convert)
     }
 
@@ -57,15 +58,14 @@ struct APIHandler<Store: AnnotationStore>: APIProtocol {
     func convertBatch<Wire, Value, Output>(
         in viewport: Components.Schemas.Viewport,
         _ items: [Wire],
-        at pointer: String,
-        _ decode: (Wire) throws(GeometryError) -> Value,
+        at field: String,
+        _ decode: (Wire) throws(FieldError) -> Value,
         _ convert: (Viewport, Value) -> Output
-    ) throws(ProblemError) -> [Output] {
-        var validation = Validation(limits)
-        let view = validation.value(at: "/viewport") { () throws(GeometryError) in try Viewport(viewport) }
-        let values = validation.batch(items, at: pointer, decode)
-        try validation.check()
-        guard let view else { return [] }  // unreachable: check() threw
-        return values.map { convert(view, $0) }
+    ) throws(FieldErrors) -> [Output] {
+        var errors = FieldErrors()
+        let view = errors.value(at: ["viewport"]) { () throws(FieldError) in try Viewport(viewport) }
+        let values = errors.batch(items, at: [field], maxItems: limits.maxBatchSize, decode)
+        let checked = try errors.check(view)
+        return values.map { convert(checked, $0) }
     }
 }

@@ -3,13 +3,15 @@ import Foundation
 import MapGeometry
 import MeridianAPI
 import OpenAPIRuntime
+import WireJSON
+import Timeline
 
 // Wire ↔ domain for annotations. Free JSON (properties, merge patches) arrives as the runtime's
 // value containers and becomes `JSONValue`; the way back cannot fail.
 
 extension AnnotationContent {
     /// Content from a POST or PUT body, validated.
-    init(_ wire: Components.Schemas.AnnotationInput) throws(GeometryError) {
+    init(_ wire: Components.Schemas.AnnotationInput) throws(FieldError) {
         let coordinate: MapGeometry.Coordinate
         do { coordinate = try .init(wire.coordinate) } catch { throw error.nested(under: "coordinate") }
         self.init(
@@ -68,7 +70,7 @@ extension JSONValue {
         case .null: return nil
         case .bool(let value): return value
         case .number(let value):
-            if value == value.rounded(), abs(value) < 9.0e15 { return Int(value) }
+            if let integer = JSONWriter.exactInteger(value) { return Int(integer) }
             return value
         case .string(let value): return value
         case .array(let values): return values.map(\.runtimeValue)

@@ -2,10 +2,10 @@ import MapGeometry
 import MeridianAPI
 
 // Wire ↔ domain for the value types of the map. Wire → domain validates and throws
-// `GeometryError` with the path inside the value; domain → wire cannot fail.
+// `FieldError` with the path inside the value; domain → wire cannot fail.
 
 extension MapGeometry.Coordinate {
-    init(_ wire: Components.Schemas.Coordinate) throws(GeometryError) {
+    init(_ wire: Components.Schemas.Coordinate) throws(FieldError) {
         try self.init(validatingLatitude: wire.latitude, longitude: wire.longitude)
     }
 }
@@ -17,13 +17,13 @@ extension Components.Schemas.Coordinate {
 }
 
 extension MapGeometry.Span {
-    init(_ wire: Components.Schemas.Span) throws(GeometryError) {
+    init(_ wire: Components.Schemas.Span) throws(FieldError) {
         try self.init(validatingLatitudeDelta: wire.latitudeDelta, longitudeDelta: wire.longitudeDelta)
     }
 }
 
 extension MapGeometry.Region {
-    init(_ wire: Components.Schemas.Region) throws(GeometryError) {
+    init(_ wire: Components.Schemas.Region) throws(FieldError) {
         let center: MapGeometry.Coordinate, span: MapGeometry.Span
         do { center = try .init(wire.center) } catch { throw error.nested(under: "center") }
         do { span = try .init(wire.span) } catch { throw error.nested(under: "span") }
@@ -41,7 +41,7 @@ extension Components.Schemas.Region {
 }
 
 extension MapGeometry.MapPoint {
-    init(_ wire: Components.Schemas.MapPoint) throws(GeometryError) {
+    init(_ wire: Components.Schemas.MapPoint) throws(FieldError) {
         try self.init(validatingX: wire.x, y: wire.y)
     }
 }
@@ -53,7 +53,7 @@ extension Components.Schemas.MapPoint {
 }
 
 extension MapGeometry.MapRect {
-    init(_ wire: Components.Schemas.MapRect) throws(GeometryError) {
+    init(_ wire: Components.Schemas.MapRect) throws(FieldError) {
         try self.init(
             validatingOrigin: (wire.origin.x, wire.origin.y),
             size: (wire.size.width, wire.size.height)
@@ -68,7 +68,7 @@ extension Components.Schemas.MapRect {
 }
 
 extension MapGeometry.ScreenPoint {
-    init(_ wire: Components.Schemas.ScreenPoint) throws(GeometryError) {
+    init(_ wire: Components.Schemas.ScreenPoint) throws(FieldError) {
         try self.init(validatingX: wire.x, y: wire.y)
     }
 }
@@ -80,7 +80,7 @@ extension Components.Schemas.ScreenPoint {
 }
 
 extension MapGeometry.ScreenRect {
-    init(_ wire: Components.Schemas.ScreenRect) throws(GeometryError) {
+    init(_ wire: Components.Schemas.ScreenRect) throws(FieldError) {
         try self.init(
             validatingOrigin: (wire.origin.x, wire.origin.y),
             size: (wire.size.width, wire.size.height)

@@ -43,7 +43,9 @@ struct SubscriptionRequest {
             }
             check(wire.distanceFilter, "distanceFilter", atLeast: 0)
             check(wire.minimumInterval, "minimumInterval", atLeast: 0)
-            rule = .significantChange(SignificantChangeRule(distanceFilter: wire.distanceFilter ?? 500, minimumInterval: wire.minimumInterval ?? 300))
+            rule = .significantChange(SignificantChangeRule(
+                distanceFilter: wire.distanceFilter ?? SignificantChangeRule.defaultDistanceFilter,
+                minimumInterval: wire.minimumInterval ?? SignificantChangeRule.defaultMinimumInterval))
         case .region:
             for (field, present) in significantFields where present {
                 errors.append(.init(pointer: "/\(field)", detail: "belongs to significantChange subscriptions, not region"))
@@ -59,7 +61,7 @@ struct SubscriptionRequest {
             rule = .region(RegionRule(
                 shape: shape ?? .circle(center: Coordinate(latitude: 0, longitude: 0), radius: RegionShape.minimumRadius),
                 notifyOnEntry: wire.notifyOnEntry ?? true, notifyOnExit: wire.notifyOnExit ?? true,
-                hysteresis: wire.hysteresis ?? 50, dwell: wire.dwell, initialTrigger: wire.initialTrigger ?? true
+                hysteresis: wire.hysteresis ?? RegionRule.defaultHysteresis, dwell: wire.dwell, initialTrigger: wire.initialTrigger ?? true
             ))
         }
         if !errors.isEmpty { throw ProblemError.invalid(errors) }

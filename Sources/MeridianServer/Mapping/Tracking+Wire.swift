@@ -3,6 +3,7 @@ import HTTPTypes
 import MapGeometry
 import MeridianAPI
 import Tracking
+import Timeline
 
 // Wire ↔ domain for tracking. Fix times are RFC 3339 strings parsed here to the microsecond
 // (the runtime's date transcoder keeps milliseconds, which would merge distinct fixes).
@@ -11,7 +12,7 @@ extension LocationFix {
     /// A fix from the wire; nil when its timestamp is not RFC 3339. Coordinates and accuracy are
     /// not checked here: a bad one is a per-fix `rejected` status, not an error.
     init?(_ wire: Components.Schemas.Fix) {
-        guard let timestamp = FixTime(rfc3339: wire.timestamp) else { return nil }
+        guard let timestamp = Instant(rfc3339: wire.timestamp) else { return nil }
         self.init(
             coordinate: Coordinate(latitude: wire.coordinate.latitude, longitude: wire.coordinate.longitude), timestamp: timestamp,
             horizontalAccuracy: wire.horizontalAccuracy, speed: wire.speed, course: wire.course,

@@ -4,7 +4,7 @@ import MeridianAPI
 extension MapGeometry.Viewport {
     /// A viewport from the wire: a view size greater than zero, a finite heading, and exactly
     /// one of `visibleMapRect`, `region`, or `center` with `zoomLevel`.
-    init(_ wire: Components.Schemas.Viewport) throws(GeometryError) {
+    init(_ wire: Components.Schemas.Viewport) throws(FieldError) {
         let size: MapGeometry.ScreenSize
         do { size = try .init(validatingViewWidth: wire.size.width, height: wire.size.height) } catch {
             throw error.nested(under: "size")
@@ -22,12 +22,12 @@ extension MapGeometry.Viewport {
         case (nil, nil):
             break
         case (nil, _?):
-            throw GeometryError(path: ["center"], message: "is required with zoomLevel")
+            throw FieldError(path: ["center"], message: "is required with zoomLevel")
         case (_?, nil):
-            throw GeometryError(path: ["zoomLevel"], message: "is required with center")
+            throw FieldError(path: ["zoomLevel"], message: "is required with center")
         }
         guard areas.count == 1, let area = areas.first else {
-            throw GeometryError(
+            throw FieldError(
                 path: [],
                 message: "must have exactly one of visibleMapRect, region, or center with zoomLevel; got \(areas.count)"
             )

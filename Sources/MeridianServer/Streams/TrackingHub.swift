@@ -2,6 +2,7 @@ import Annotations
 import Foundation
 import Storage
 import Tracking
+import Timeline
 
 /// The server's side of tracking: the tracker, and the signal long polls and streams wait on.
 struct TrackingHub: Sendable {
@@ -9,13 +10,14 @@ struct TrackingHub: Sendable {
     /// Advanced to the last event sequence after every commit that wrote events.
     let feed: SequenceSignal
 
-    /// A hub on `database`, its state loaded, issuing UUIDv7 ids after `ids`' last.
-    static func open(on database: MeridianDatabase, ids: UUIDv7Generator) throws -> TrackingHub {
+    /// A hub on `database`, its state loaded, issuing UUIDv7 ids after the last one it stored.
+    static func open(on database: MeridianDatabase) async throws -> TrackingHub {
         let store = SQLiteTrackingStore(database: database)
+        let ids = UUIDv7Generator(after: try await store.lastIssuedID())
         let feed = SequenceSignal(latest: 0)
         let tracker = try Tracker(
             store: store,
-            now: { FixTime(secondsSince1970: Date().timeIntervalSince1970) },
+            now: { Instant(secondsSince1970: Date().timeIntervalSince1970) },
             newID: { ids.next().description },
             committed: { feed.advance(to: $0) }
         )

@@ -2,6 +2,8 @@ import Annotations
 import Foundation
 import GRDB
 import MapGeometry
+import Timeline
+import WireJSON
 
 /// A row of `annotation`: flat columns, properties as JSON text.
 struct AnnotationRecord: Codable, FetchableRecord, PersistableRecord {
@@ -40,18 +42,27 @@ struct AnnotationRecord: Codable, FetchableRecord, PersistableRecord {
 
     /// The domain value; a row that does not decode is a corrupt database, reported as such.
     func annotation() throws -> Annotation {
-        guard let identifier = AnnotationID(id) else { throw StorageError.corruptRow(table: Self.databaseTableName, id: id) }
+        guard let identifier = AnnotationID(id), let properties = Self.properties(properties) else {
+            throw StorageError.corruptRow(table: Self.databaseTableName, id: id)
+        }
         let content = AnnotationContent(
             externalId: externalId,
             coordinate: Coordinate(latitude: latitude, longitude: longitude),
             title: title, subtitle: subtitle, kind: kind, clusteringIdentifier: clusteringIdentifier,
             displayPriority: displayPriority,
-            properties: try JSONDecoder().decode([String: JSONValue].self, from: Data(properties.utf8))
+            properties: properties
         )
         return Annotation(
             id: identifier, content: content, version: version,
             createdAt: UnixMilliseconds.date(createdAt), updatedAt: UnixMilliseconds.date(updatedAt)
         )
+    }
+
+    /// The members of a stored `properties` object (its canonical JSON), read by the one-pass
+    /// parser (a Foundation decoder per row cost lists and exports of many rows); nil when corrupt.
+    static func properties(_ text: String) -> [String: JSONValue]? {
+        var text = text
+        return text.withUTF8 { bytes in JSONValueParser.parse(UnsafeRawBufferPointer(bytes))?.objectValue }
     }
 
     /// A plain INSERT for bulk imports (``BulkWriter``): the row `insert(_:)` writes.

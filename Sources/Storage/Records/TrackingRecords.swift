@@ -1,7 +1,9 @@
 import Foundation
+import GRDB
 import Geodesy
 import MapGeometry
 import Tracking
+import Timeline
 
 // How tracking values are kept in JSON columns: short, stable keys of the storage format only
 // (the wire format is the contract's, written by the server).
@@ -26,7 +28,7 @@ struct StoredFix: Codable {
     }
 
     var fix: LocationFix {
-        LocationFix(coordinate: Coordinate(latitude: la, longitude: lo), timestamp: FixTime(microseconds: t), horizontalAccuracy: h,
+        LocationFix(coordinate: Coordinate(latitude: la, longitude: lo), timestamp: Instant(microseconds: t), horizontalAccuracy: h,
                     speed: s, course: c, altitude: a, verticalAccuracy: v)
     }
 }
@@ -55,7 +57,7 @@ struct StoredProgress: Codable {
 
     var progress: SubscriptionProgress {
         SubscriptionProgress(lastEvaluated: evaluated?.fix, lastNotified: notified?.fix, inside: inside,
-                             enteredAt: enteredAt.map(FixTime.init(microseconds:)), dwellNotified: dwelt ?? false)
+                             enteredAt: enteredAt.map(Instant.init(microseconds:)), dwellNotified: dwelt ?? false)
     }
 }
 
@@ -94,35 +96,152 @@ struct StoredSubscription: Codable {
         }
     }
 
-    func subscription(id: String, createdAt: Int64, acceptedFixesBefore: Int64, deletedAt: Int64?) throws -> Subscription {
-        let rule: Subscription.Rule
-        if type == "region" {
+    /// The rule it stores; nil when the definition is not one this version writes (a corrupt row).
+    var rule: Subscription.Rule? {
+        switch type {
+        case "region":
             let shape: RegionShape
             if let circle, let radius {
                 shape = .circle(center: Coordinate(latitude: circle.la, longitude: circle.lo), radius: radius)
             } else {
                 let rings = (rings ?? []).map { $0.map { Coordinate(latitude: $0.la, longitude: $0.lo) } }
-                shape = .polygon(try PolygonShape(GeoPolygon(exterior: rings.first ?? [], holes: Array(rings.dropFirst()))))
+                guard let polygon = try? PolygonShape(GeoPolygon(exterior: rings.first ?? [], holes: Array(rings.dropFirst()))) else { return nil }
+                shape = .polygon(polygon)
             }
-            rule = .region(RegionRule(shape: shape, notifyOnEntry: entry ?? true, notifyOnExit: exit ?? true,
-                                      hysteresis: hysteresis ?? 50, dwell: dwell, initialTrigger: initial ?? true))
-        } else {
-            rule = .significantChange(SignificantChangeRule(distanceFilter: distanceFilter ?? 500, minimumInterval: minimumInterval ?? 300))
+            guard let entry, let exit, let hysteresis, let initial else { return nil }
+            return .region(RegionRule(shape: shape, notifyOnEntry: entry, notifyOnExit: exit, hysteresis: hysteresis, dwell: dwell, initialTrigger: initial))
+        case "significantChange":
+            guard let distanceFilter, let minimumInterval else { return nil }
+            return .significantChange(SignificantChangeRule(distanceFilter: distanceFilter, minimumInterval: minimumInterval))
+        default:
+            return nil
         }
+    }
+
+    func subscription(id: String, createdAt: Int64, acceptedFixesBefore: Int64, deletedAt: Int64?) throws -> Subscription {
+        guard let rule else { throw StorageError.corruptRow(table: SubscriptionRecord.databaseTableName, id: id) }
         return Subscription(
             id: id, deviceIds: devices, maxLocationAge: noMaxAge == true ? nil : maxAge, maxHorizontalAccuracy: maxAccuracy,
-            rule: rule, createdAt: FixTime(microseconds: createdAt), acceptedFixesBefore: acceptedFixesBefore,
-            deletedAt: deletedAt.map(FixTime.init(microseconds:))
+            rule: rule, createdAt: Instant(microseconds: createdAt), acceptedFixesBefore: acceptedFixesBefore,
+            deletedAt: deletedAt.map(Instant.init(microseconds:))
         )
     }
 }
 
+/// JSON columns of tracking rows, written and read in the storage format above.
 enum JSONColumn {
     static func text<T: Encodable>(_ value: T) throws -> String {
         String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
     }
 
-    static func value<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {
-        try JSONDecoder().decode(type, from: Data(text.utf8))
+    /// The value a column holds; a column that does not decode is a corrupt row of `table`.
+    static func value<T: Decodable>(_ type: T.Type, _ text: String, table: String, id: String) throws -> T {
+        do { return try JSONDecoder().decode(type, from: Data(text.utf8)) } catch {
+            throw StorageError.corruptRow(table: table, id: id)
+        }
+    }
+}
+
+// MARK: - Rows
+
+/// A row of `subscription`: the definition as JSON, the bookkeeping in columns.
+struct SubscriptionRecord: Codable, FetchableRecord, TableRecord {
+    static let databaseTableName = "subscription"
+    static let insertSQL = "INSERT INTO subscription (id, definition, createdAt, acceptedFixesBefore, deletedAt) VALUES (?, ?, ?, ?, NULL)"
+    var id: String
+    var definition: String
+    var createdAt: Int64  // Unix microseconds
+    var acceptedFixesBefore: Int64
+    var deletedAt: Int64?
+
+    func subscription() throws -> Subscription {
+        try JSONColumn.value(StoredSubscription.self, definition, table: Self.databaseTableName, id: id)
+            .subscription(id: id, createdAt: createdAt, acceptedFixesBefore: acceptedFixesBefore, deletedAt: deletedAt)
+    }
+}
+
+/// A row of `device`: its newest accepted fix.
+struct DeviceRecord: Codable, FetchableRecord, TableRecord {
+    static let databaseTableName = "device"
+    static let upsertSQL = "INSERT OR REPLACE INTO device (id, lastFix, lastAcceptedOrdinal) VALUES (?, ?, ?)"
+    var id: String
+    var lastFix: String?
+    var lastAcceptedOrdinal: Int64
+
+    func device() throws -> DeviceState {
+        DeviceState(
+            id: id, lastFix: try lastFix.map { try JSONColumn.value(StoredFix.self, $0, table: Self.databaseTableName, id: id).fix },
+            lastAcceptedOrdinal: lastAcceptedOrdinal)
+    }
+}
+
+/// A row of `subscriptionProgress`: where one subscription stands with one device.
+struct SubscriptionProgressRecord: Codable, FetchableRecord, TableRecord {
+    static let databaseTableName = "subscriptionProgress"
+    static let upsertSQL = "INSERT OR REPLACE INTO subscriptionProgress (subscriptionId, deviceId, progress) VALUES (?, ?, ?)"
+    var subscriptionId: String
+    var deviceId: String
+    var progress: String
+
+    var key: ProgressKey { ProgressKey(subscriptionId: subscriptionId, deviceId: deviceId) }
+
+    func value() throws -> SubscriptionProgress {
+        try JSONColumn.value(StoredProgress.self, progress, table: Self.databaseTableName, id: "\(subscriptionId)/\(deviceId)").progress
+    }
+}
+
+/// A row of `trackingEvent`, the log.
+struct TrackingEventRecord: Codable, FetchableRecord, TableRecord {
+    static let databaseTableName = "trackingEvent"
+    static let insertSQL = """
+        INSERT INTO trackingEvent (sequence, id, subscriptionId, deviceId, kind, reason, location, previousLocation, occurredAt, recordedAt)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """
+    var sequence: Int64
+    var id: String
+    var subscriptionId: String
+    var deviceId: String
+    var kind: String
+    var reason: String?
+    var location: String  // JSON fix
+    var previousLocation: String?
+    var occurredAt: Int64  // Unix microseconds
+    var recordedAt: Int64
+
+    func event() throws -> TrackingEvent {
+        let row = "\(sequence)"
+        guard let kind = TrackingEvent.Kind(rawValue: kind) else { throw StorageError.corruptRow(table: Self.databaseTableName, id: row) }
+        return TrackingEvent(
+            id: id, sequence: sequence, subscriptionId: subscriptionId, deviceId: deviceId, kind: kind, reason: reason,
+            location: try JSONColumn.value(StoredFix.self, location, table: Self.databaseTableName, id: row).fix,
+            previousLocation: try previousLocation.map { try JSONColumn.value(StoredFix.self, $0, table: Self.databaseTableName, id: row).fix },
+            occurredAt: Instant(microseconds: occurredAt), recordedAt: Instant(microseconds: recordedAt))
+    }
+}
+
+/// A row of `locationFix`: keyed by device and instant.
+struct LocationFixRecord: Codable, FetchableRecord, TableRecord {
+    static let databaseTableName = "locationFix"
+    /// A late fix meeting a stored instant is a duplicate: the insert does nothing.
+    static let insertSQL = """
+        INSERT OR IGNORE INTO locationFix (deviceId, timestamp, latitude, longitude, horizontalAccuracy, speed, course,
+          altitude, verticalAccuracy, receivedAt, late) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """
+    var deviceId: String
+    var timestamp: Int64  // Unix microseconds
+    var latitude: Double
+    var longitude: Double
+    var horizontalAccuracy: Double
+    var speed: Double?
+    var course: Double?
+    var altitude: Double?
+    var verticalAccuracy: Double?
+    var receivedAt: Int64
+    var late: Bool
+
+    var fix: LocationFix {
+        LocationFix(
+            coordinate: Coordinate(latitude: latitude, longitude: longitude), timestamp: Instant(microseconds: timestamp),
+            horizontalAccuracy: horizontalAccuracy, speed: speed, course: course, altitude: altitude, verticalAccuracy: verticalAccuracy)
     }
 }

@@ -1,0 +1,86 @@
+public import Foundation
+public import MapGeometry
+public import WireJSON
+
+/// Importing a GeoJSON FeatureCollection of Points as annotations: the one use case behind both
+/// `POST /v1/annotations/import` and `meridian import`. Every feature is checked before anything
+/// is written; the store upserts by external id in one transaction.
+public enum GeoJSONImport {
+    /// Per feature, in input order, the annotation's id and what the write did.
+    public typealias Results = [(id: AnnotationID, status: WriteStatus)]
+
+    /// Features that cannot be imported; nothing was stored. Paths start at the body
+    /// (`features/7/geometry`), one error per bad feature (and per repeated external id).
+    public struct InvalidFeatures: Error, Sendable, CustomStringConvertible {
+        public var errors: FieldErrors
+
+        public var description: String {
+            let heading = errors.total == 1 ? "1 feature is invalid" : "\(errors.total) features are invalid"
+            return ([heading + "; nothing was imported"] + errors.errors.map { "  /\($0.path.joined(separator: "/")) \($0.message)" })
+                .joined(separator: "\n")
+        }
+    }
+
+    /// Ends an import the direct reader declined; its transaction rolls back.
+    struct Declined: Error {}
+
+    /// Imports a GeoJSON body into `store`. The direct reader and the transaction run at once, the
+    /// transaction taking chunks while the reader parses the rest. When the reader declines,
+    /// nothing was written, and the JSON tree lists every invalid feature.
+    /// - Returns: the results, or nil when the body is not JSON of the FeatureCollection shape (the
+    ///   caller explains that: the HTTP contract's decoding, or a plain message).
+    /// - Throws: ``InvalidFeatures``, or what the store throws.
+    public static func importBody(_ body: Data, into store: some AnnotationStore) async throws -> Results? {
+        let chunks = ImportChunks()
+        async let written = store.importContents(chunks: chunks.next)
+        let accepted = body.withUnsafeBytes { bytes in AnnotationFeatureReader.read(bytes, emit: chunks.send) }
+        accepted ? chunks.finish() : chunks.fail(Declined())
+        do {
+            return try await written
+        } catch where !accepted {
+            // Declined (or the transaction failed meanwhile): nothing was written; report from the tree.
+            let features = body.withUnsafeBytes { bytes in JSONValueParser.parse(bytes).flatMap(GeoJSONFeature.features(of:)) }
+            guard let features else { return nil }
+            return try await store.importContents(contents(of: features))
+        }
+    }
+
+    /// The content of every feature, or every bad feature (and each repeated external id).
+    public static func contents(of features: [GeoJSONFeature]) throws(InvalidFeatures) -> [AnnotationContent] {
+        var errors = FieldErrors()
+        var contents: [AnnotationContent] = []
+        contents.reserveCapacity(features.count)
+        var firstIndex: [String: Int] = [:]
+        for (index, feature) in features.enumerated() {
+            let path = ["features", String(index)]
+            guard let content = errors.value(at: path, { () throws(FieldError) in try AnnotationContent(feature: feature) }) else { continue }
+            if let externalId = content.externalId {
+                if let first = firstIndex[externalId] {
+                    errors.record(at: path + ["properties", "externalId"], "repeats the external id of feature \(first)")
+                } else {
+                    firstIndex[externalId] = index
+                }
+            }
+            contents.append(content)
+        }
+        guard errors.isEmpty else { throw InvalidFeatures(errors: errors) }
+        return contents
+    }
+
+    /// How many features each write status had.
+    public struct Summary: Hashable, Sendable, CustomStringConvertible {
+        public var created = 0, updated = 0, unchanged = 0
+
+        public init(_ results: Results) {
+            for result in results {
+                switch result.status {
+                case .created: created += 1
+                case .updated: updated += 1
+                case .unchanged: unchanged += 1
+                }
+            }
+        }
+
+        public var description: String { "\(created) created, \(updated) updated, \(unchanged) unchanged" }
+    }
+}

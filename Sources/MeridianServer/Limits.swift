@@ -1,0 +1,7 @@
+/// The request limits handlers enforce.
+struct Limits: Sendable {
+    /// Most items in one batch.
+    var maxBatchSize: Int
+    /// How long an event stream may be silent before it sends a heartbeat comment.
+    var heartbeat: Duration = .seconds(15)
+}

@@ -1,0 +1,10 @@
+/// Paths the router's own middleware names (the contract's operations route by themselves).
+enum Paths {
+    static let coordinatesToMapPoints = "/v1/convert/coordinates-to-map-points"
+    static let mapPointsToCoordinates = "/v1/convert/map-points-to-coordinates"
+    /// Bulk imports: their own body limit and a fast path.
+    static let annotationImport = "/v1/annotations/import"
+    static let thin = "/v1/annotations/thin"
+    /// `GET /v1/clusters/{id}` is this prefix and an id.
+    static let clusterPrefix = "/v1/clusters/"
+}

@@ -1,0 +1,67 @@
+import Synchronization
+
+/// Keeps a ``ThinningIndex`` current with a ``ThinningSource``'s change feed: loaded once from
+/// the store, then caught up with every write. ``current()`` catches up first, so a thinning
+/// answer always includes every write that had returned before it was asked (no rebuild step,
+/// no eventual window); ``follow()`` catches up in the background so that is rarely needed.
+public final class ThinningFollower: Sendable {
+    /// Feed entries read per catch-up transaction.
+    public static let pageSize = 10_000
+    /// The longest a background catch-up waits for the feed before it looks again.
+    static let followTimeout: Duration = .seconds(30)
+    /// The pause after a failed catch-up, so a failing database is not polled in a loop.
+    static let retryPause: Duration = .seconds(1)
+
+    public let index: ThinningIndex
+    private let store: any ThinningSource
+    /// The catch-up running now; one at a time, so older reads never overwrite newer ones.
+    private let running = Mutex<Task<Void, any Error>?>(nil)
+
+    /// Loads every live annotation of `store` into a new index.
+    public init(store: any ThinningSource) async throws {
+        self.store = store
+        let (entries, sequence) = try await store.thinningSnapshot()
+        index = ThinningIndex(entries: entries, sequence: sequence)
+    }
+
+    /// The index, holding every write the store had acknowledged when this was called.
+    public func current() async throws -> ThinningIndex {
+        let target = store.latestSequence
+        while index.sequence < target {
+            let before = index.sequence
+            let task = running.withLock { running in
+                if let running { return running }
+                let task = Task { [self] in
+                    defer { self.running.withLock { $0 = nil } }
+                    try await catchUp()
+                }
+                running = task
+                return task
+            }
+            try await task.value
+            // The feed holds nothing past `before` (it never should while `target` is announced):
+            // answer with what there is rather than wait forever.
+            if index.sequence == before, try await store.thinningChanges(after: before, limit: 1).through == before { break }
+        }
+        return index
+    }
+
+    /// Catches up whenever the feed grows, until the task is cancelled.
+    public func follow() async {
+        while !Task.isCancelled {
+            await store.waitForChanges(after: index.sequence, timeout: Self.followTimeout)
+            do { _ = try await current() } catch {
+                // The next answer retries (and reports) it; do not spin on a failing database.
+                try? await Task.sleep(for: Self.retryPause)
+            }
+        }
+    }
+
+    private func catchUp() async throws {
+        while true {
+            let (upserts, removals, through) = try await store.thinningChanges(after: index.sequence, limit: Self.pageSize)
+            guard through > index.sequence else { return }
+            index.apply(upserts: upserts, removals: removals, through: through)
+        }
+    }
+}

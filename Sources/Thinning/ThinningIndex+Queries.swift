@@ -1,0 +1,165 @@
+public import Annotations
+public import MapGeometry
+public import Timeline
+
+extension ThinningIndex {
+    /// The items of every grid cell `rect` touches: required annotations each by themselves,
+    /// then per cell and clustering identifier one annotation or one cluster. At most `limit`
+    /// items: required annotations first, then by count (higher priority, then older, first).
+    public func thin(_ rect: MapRect, grid: ThinningGrid, filter: ThinningFilter = ThinningFilter(), limit: Int = .max) -> ThinningResult {
+        reading {
+            let groups = selectedGroups(filter, only: nil, matchGroup: false)
+            let rankLimit = filter.minDisplayPriority.map(Rank.limit(minimumPriority:))
+            var required: [(rank: UInt64, item: ThinnedItem)] = []
+            var others: [(count: Int, rank: UInt64, item: ThinnedItem)] = []
+            // Blocks of 8 × 8 cells that hold nothing for a group are skipped whole: sparse views
+            // cost a few searches, not one per cell.
+            let blockShift = min(3, MortonCode.bitsPerAxis - grid.level)
+            var blocks: [(key: Int, occupied: [Bool])] = []
+            for cell in grid.cells(touching: rect) {
+                let range = grid.codes(column: cell.column, row: cell.row)
+                let key = (cell.column >> blockShift) << 32 | cell.row >> blockShift
+                let occupied: [Bool]
+                if let known = blocks.first(where: { $0.key == key }) {
+                    occupied = known.occupied
+                } else {
+                    let level = grid.level + blockShift
+                    let blockRange = MortonCode(x: UInt32((cell.column >> blockShift) << level), y: UInt32((cell.row >> blockShift) << level)).cellRange(level: level)
+                    occupied = groups.map { group in
+                        !(group.clustered.map(\.partition) + group.required).allSatisfy { $0.isEmpty(blockRange) }
+                    }
+                    blocks.append((key, occupied))
+                }
+                for (g, group) in groups.enumerated() where occupied[g] {
+                    for partition in group.required {
+                        for member in partition.members(in: range, rankLimit: rankLimit) {
+                            required.append((member.rank, annotationItem(member)))
+                        }
+                    }
+                    let (total, kindCounts) = aggregate(group.clustered, range, rankLimit)
+                    if total.count == 1 {
+                        let point = MapPoint(x: total.summary.minX, y: total.summary.minY)
+                        others.append((1, total.summary.best, annotationItem(ordinal: total.first.ordinal, shifted: point)))
+                    } else if total.count > 1 {
+                        let id = ClusterID(
+                            grid: grid, column: cell.column, row: cell.row, clusteringIdentifier: group.identifier,
+                            kinds: filter.kinds, minDisplayPriority: filter.minDisplayPriority)
+                        others.append((total.count, total.summary.best, .cluster(cluster(id, total, kindCounts))))
+                    }
+                }
+            }
+            // Sort small keys, not the items (a cluster is a large value to move).
+            let requiredOrder = required.indices.sorted { required[$0].rank < required[$1].rank }
+            let otherOrder = others.indices.sorted { (others[$0].count, others[$1].rank) > (others[$1].count, others[$0].rank) }
+            var items: [ThinnedItem] = []
+            items.reserveCapacity(min(limit, required.count + others.count))
+            for i in requiredOrder where items.count < limit { items.append(required[i].item) }
+            for i in otherOrder where items.count < limit { items.append(others[i].item) }
+            return ThinningResult(grid: grid, items: items, truncated: required.count + others.count > limit)
+        }
+    }
+
+    /// The cluster an id names, as it is now; nil when that place holds fewer than two members.
+    public func cluster(_ id: ClusterID) -> ThinnedCluster? {
+        reading {
+            let (total, kindCounts) = members(of: id)
+            return total.count > 1 ? cluster(id, total, kindCounts) : nil
+        }
+    }
+
+    /// A page of the members of the cluster `id` names, in grid order, after `cursor`; nil when
+    /// the cluster is gone. `next` is set when more follow.
+    public func leaves(of id: ClusterID, after cursor: LeafCursor?, limit: Int) -> (ids: [AnnotationID], next: LeafCursor?)? {
+        reading {
+            guard members(of: id).total.count > 1 else { return nil }
+            let range = id.grid.codes(column: id.column, row: id.row)
+            let rankLimit = id.minDisplayPriority.map(Rank.limit(minimumPriority:))
+            let start = cursor.map { (code: $0.code, ordinal: ordinalBound(after: $0.id)) } ?? (0, 0)
+            var page: [Member] = []
+            for (partition, _) in selectedGroups(filterOf(id), only: id.clusteringIdentifier, matchGroup: true).flatMap(\.clustered) {
+                page += partition.members(in: range, from: start, rankLimit: rankLimit, limit: limit + 1)
+            }
+            page.sort { $0.precedes($1.code, $1.ordinal) }
+            let more = page.count > limit
+            let ids = page.prefix(limit).map { slotIDs[Int($0.ordinal)] }
+            let next = more ? page[limit - 1] : nil
+            return (ids, next.map { LeafCursor(code: $0.code, id: slotIDs[Int($0.ordinal)]) })
+        }
+    }
+
+    // MARK: Inside the read lock
+
+    /// One clustering identifier's partitions (held directly: no index lookups per cell).
+    private struct Group {
+        var identifier: String?
+        var clustered: [(partition: ThinningPartition, kind: String?)] = []
+        var required: [ThinningPartition] = []
+    }
+
+    /// The partitions the filter selects, by clustering identifier (sorted, nil first).
+    private func selectedGroups(_ filter: ThinningFilter, only identifier: String?, matchGroup: Bool) -> [Group] {
+        var groups: [String?: Group] = [:]
+        for (p, key) in keys.enumerated() {
+            if matchGroup, key.group != identifier { continue }
+            if let kinds = filter.kinds, !(key.kind.map(kinds.contains) ?? false) { continue }
+            if let identifiers = filter.clusteringIdentifiers, !(key.group.map(identifiers.contains) ?? false) { continue }
+            if key.required {
+                groups[key.group, default: Group(identifier: key.group)].required.append(partitions[p])
+            } else {
+                groups[key.group, default: Group(identifier: key.group)].clustered.append((partitions[p], key.kind))
+            }
+        }
+        return groups.values.sorted { ($0.identifier ?? "", $0.identifier == nil ? 0 : 1) < ($1.identifier ?? "", $1.identifier == nil ? 0 : 1) }
+    }
+
+    private func filterOf(_ id: ClusterID) -> ThinningFilter {
+        ThinningFilter(kinds: id.kinds, clusteringIdentifiers: nil, minDisplayPriority: id.minDisplayPriority)
+    }
+
+    private func members(of id: ClusterID) -> (total: Aggregate, kindCounts: [String: Int]) {
+        let clustered = selectedGroups(filterOf(id), only: id.clusteringIdentifier, matchGroup: true).flatMap(\.clustered)
+        return aggregate(clustered, id.grid.codes(column: id.column, row: id.row), id.minDisplayPriority.map(Rank.limit(minimumPriority:)))
+    }
+
+    private func aggregate(_ clustered: [(partition: ThinningPartition, kind: String?)], _ range: ClosedRange<UInt64>, _ rankLimit: UInt64?) -> (Aggregate, [String: Int]) {
+        var total = Aggregate()
+        var kindCounts: [String: Int] = [:]
+        for (partition, kind) in clustered {
+            let part = partition.aggregate(range, rankLimit: rankLimit)
+            guard part.count > 0 else { continue }
+            total.add(part)
+            if let kind { kindCounts[kind, default: 0] += part.count }
+        }
+        return (total, kindCounts)
+    }
+
+    private func cluster(_ id: ClusterID, _ total: Aggregate, _ kindCounts: [String: Int]) -> ThinnedCluster {
+        let s = total.summary
+        let centroid = ThinningGrid.unshifted(x: total.sumX / Double(total.count), y: total.sumY / Double(total.count))
+        let corner = ThinningGrid.unshifted(x: s.minX, y: s.minY)
+        let bounds = MapRect(origin: corner, size: MapSize(width: s.maxX - s.minX, height: s.maxY - s.minY))
+        var expansionZoom: Int?
+        let differing = total.first.code ^ total.last.code
+        if differing != 0 {
+            let zoom = id.grid.zoomSplitting(highestDifferingBit: 63 - differing.leadingZeroBitCount)
+            expansionZoom = zoom <= ThinningGrid.zoomLevels.upperBound ? zoom : nil
+        }
+        return ThinnedCluster(
+            id: id, count: total.count, centroid: centroid, bounds: bounds, expansionZoom: expansionZoom,
+            kindCounts: kindCounts, representative: slotIDs[Int(UInt32(truncatingIfNeeded: s.best))])
+    }
+
+    private func annotationItem(_ member: Member) -> ThinnedItem {
+        annotationItem(ordinal: member.ordinal, shifted: MapPoint(x: member.x, y: member.y))
+    }
+
+    private func annotationItem(ordinal: UInt32, shifted point: MapPoint) -> ThinnedItem {
+        let unshifted = ThinningGrid.unshifted(x: point.x, y: point.y)
+        return .annotation(slotIDs[Int(ordinal)], MapPoint(x: Mercator.wrapX(unshifted.x), y: unshifted.y))
+    }
+
+    /// The first ordinal whose id is greater than `id`.
+    private func ordinalBound(after id: AnnotationID) -> UInt32 {
+        UInt32(firstOrdinal { $0 > id })
+    }
+}

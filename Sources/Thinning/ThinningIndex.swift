@@ -1,0 +1,189 @@
+import MapGeometry
+public import Annotations
+public import Timeline
+
+/// The thinning index: every live annotation's map point, sorted by Morton code within each
+/// (clustering identifier, kind, required) partition, so any grid cell's count, centroid, bounds
+/// and representative come from two binary searches (DESIGN.md, "Thinning").
+///
+/// Thread-safe: queries share a read lock, writes take the write lock for microseconds. It
+/// follows the store's change feed; ``sequence`` is the last change it holds.
+public final class ThinningIndex: @unchecked Sendable {
+    struct PartitionKey: Hashable {
+        var group: String?
+        var kind: String?
+        var required: Bool
+    }
+
+    let lock = ReadWriteLock()
+    private(set) var keys: [PartitionKey] = []
+    private var partitionIndex: [PartitionKey: Int] = [:]
+    private(set) var partitions: [ThinningPartition] = []
+    /// Per ordinal (ascending id order): the id, its partition (-1 once removed) and its code.
+    private(set) var slotIDs: [AnnotationID] = []
+    private var slotPartition: [Int32] = []
+    private var slotCode: [UInt64] = []
+    private var live = 0
+    private var lastPlaced: (key: PartitionKey, partition: Int)?
+    var slotPartitionBytes: Int { slotPartition.capacity * 4 + slotCode.capacity * 8 }
+    private var appliedSequence: Int64
+
+    /// An index of `entries` (any order), current up to feed position `sequence`.
+    public init(entries: [ThinningEntry], sequence: Int64) {
+        appliedSequence = sequence
+        rebuild(entries)
+    }
+
+    /// The last feed position applied.
+    public var sequence: Int64 { reading { appliedSequence } }
+
+    /// Live annotations held.
+    public var count: Int { reading { live } }
+
+    /// Runs `body` under the read lock: queries run side by side.
+    func reading<T>(_ body: () throws -> T) rethrows -> T {
+        try lock.reading(body)
+    }
+
+    /// Applies a batch of writes (what the ``ThinningFollower`` read from the feed): `upserts` are
+    /// current entries (created, moved or changed), `removals` deleted ids; afterwards the index is
+    /// current up to `sequence`. One write lock per batch, so writers never queue behind queries
+    /// one entry at a time.
+    public func apply(upserts: [ThinningEntry], removals: [AnnotationID], through sequence: Int64) {
+        lock.writing {
+            for id in removals { _ = removeSlot(id) }
+            for entry in upserts.sorted(by: { $0.id < $1.id }) { upsertUnlocked(entry) }
+            if slotIDs.count > 1024, slotIDs.count > 2 * live { rebuild(currentEntries()) }
+            appliedSequence = max(appliedSequence, sequence)
+        }
+    }
+
+    // MARK: Inside the write lock
+
+    private func upsertUnlocked(_ entry: ThinningEntry) {
+        let ordinal: UInt32
+        if let existing = ordinalOf(entry.id) {
+            if slotPartition[Int(existing)] >= 0 { removeMember(existing) } else { live += 1 }
+            ordinal = existing
+        } else if slotIDs.last.map({ $0 < entry.id }) ?? true {
+            ordinal = UInt32(slotIDs.count)
+            slotIDs.append(entry.id)
+            slotPartition.append(-1)
+            slotCode.append(0)
+            live += 1
+        } else {
+            // An id older than the newest held (not issued by this server's generator): renumber.
+            rebuild(currentEntries() + [entry])
+            return
+        }
+        let (partition, member) = place(entry, ordinal: ordinal)
+        partitions[partition].insert(member)
+        slotPartition[Int(ordinal)] = Int32(partition)
+        slotCode[Int(ordinal)] = member.code
+    }
+
+    private func removeSlot(_ id: AnnotationID) -> Bool {
+        guard let ordinal = ordinalOf(id), slotPartition[Int(ordinal)] >= 0 else { return false }
+        removeMember(ordinal)
+        slotPartition[Int(ordinal)] = -1
+        live -= 1
+        return true
+    }
+
+    private func removeMember(_ ordinal: UInt32) {
+        let partition = Int(slotPartition[Int(ordinal)])
+        partitions[partition].remove(code: slotCode[Int(ordinal)], ordinal: ordinal)
+    }
+
+    private func ordinalOf(_ id: AnnotationID) -> UInt32? {
+        let first = firstOrdinal { $0 >= id }
+        return first < slotIDs.count && slotIDs[first] == id ? UInt32(first) : nil
+    }
+
+    /// The first ordinal whose id passes `isPast` (ids ascend with ordinals), or the slot count.
+    func firstOrdinal(where isPast: (AnnotationID) -> Bool) -> Int {
+        var lo = 0, hi = slotIDs.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if isPast(slotIDs[mid]) { hi = mid } else { lo = mid + 1 }
+        }
+        return lo
+    }
+
+    /// The partition of an entry (created on first use) and its member record.
+    private func place(_ entry: ThinningEntry, ordinal: UInt32) -> (Int, Member) {
+        let priority = min(max(entry.displayPriority, 0), AnnotationContent.requiredDisplayPriority)
+        let key = PartitionKey(
+            group: entry.clusteringIdentifier, kind: entry.kind,
+            required: priority == AnnotationContent.requiredDisplayPriority)
+        let partition: Int
+        if let last = lastPlaced, last.key == key {
+            // Rows of one class tend to come together: skip hashing the key.
+            partition = last.partition
+        } else if let known = partitionIndex[key] {
+            partition = known
+        } else {
+            partition = partitions.count
+            partitions.append(ThinningPartition())
+            keys.append(key)
+            partitionIndex[key] = partition
+        }
+        lastPlaced = (key, partition)
+        let x = ThinningGrid.shiftedX(entry.point.x)
+        let member = Member(
+            code: ThinningGrid.code(shiftedX: x, y: entry.point.y), ordinal: ordinal,
+            x: x, y: entry.point.y, rank: Rank.make(priority: priority, ordinal: ordinal))
+        return (partition, member)
+    }
+
+    /// Every live entry, rebuilt from the partitions.
+    private func currentEntries() -> [ThinningEntry] {
+        var entries: [ThinningEntry] = []
+        entries.reserveCapacity(live)
+        for (p, partition) in partitions.enumerated() {
+            for member in partition.members {
+                let point = ThinningGrid.unshifted(x: member.x, y: member.y)
+                entries.append(ThinningEntry(
+                    id: slotIDs[Int(member.ordinal)], point: MapPoint(x: Mercator.wrapX(point.x), y: point.y),
+                    kind: keys[p].kind, clusteringIdentifier: keys[p].group, displayPriority: Rank.priority(of: member.rank)))
+            }
+        }
+        return entries
+    }
+
+    /// Replaces everything with `entries`, numbering ordinals in id order.
+    private func rebuild(_ entries: [ThinningEntry]) {
+        // Rows come from the database in rowid order, which is (nearly always) id order.
+        let sorted = zip(entries, entries.dropFirst()).allSatisfy({ $0.id < $1.id }) ? entries : entries.sorted { $0.id < $1.id }
+        keys = []
+        partitionIndex = [:]
+        lastPlaced = nil
+        partitions = []
+        slotIDs = sorted.map(\.id)
+        slotPartition = [Int32](repeating: -1, count: sorted.count)
+        slotCode = [UInt64](repeating: 0, count: sorted.count)
+        live = sorted.count
+        var members: [[Member]] = []
+        for (ordinal, entry) in sorted.enumerated() {
+            let (partition, member) = place(entry, ordinal: UInt32(ordinal))
+            if partition == members.count { members.append([]) }
+            members[partition].append(member)
+            slotPartition[ordinal] = Int32(partition)
+            slotCode[ordinal] = member.code
+        }
+        partitions = members.map { list in
+            ThinningPartition(sorted: list.sorted { $0.precedes($1.code, $1.ordinal) })
+        }
+    }
+}
+
+extension ThinningIndex {
+    /// Bytes the index's arrays hold (capacity × stride; dictionaries and strings not counted).
+    public var memoryFootprint: Int {
+        reading {
+            var bytes = slotIDs.capacity * MemoryLayout<AnnotationID>.stride + slotPartitionBytes
+            for partition in partitions { bytes += partition.memoryFootprint }
+            return bytes
+        }
+    }
+}

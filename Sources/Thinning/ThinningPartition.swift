@@ -1,0 +1,382 @@
+import Annotations
+
+/// One member of a partition: where it is in the shifted grid frame and how it ranks.
+struct Member {
+    /// Morton code of the shifted integer map point.
+    var code: UInt64
+    /// The annotation's slot; ordinals follow id order.
+    var ordinal: UInt32
+    /// Shifted map point (``ThinningGrid/shiftedX(_:)``), unrounded.
+    var x: Double
+    var y: Double
+    /// Lower is better: `(1000 - displayPriority) << 32 | ordinal`; ``Rank/removed`` once removed.
+    var rank: UInt64
+
+    func precedes(_ code: UInt64, _ ordinal: UInt32) -> Bool {
+        self.code < code || (self.code == code && self.ordinal < ordinal)
+    }
+}
+
+enum Rank {
+    static let removed = UInt64.max
+    /// The best priority, 1000 (required): rank 0 in the high word.
+    private static let top = AnnotationContent.requiredDisplayPriority
+
+    static func make(priority: Int, ordinal: UInt32) -> UInt64 {
+        UInt64(top - priority) << 32 | UInt64(ordinal)
+    }
+
+    /// The display priority a rank encodes.
+    static func priority(of rank: UInt64) -> Int {
+        top - Int(rank >> 32)
+    }
+
+    /// Ranks below this have a display priority of at least `priority`.
+    static func limit(minimumPriority priority: Int) -> UInt64 {
+        UInt64(top - priority + 1) << 32
+    }
+}
+
+/// Bounding box and best rank of some members.
+struct Summary {
+    var minX = Double.infinity, minY = Double.infinity
+    var maxX = -Double.infinity, maxY = -Double.infinity
+    var best = Rank.removed
+
+    mutating func add(x: Double, y: Double, rank: UInt64) {
+        minX = min(minX, x); maxX = max(maxX, x)
+        minY = min(minY, y); maxY = max(maxY, y)
+        best = min(best, rank)
+    }
+
+    mutating func add(_ other: Summary) {
+        minX = min(minX, other.minX); maxX = max(maxX, other.maxX)
+        minY = min(minY, other.minY); maxY = max(maxY, other.maxY)
+        best = min(best, other.best)
+    }
+}
+
+/// What a range of codes holds: count, sums for the centroid, bounds, best rank, first and last member.
+struct Aggregate {
+    var count = 0
+    var sumX = 0.0, sumY = 0.0
+    var summary = Summary()
+    /// The smallest and greatest (code, ordinal) among the members; meaningful when count > 0.
+    var first = (code: UInt64.max, ordinal: UInt32.max)
+    var last = (code: UInt64(0), ordinal: UInt32(0))
+
+    mutating func add(_ member: Member) {
+        count += 1
+        sumX += member.x; sumY += member.y
+        summary.add(x: member.x, y: member.y, rank: member.rank)
+        if member.precedes(first.code, first.ordinal) { first = (member.code, member.ordinal) }
+        if !member.precedes(last.code, last.ordinal) { last = (member.code, member.ordinal) }
+    }
+
+    mutating func add(_ other: Aggregate) {
+        guard other.count > 0 else { return }
+        count += other.count
+        sumX += other.sumX; sumY += other.sumY
+        summary.add(other.summary)
+        if (other.first.code, other.first.ordinal) < (first.code, first.ordinal) { first = other.first }
+        if (other.last.code, other.last.ordinal) > (last.code, last.ordinal) { last = other.last }
+    }
+}
+
+/// The members of one (clustering identifier, kind, required) class, sorted by (code, ordinal).
+///
+/// A *main* run holds prefix sums of x and y and a two-level summary (bounds, best rank) per 64
+/// and per 4 096 members, so a cell's count, centroid, bounds and representative cost two binary
+/// searches and a few summary reads. Writes since the last merge live beside it: `added` (sorted)
+/// and `removed` (members still in the main run, marked with ``Rank/removed`` and subtracted).
+/// When the two grow past ``mergeThreshold`` they are merged into a new main run.
+final class ThinningPartition {
+    static let blockSize = 64
+    static let superblockSize = 4096
+
+    private(set) var codes: [UInt64] = []
+    private(set) var ordinals: [UInt32] = []
+    private(set) var xs: [Double] = []
+    private(set) var ys: [Double] = []
+    private(set) var ranks: [UInt64] = []
+    private var prefixX: [Double] = [0]
+    private var prefixY: [Double] = [0]
+    private var blocks: [Summary] = []
+    /// For large runs: `directory[b]` is the first position whose code's top 16 bits are ≥ b, so a
+    /// search starts inside one of 65 536 buckets instead of the whole run.
+    private var directory: [UInt32] = []
+    static let directoryShift: UInt64 = 40
+    static let directoryThreshold = 32_768
+    private var superblocks: [Summary] = []
+    private(set) var added: [Member] = []
+    private var removed: [Member] = []
+
+    /// Members, main run and additions, less removals.
+    var count: Int { codes.count + added.count - removed.count }
+
+    /// Pending writes before a merge: enough that a merge's O(n) is cheap per write, few enough
+    /// that inserting into the sorted `added` stays cheap.
+    var mergeThreshold: Int { max(256, min(4096, Int(Double(codes.count).squareRoot() * 2))) }
+
+    init() {}
+
+    /// A partition of `members`, sorted by (code, ordinal).
+    init(sorted members: [Member]) {
+        rebuild(from: members)
+    }
+
+    /// Bytes the arrays hold.
+    var memoryFootprint: Int {
+        codes.capacity * 8 + ordinals.capacity * 4 + xs.capacity * 8 + ys.capacity * 8 + ranks.capacity * 8
+            + prefixX.capacity * 8 + prefixY.capacity * 8
+            + (blocks.capacity + superblocks.capacity) * MemoryLayout<Summary>.stride + directory.capacity * 4
+            + (added.capacity + removed.capacity) * MemoryLayout<Member>.stride
+    }
+
+    // MARK: Writes
+
+    func insert(_ member: Member) {
+        added.insert(member, at: Self.lowerBound(added, member.code, member.ordinal))
+        mergeIfNeeded()
+    }
+
+    /// Removes the member with this code and ordinal; false when there is none.
+    @discardableResult
+    func remove(code: UInt64, ordinal: UInt32) -> Bool {
+        let a = Self.lowerBound(added, code, ordinal)
+        if a < added.count, added[a].code == code, added[a].ordinal == ordinal {
+            added.remove(at: a)
+            return true
+        }
+        let p = mainPosition(code: code, ordinal: ordinal)
+        guard p < codes.count, codes[p] == code, ordinals[p] == ordinal, ranks[p] != Rank.removed else { return false }
+        let member = Member(code: code, ordinal: ordinal, x: xs[p], y: ys[p], rank: ranks[p])
+        ranks[p] = Rank.removed
+        removed.insert(member, at: Self.lowerBound(removed, code, ordinal))
+        resummarize(around: p)
+        mergeIfNeeded()
+        return true
+    }
+
+    private func mergeIfNeeded() {
+        if added.count + removed.count > mergeThreshold { merge() }
+    }
+
+    /// Folds additions and removals into a new main run.
+    func merge() {
+        rebuild(from: members)
+    }
+
+    /// Every member in (code, ordinal) order: the main run less removals, merged with the additions.
+    var members: [Member] {
+        var all: [Member] = []
+        all.reserveCapacity(count)
+        var a = 0
+        for p in codes.indices where ranks[p] != Rank.removed {
+            while a < added.count, added[a].precedes(codes[p], ordinals[p]) { all.append(added[a]); a += 1 }
+            all.append(Member(code: codes[p], ordinal: ordinals[p], x: xs[p], y: ys[p], rank: ranks[p]))
+        }
+        all.append(contentsOf: added[a...])
+        return all
+    }
+
+    private func rebuild(from members: [Member]) {
+        let n = members.count
+        codes = members.map(\.code)
+        ordinals = members.map(\.ordinal)
+        xs = members.map(\.x)
+        ys = members.map(\.y)
+        ranks = members.map(\.rank)
+        prefixX = [Double](repeating: 0, count: n + 1)
+        prefixY = [Double](repeating: 0, count: n + 1)
+        for i in 0..<n {
+            prefixX[i + 1] = prefixX[i] + xs[i]
+            prefixY[i + 1] = prefixY[i] + ys[i]
+        }
+        directory = []
+        if n >= Self.directoryThreshold {
+            directory = [UInt32](repeating: UInt32(n), count: (1 << 16) + 1)
+            var bucket = 0
+            for (i, code) in codes.enumerated() {
+                let top = Int(code >> Self.directoryShift)
+                while bucket <= top { directory[bucket] = UInt32(i); bucket += 1 }
+            }
+        }
+        blocks = (0..<(n + Self.blockSize - 1) / Self.blockSize).map(blockSummary)
+        superblocks = (0..<(n + Self.superblockSize - 1) / Self.superblockSize).map(superblockSummary)
+        added = []
+        removed = []
+    }
+
+    private func blockSummary(_ b: Int) -> Summary {
+        var summary = Summary()
+        for i in b * Self.blockSize..<min((b + 1) * Self.blockSize, codes.count) where ranks[i] != Rank.removed {
+            summary.add(x: xs[i], y: ys[i], rank: ranks[i])
+        }
+        return summary
+    }
+
+    private func superblockSummary(_ s: Int) -> Summary {
+        let perSuper = Self.superblockSize / Self.blockSize
+        var summary = Summary()
+        for b in s * perSuper..<min((s + 1) * perSuper, blocks.count) { summary.add(blocks[b]) }
+        return summary
+    }
+
+    private func resummarize(around position: Int) {
+        blocks[position / Self.blockSize] = blockSummary(position / Self.blockSize)
+        superblocks[position / Self.superblockSize] = superblockSummary(position / Self.superblockSize)
+    }
+
+    // MARK: Reads
+
+    /// The members with codes in `range` (a cell), of display priority ≥ the one `rankLimit` encodes.
+    func aggregate(_ range: ClosedRange<UInt64>, rankLimit: UInt64? = nil) -> Aggregate {
+        var result = Aggregate()
+        let (i, j) = mainBounds(range)
+        if i < j {
+            if let rankLimit {
+                for p in i..<j where ranks[p] < rankLimit { result.add(member(at: p)) }
+            } else {
+                result.add(mainAggregate(i, j))
+            }
+        }
+        for member in Self.slice(added, range) where member.rank < (rankLimit ?? Rank.removed) {
+            result.add(member)
+        }
+        return result
+    }
+
+    /// Whether any member (removed ones aside) has a code in `range`.
+    func isEmpty(_ range: ClosedRange<UInt64>) -> Bool {
+        let (i, j) = mainBounds(range)
+        if j - i > Self.slice(removed, range).count { return false }
+        return Self.slice(added, range).isEmpty
+    }
+
+    /// Members in `range` ordered by (code, ordinal), from the first at or after (`code`, `ordinal`), at most `limit`.
+    func members(in range: ClosedRange<UInt64>, from start: (code: UInt64, ordinal: UInt32) = (0, 0),
+                 rankLimit: UInt64? = nil, limit: Int = .max) -> [Member] {
+        var result: [Member] = []
+        let limitRank = rankLimit ?? Rank.removed
+        var (p, j) = mainBounds(range)
+        p = max(p, mainPosition(code: start.code, ordinal: start.ordinal))
+        let addedSlice = Self.slice(added, range)
+        var a = max(addedSlice.startIndex, Self.lowerBound(added, start.code, start.ordinal))
+        while result.count < limit {
+            while p < j, ranks[p] >= limitRank { p += 1 }
+            while a < addedSlice.endIndex, added[a].rank >= limitRank { a += 1 }
+            let haveMain = p < j, haveAdded = a < addedSlice.endIndex
+            if haveMain && (!haveAdded || !added[a].precedes(codes[p], ordinals[p])) {
+                result.append(member(at: p)); p += 1
+            } else if haveAdded {
+                result.append(added[a]); a += 1
+            } else {
+                break
+            }
+        }
+        return result
+    }
+
+    private func member(at p: Int) -> Member {
+        Member(code: codes[p], ordinal: ordinals[p], x: xs[p], y: ys[p], rank: ranks[p])
+    }
+
+    /// The main run's members in [i, j), less removals.
+    private func mainAggregate(_ i: Int, _ j: Int) -> Aggregate {
+        let codes = self.codes, ordinals = self.ordinals, ranks = self.ranks
+        var result = Aggregate()
+        result.count = j - i
+        result.sumX = prefixX[j] - prefixX[i]
+        result.sumY = prefixY[j] - prefixY[i]
+        result.summary = rangeSummary(i, j)
+        var removedHere = 0
+        for member in Self.slice(removed, codes[i]...codes[j - 1]) {
+            result.sumX -= member.x; result.sumY -= member.y
+            removedHere += 1
+        }
+        result.count -= removedHere
+        guard result.count > 0 else { return Aggregate() }
+        if removedHere > 0 {
+            // Rare: the first or last may be a removed one; step over the marks.
+            var f = i; while ranks[f] == Rank.removed { f += 1 }
+            var l = j - 1; while ranks[l] == Rank.removed { l -= 1 }
+            result.first = (codes[f], ordinals[f]); result.last = (codes[l], ordinals[l])
+        } else {
+            result.first = (codes[i], ordinals[i]); result.last = (codes[j - 1], ordinals[j - 1])
+        }
+        return result
+    }
+
+    private func rangeSummary(_ i: Int, _ j: Int) -> Summary {
+        // Local copies: one exclusivity check per array, not one per element.
+        let ranks = self.ranks, xs = self.xs, ys = self.ys, blocks = self.blocks, superblocks = self.superblocks
+        var summary = Summary()
+        var k = i
+        while k < j, k % Self.blockSize != 0 {
+            if ranks[k] != Rank.removed { summary.add(x: xs[k], y: ys[k], rank: ranks[k]) }
+            k += 1
+        }
+        while k + Self.blockSize <= j, k % Self.superblockSize != 0 { summary.add(blocks[k / Self.blockSize]); k += Self.blockSize }
+        while k + Self.superblockSize <= j { summary.add(superblocks[k / Self.superblockSize]); k += Self.superblockSize }
+        while k + Self.blockSize <= j { summary.add(blocks[k / Self.blockSize]); k += Self.blockSize }
+        while k < j {
+            if ranks[k] != Rank.removed { summary.add(x: xs[k], y: ys[k], rank: ranks[k]) }
+            k += 1
+        }
+        return summary
+    }
+
+    // MARK: Searching
+
+    /// [i, j) of the main run's codes inside `range`.
+    private func mainBounds(_ range: ClosedRange<UInt64>) -> (Int, Int) {
+        let i = firstPosition(atLeast: range.lowerBound)
+        let j = range.upperBound == .max ? codes.count : max(i, firstPosition(atLeast: range.upperBound + 1))
+        return (i, j)
+    }
+
+    /// The first position whose code is ≥ `code`.
+    private func firstPosition(atLeast code: UInt64) -> Int {
+        let codes = self.codes, directory = self.directory
+        var lo = 0, hi = codes.count
+        if !directory.isEmpty {
+            let bucket = Int(min(code >> Self.directoryShift, 1 << 16))
+            lo = Int(directory[bucket])
+            hi = bucket < 1 << 16 ? Int(directory[bucket + 1]) : codes.count
+        }
+        codes.withUnsafeBufferPointer { buffer in
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if buffer[mid] >= code { hi = mid } else { lo = mid + 1 }
+            }
+        }
+        return lo
+    }
+
+    private func mainPosition(code: UInt64, ordinal: UInt32) -> Int {
+        let i = firstPosition(atLeast: code)
+        var lo = i, hi = code == .max ? codes.count : max(i, firstPosition(atLeast: code + 1))
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if ordinals[mid] < ordinal { lo = mid + 1 } else { hi = mid }
+        }
+        return lo
+    }
+
+    private static func lowerBound(_ members: [Member], _ code: UInt64, _ ordinal: UInt32) -> Int {
+        var lo = 0, hi = members.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if members[mid].precedes(code, ordinal) { lo = mid + 1 } else { hi = mid }
+        }
+        return lo
+    }
+
+    private static func slice(_ members: [Member], _ range: ClosedRange<UInt64>) -> ArraySlice<Member> {
+        guard !members.isEmpty else { return [] }
+        let i = lowerBound(members, range.lowerBound, 0)
+        let j = range.upperBound == .max ? members.count : lowerBound(members, range.upperBound + 1, 0)
+        return members[i..<j]
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import Annotations
+public import MapGeometry
+
+/// A thinning request, checked: the view, the grid its zoom uses, the filter and the limit. Every
+/// bad field is listed in one ``FieldErrors`` (paths as in the request body).
+public struct ThinningQuery: Sendable {
+    /// Items per answer when the request names no limit.
+    public static let defaultLimit = 1000
+    /// The limits a request may ask for.
+    public static let limits = 1...10_000
+    /// Most grid cells one answer may cover (a 1024×768 view has about 221 at the default cell size).
+    public static let maxCells = 65_536
+    /// A zoom this close to an integer is that integer (DESIGN.md: zooms within 1e-9 snap).
+    static let zoomTolerance = 1e-9
+
+    public var viewport: Viewport
+    public var grid: ThinningGrid
+    public var filter: ThinningFilter
+    public var limit: Int
+
+    /// - Parameters:
+    ///   - viewport: the view, nil when reading it already recorded its error in `errors`.
+    ///   - errors: what reading the rest of the request found so far.
+    public init(viewport: Viewport?, cellSize: Int?, limit: Int?, filter: ThinningFilter, errors: FieldErrors = FieldErrors()) throws(FieldErrors) {
+        var errors = errors
+        let cellSize = cellSize ?? ThinningGrid.defaultCellSize
+        if !ThinningGrid.cellSizes.contains(cellSize) {
+            errors.record(at: ["cellSize"], "must be \(Self.range(ThinningGrid.cellSizes)), got \(cellSize)")
+        }
+        let limit = limit ?? Self.defaultLimit
+        if !Self.limits.contains(limit) { errors.record(at: ["limit"], "must be \(Self.range(Self.limits)), got \(limit)") }
+        let priorities = 0...AnnotationContent.requiredDisplayPriority
+        if let priority = filter.minDisplayPriority, !priorities.contains(priority) {
+            errors.record(at: ["minDisplayPriority"], "must be \(Self.range(priorities)), got \(priority)")
+        }
+        let zooms = Double(ThinningGrid.zoomLevels.lowerBound) - Self.zoomTolerance...Double(ThinningGrid.zoomLevels.upperBound) + Self.zoomTolerance
+        if let zoom = viewport?.zoomLevel, !zooms.contains(zoom) {
+            errors.record(at: ["viewport"], "zoom level must be \(Self.range(ThinningGrid.zoomLevels)), got \(zoom)")
+        }
+        let viewport = try errors.check(viewport)
+        let levels = ThinningGrid.zoomLevels
+        let grid = ThinningGrid(zoom: min(max(Int(viewport.zoomLevel.rounded(.down)), levels.lowerBound), levels.upperBound), cellSize: cellSize)
+        let rect = viewport.visibleMapRect, side = exp2(Double(grid.level))
+        // Cells a view touches: its extent in cells (at most the world) plus one partial cell each side.
+        let columns = min(rect.size.width, Mercator.worldSize) / side + 2, rows = min(rect.size.height, Mercator.worldSize) / side + 2
+        guard columns * rows <= Double(Self.maxCells) else {
+            throw FieldErrors([FieldError(path: ["viewport", "size"], message: "covers \(Int(columns * rows)) grid cells; at most \(Self.maxCells) (a smaller view or a larger cellSize)")])
+        }
+        self.viewport = viewport
+        self.grid = grid
+        self.limit = limit
+        self.filter = filter
+    }
+
+    private static func range(_ range: ClosedRange<Int>) -> String { "\(range.lowerBound)…\(range.upperBound)" }
+}

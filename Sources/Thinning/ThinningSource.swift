@@ -1,0 +1,18 @@
+public import Annotations
+
+/// What the thinning index needs from a store: a snapshot to start from, the changes after a feed
+/// position, and a way to wait for the next one. The store's change feed is the truth; the index
+/// is a view of it that ``ThinningFollower`` keeps current.
+public protocol ThinningSource: Sendable {
+    /// The sequence of the last committed change (0 for none); a write's change counts once it returns.
+    var latestSequence: Int64 { get }
+    /// Every live annotation as the index keeps it, and the feed position they are current to
+    /// (rows may be newer than that position; re-applying a change is harmless).
+    func thinningSnapshot() async throws -> (entries: [ThinningEntry], sequence: Int64)
+    /// The current entries of annotations changed after `sequence` and the ids deleted since, read
+    /// in one transaction, at most `limit` feed entries' worth; `through` is the last entry read
+    /// (`sequence` itself when the feed holds nothing newer).
+    func thinningChanges(after sequence: Int64, limit: Int) async throws -> (upserts: [ThinningEntry], removals: [AnnotationID], through: Int64)
+    /// Returns once the feed has an entry after `sequence`, or after `timeout`, whichever is first.
+    func waitForChanges(after sequence: Int64, timeout: Duration) async
+}

@@ -1,0 +1,104 @@
+public import Annotations
+public import MapGeometry
+public import Timeline
+
+/// What the thinning index keeps of an annotation.
+public struct ThinningEntry: Hashable, Sendable {
+    public var id: AnnotationID
+    /// Mercator map point (x in 0..<2^28).
+    public var point: MapPoint
+    public var kind: String?
+    public var clusteringIdentifier: String?
+    public var displayPriority: Int
+
+    public init(id: AnnotationID, coordinate: Coordinate, kind: String?, clusteringIdentifier: String?, displayPriority: Int) {
+        self.init(id: id, point: Mercator.mapPoint(for: coordinate), kind: kind, clusteringIdentifier: clusteringIdentifier, displayPriority: displayPriority)
+    }
+
+    public init(id: AnnotationID, point: MapPoint, kind: String?, clusteringIdentifier: String?, displayPriority: Int) {
+        self.id = id
+        self.point = point
+        self.kind = kind
+        self.clusteringIdentifier = clusteringIdentifier
+        self.displayPriority = displayPriority
+    }
+
+    public init(_ annotation: Annotation) {
+        self.init(
+            id: annotation.id, coordinate: annotation.content.coordinate, kind: annotation.content.kind,
+            clusteringIdentifier: annotation.content.clusteringIdentifier, displayPriority: annotation.content.displayPriority)
+    }
+}
+
+/// Which annotations take part in a thinning answer; applied before clustering.
+public struct ThinningFilter: Hashable, Sendable {
+    /// Only these kinds (annotations without a kind are left out); nil for all.
+    public var kinds: Set<String>?
+    /// Only these clustering identifiers (annotations without one are left out); nil for all.
+    public var clusteringIdentifiers: Set<String>?
+    /// Only annotations with at least this display priority.
+    public var minDisplayPriority: Int?
+
+    public init(kinds: Set<String>? = nil, clusteringIdentifiers: Set<String>? = nil, minDisplayPriority: Int? = nil) {
+        self.kinds = kinds
+        self.clusteringIdentifiers = clusteringIdentifiers
+        self.minDisplayPriority = minDisplayPriority
+    }
+}
+
+/// A group of annotations shown as one item.
+public struct ThinnedCluster: Hashable, Sendable {
+    public var id: ClusterID
+    public var count: Int
+    /// Mean map point of the members (x may lie outside 0..<2^28 next to the antimeridian).
+    public var centroid: MapPoint
+    /// The members' bounding map rect (may span the antimeridian).
+    public var bounds: MapRect
+    /// The first zoom at which the members no longer share one item; nil for a stack that never splits up to zoom 22.
+    public var expansionZoom: Int?
+    /// The members' kinds and how many have each (annotations without a kind are not listed).
+    public var kindCounts: [String: Int]
+    /// The member with the highest display priority, the oldest among equals.
+    public var representative: AnnotationID
+
+    public var clusteringIdentifier: String? { id.clusteringIdentifier }
+}
+
+/// One item of a thinning answer.
+public enum ThinnedItem: Hashable, Sendable {
+    /// An annotation shown by itself, at its map point.
+    case annotation(AnnotationID, MapPoint)
+    case cluster(ThinnedCluster)
+}
+
+/// A thinning answer: every item of the grid cells the view touches.
+public struct ThinningResult: Hashable, Sendable {
+    public var grid: ThinningGrid
+    public var items: [ThinnedItem]
+    /// The limit cut the list (required annotations first, then items by count).
+    public var truncated: Bool
+}
+
+/// Where the next page of a cluster's members starts: after this member.
+public struct LeafCursor: Hashable, Sendable, CustomStringConvertible {
+    var code: UInt64
+    var id: AnnotationID
+
+    public var description: String {
+        var bytes: [UInt8] = []
+        for word in [code, id.high, id.low] { for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: word >> UInt64(shift))) } }
+        return Base64URL.encode(bytes)
+    }
+
+    public init?(_ text: String) {
+        guard let bytes = Base64URL.decode(text), bytes.count == 24 else { return nil }
+        func word(_ i: Int) -> UInt64 { bytes[i * 8..<(i + 1) * 8].reduce(0) { $0 << 8 | UInt64($1) } }
+        code = word(0)
+        id = AnnotationID(high: word(1), low: word(2))
+    }
+
+    init(code: UInt64, id: AnnotationID) {
+        self.code = code
+        self.id = id
+    }
+}

@@ -1,0 +1,75 @@
+/// A server-assigned identity (annotations, subscriptions, events): a UUIDv7 (RFC 9562),
+/// time-ordered at millisecond resolution, never reused. Ordering by value is ordering by issue.
+public struct UUIDv7: Hashable, Comparable, Sendable, CustomStringConvertible {
+    /// Bits 0–63: 48-bit Unix milliseconds, version 7, 12 bits of sequence.
+    public let high: UInt64
+    /// Bits 64–127: variant 0b10, 62 bits of sequence.
+    public let low: UInt64
+
+    /// An id from its two halves; callers outside tests use a generator.
+    public init(high: UInt64, low: UInt64) {
+        self.high = high
+        self.low = low
+    }
+
+    /// The id in canonical text form, e.g. `018f3c3e-8a4b-7c1d-9e2f-0123456789ab`, or nil when
+    /// the text is not a version-7 UUID.
+    public init?(_ text: String) {
+        var text = text
+        guard let id = text.withUTF8({ Self(utf8: $0) }) else { return nil }
+        self = id
+    }
+
+    /// The id in canonical text form given as UTF-8 bytes (as SQLite hands them out), or nil.
+    public init?(utf8 text: UnsafeBufferPointer<UInt8>) {
+        guard text.count == 36 else { return nil }
+        var words: (UInt64, UInt64) = (0, 0)
+        var digits = 0
+        for (position, byte) in text.enumerated() {
+            if position == 8 || position == 13 || position == 18 || position == 23 {
+                guard byte == UInt8(ascii: "-") else { return nil }
+                continue
+            }
+            let value: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): value = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): value = byte - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+            if digits < 16 { words.0 = words.0 << 4 | UInt64(value) } else { words.1 = words.1 << 4 | UInt64(value) }
+            digits += 1
+        }
+        guard (words.0 >> 12) & 0xF == 7, words.1 >> 62 == 0b10 else { return nil }
+        self.init(high: words.0, low: words.1)
+    }
+
+    /// Milliseconds since 1970 when the id was issued.
+    public var milliseconds: UInt64 { high >> 16 }
+
+    public static func < (a: UUIDv7, b: UUIDv7) -> Bool {
+        (a.high, a.low) < (b.high, b.low)
+    }
+
+    /// Canonical lowercase 8-4-4-4-12 form.
+    public var description: String {
+        String(unsafeUninitializedCapacity: 36) { buffer in
+            var position = 0
+            for (word, shiftStart) in [(high, 60), (low, 60)] {
+                var shift = shiftStart
+                while shift >= 0 {
+                    if position == 8 || position == 13 || position == 18 || position == 23 {
+                        buffer[position] = UInt8(ascii: "-")
+                        position += 1
+                    }
+                    buffer[position] = Self.hexDigits[Int((word >> UInt64(shift)) & 0xF)]
+                    position += 1
+                    shift -= 4
+                }
+            }
+            return position
+        }
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+}

@@ -1,0 +1,42 @@
+import Timeline
+import Foundation
+import Synchronization
+import Testing
+
+@Suite struct UUIDv7Tests {
+    @Test func textFormRoundTripsAndIsVersion7() throws {
+        let id = UUIDv7Generator(now: { Date(timeIntervalSince1970: 1_700_000_000.123) }).next()
+        let text = id.description
+        #expect(text.count == 36)
+        #expect(Array(text)[14] == "7")                       // version nibble
+        #expect("89ab".contains(Array(text)[19]))             // RFC 9562 variant
+        #expect(UUIDv7(text) == id)
+        // Foundation's UUID reads the same 128 bits from the text and prints it the same way.
+        let uuid = try #require(UUID(uuidString: text))
+        #expect(uuid.uuidString.lowercased() == text)
+        let bytes = withUnsafeBytes(of: uuid.uuid) { Array($0) }
+        #expect(bytes[0..<8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) } == id.high)
+        #expect(bytes[8..<16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) } == id.low)
+        #expect(id.milliseconds == 1_700_000_000_123)
+        #expect(UUIDv7("not-a-uuid") == nil)
+        #expect(UUIDv7("123e4567-e89b-42d3-a456-426614174000") == nil)  // version 4
+    }
+
+    @Test func idsGrowStrictlyWithinAMillisecondAndWhenTheClockGoesBack() {
+        let times = Mutex<[Double]>([5.000, 5.000, 5.000, 4.000, 4.000, 6.000])
+        let generator = UUIDv7Generator(now: {
+            Date(timeIntervalSince1970: times.withLock { $0.isEmpty ? 6 : $0.removeFirst() })
+        })
+        let ids = (0..<6).map { _ in generator.next() }
+        #expect(zip(ids, ids.dropFirst()).allSatisfy { $0 < $1 })
+        #expect(ids[3].milliseconds == 5000)  // the clock went back; the id did not
+    }
+
+    @Test func aRestartNeverIssuesAnIdAtOrBelowTheLastOne() {
+        let before = UUIDv7Generator(now: { Date(timeIntervalSince1970: 2_000_000_000) })
+        let last = (0..<100).map { _ in before.next() }.max()!
+        // The restarted process's clock is an hour behind.
+        let after = UUIDv7Generator(after: last, now: { Date(timeIntervalSince1970: 1_999_996_400) })
+        #expect((0..<100).map { _ in after.next() }.allSatisfy { $0 > last })
+    }
+}
