@@ -16,6 +16,8 @@ let package = Package(
                 .product(name: "Annotations", package: "Meridian"),
                 .product(name: "MapGeometry", package: "Meridian"),
                 .product(name: "Storage", package: "Meridian"),
+                .product(name: "Thinning", package: "Meridian"),
+                .product(name: "Timeline", package: "Meridian"),
             ]
         ),
     ]

@@ -11,6 +11,7 @@ import Annotations
 import Foundation
 import MapGeometry
 import Storage
+import Thinning
 import Timeline
 
 struct DatasetInfo: Decodable {
@@ -67,46 +68,57 @@ func queryTimes(_ index: ThinningIndex, _ rect: MapRect, zoom: Int, runs: Int) -
     return (percentile(times, 0.5), percentile(times, 0.95), items)
 }
 
-/// Inserts, moves and deletes (a third each) while another thread queries the world view.
-func writeTimes(_ index: ThinningIndex, _ points: [(Double, Double)], operations: Int) throws -> Double {
+/// The write path the server uses: inserts, moves and deletes (a third each) through the SQLite
+/// store on a WAL file (each one transaction, committed before it returns), the follower applying
+/// the feed in the background as `meridian serve` runs it, while another task asks the world view
+/// through the follower; ends when an answer includes every write. Seconds per write, amortized.
+func storeWriteTimes(_ store: SQLiteAnnotationStore, _ follower: ThinningFollower, _ points: [(Double, Double)], operations: Int) async throws -> Double {
     let world = try view(Coordinate(latitude: 0, longitude: 0), zoom: 2)
+    let grid = ThinningGrid(zoom: 2, cellSize: 64)
     let running = Atomic(true)
-    let reader = Thread {
-        while running.value { _ = index.thin(world, grid: ThinningGrid(zoom: 2, cellSize: 64)) }
+    let following = Task { await follower.follow() }
+    let reader = Task {
+        while running.value { _ = try await follower.current().thin(world, grid: grid) }
     }
-    reader.start()
-    defer { running.value = false }
-    let ids = UUIDv7Generator()
+    defer { following.cancel(); reader.cancel() }
     var random = SystemRandomNumberGenerator()
-    let fresh = (0..<operations).map { i -> ThinningEntry in
-        let (lon, lat) = points[(i * 7919) % points.count]
-        return ThinningEntry(id: ids.next(), coordinate: Coordinate(latitude: lat, longitude: lon), kind: "pin", clusteringIdentifier: nil, displayPriority: 500)
-    }
-    let picks = (0..<operations).map { _ in Int.random(in: 0..<Int.max, using: &random) }
-    var live: [ThinningEntry] = []
-    var next = 0
-    let initial = index.count
-    let total = seconds {
-        for i in 0..<operations {
-            switch i % 3 {
-            case 0:
-                index.upsert(fresh[next]); live.append(fresh[next]); next += 1
-            case 1:
-                // Move one of the new annotations a little east.
-                let k = picks[i] % live.count
-                live[k].point.x = min(live[k].point.x + 5_000, Mercator.worldSize - 1)
-                index.upsert(live[k])
-            default:
-                let k = picks[i] % live.count
-                index.remove(live[k].id)
-                live.swapAt(k, live.count - 1)
-                live.removeLast()
+    let initial = try await follower.current().count
+    var live: [Annotation] = []
+    let start = ContinuousClock.now
+    for i in 0..<operations {
+        switch i % 3 {
+        case 0:
+            let (lon, lat) = points[(i * 7919) % points.count]
+            live.append(try await store.create(AnnotationContent(coordinate: Coordinate(latitude: lat, longitude: lon), kind: "pin")))
+        case 1:
+            // Move one of the new annotations a little east.
+            let k = Int.random(in: 0..<live.count, using: &random)
+            live[k] = try await store.update(live[k].id, expectedVersion: .none) { content in
+                var moved = content
+                moved.coordinate.longitude = min(moved.coordinate.longitude + 0.01, 180)
+                return moved
             }
+        default:
+            let k = Int.random(in: 0..<live.count, using: &random)
+            try await store.delete(live[k].id, expectedVersion: .none)
+            live.swapAt(k, live.count - 1)
+            live.removeLast()
         }
-        _ = index.count  // applies what is still queued: the writes are done when a read sees them
     }
-    precondition(index.count == initial + live.count, "every queued write was applied")
-    return total / Double(operations)
+    let index = try await follower.current()  // the next answer: every write is in it
+    let elapsed = ContinuousClock.now - start
+    running.value = false
+    _ = try await reader.value
+    precondition(index.count == initial + live.count, "every write reached the index")
+    return (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18) / Double(operations)
+}
+
+/// A fresh SQLite file holding `points` (one import), with its store and follower.
+func seededStore(at path: String, _ points: [(Double, Double)]) async throws -> (SQLiteAnnotationStore, ThinningFollower) {
+    for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    let store = try await SQLiteAnnotationStore.open(path: path)
+    _ = try await store.importContents(points.map { AnnotationContent(coordinate: Coordinate(latitude: $0.1, longitude: $0.0), kind: "pin") })
+    return (store, try await ThinningFollower(store: store))
 }
 
 final class Atomic<Value>: @unchecked Sendable {
@@ -122,7 +134,7 @@ final class Atomic<Value>: @unchecked Sendable {
 let arguments = CommandLine.arguments
 if let path = ProcessInfo.processInfo.environment["THINNING_LOAD_ONLY"] {
     // For perf: load the index from an existing database, five times.
-    let store = SQLiteAnnotationStore(database: try MeridianDatabase.open(path: path), ids: UUIDv7Generator())
+    let store = try await SQLiteAnnotationStore.open(path: path)
     for _ in 0..<5 {
         let start = ContinuousClock.now
         let follower = try await ThinningFollower(store: store)
@@ -159,26 +171,24 @@ for dataset in datasets {
     }
     let city = try queryTimes(index, view(centre, zoom: 12), zoom: 12, runs: 3000)
     (figures["cityP50"], figures["cityP95"], figures["cityItems"]) = (city.p50, city.p95, Double(city.items))
-    figures["writeSeconds"] = try writeTimes(index, points, operations: big ? 300_000 : 30_000)
+    index = nil
+    // The uniform set's file stays for the load figure below and the HTTP measurement.
+    let path = dataset.name == "uniform" && arguments.count >= 3 ? arguments[2] : NSTemporaryDirectory() + "thinning-\(dataset.name).sqlite"
+    let (store, follower) = try await seededStore(at: path, points)
+    figures["writeSeconds"] = try await storeWriteTimes(store, follower, points, operations: 30_000)
     report[dataset.name] = figures
     FileHandle.standardError.write(Data("measured \(dataset.name)\n".utf8))
 }
 
 if arguments.count >= 3 {
-    // The uniform set through SQLite: import it, then time loading the index from the file.
-    let path = arguments[2]
-    for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-    let database = try MeridianDatabase.open(path: path)
-    let store = SQLiteAnnotationStore(database: database, ids: UUIDv7Generator())
-    let points = try load("\(directory)/uniform.f64")
-    let contents = points.map { AnnotationContent(coordinate: Coordinate(latitude: $0.1, longitude: $0.0), kind: "pin") }
-    _ = try await store.importContents(contents)
+    // The uniform set through SQLite (imported above): time loading the index from the file.
+    let store = try await SQLiteAnnotationStore.open(path: arguments[2])
     var loads: [Double] = []
     for _ in 0..<3 {
         let start = ContinuousClock.now
         let follower = try await ThinningFollower(store: store)
         let elapsed = ContinuousClock.now - start
-        precondition(follower.index.count == points.count)
+        precondition(follower.index.count == Int(report["uniform"]?["count"] ?? -1), "the file holds the uniform set")
         loads.append(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
     }
     report["uniform", default: [:]]["databaseBuildSeconds"] = loads.sorted()[1]

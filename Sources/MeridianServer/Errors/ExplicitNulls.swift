@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import OpenAPIRuntime
+import WireJSON
 
 /// Top-level members a request body set to `null`, for operations where `null` means something
 /// other than absent (`maxLocationAge: null` is "no limit"; absent is the default). The generated
@@ -24,8 +25,8 @@ struct ExplicitNullsMiddleware: ServerMiddleware {
     ) async throws -> (HTTPResponse, HTTPBody?) {
         guard let names = members[operationID], let body else { return try await next(request, body, metadata) }
         let bytes = try await [UInt8](collecting: body, upTo: maxBodySize)
-        let object = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any]
-        let nulls = Set(names.filter { object?[$0] is NSNull })
+        let members = bytes.withUnsafeBytes { JSONValueParser.parse($0)?.objectValue }
+        let nulls = Set(names.filter { members?[$0] == .null })
         return try await ExplicitNulls.$current.withValue(nulls) {
             try await next(request, HTTPBody(bytes), metadata)
         }

@@ -12,21 +12,16 @@ struct SubscriptionRequest {
 
     /// - Parameter maxLocationAgeIsNull: whether the body said `"maxLocationAge": null` (no limit),
     ///   which the generated type cannot tell from an absent field (the default, 15 s).
-    init(_ wire: Components.Schemas.SubscriptionInput, maxLocationAgeIsNull: Bool) throws(ProblemError) {
-        var errors: [ProblemDetails.FieldError] = []
-        func check(_ value: Double?, _ field: String, atLeast minimum: Double, strictly: Bool = false) {
-            guard let value else { return }
-            if !value.isFinite || value < minimum || (strictly && value == minimum) {
-                errors.append(.init(pointer: "/\(field)", detail: "must be a number \(strictly ? "above" : "of at least") \(minimum)"))
-            }
+    init(_ wire: Components.Schemas.SubscriptionInput, maxLocationAgeIsNull: Bool) throws(FieldErrors) {
+        var errors = FieldErrors()
+        func check(_ value: Double?, _ field: String) {
+            if let value, !value.isFinite || value < 0 { errors.record(at: [field], "must be a number of at least 0") }
         }
-        if let deviceIds = wire.deviceIds {
-            for (index, id) in deviceIds.enumerated() where !DeviceIdentifier.isValid(id) {
-                errors.append(.init(pointer: "/deviceIds/\(index)", detail: DeviceIdentifier.rule))
-            }
+        for (index, id) in (wire.deviceIds ?? []).enumerated() where !DeviceIdentifier.isValid(id) {
+            errors.record(at: ["deviceIds", String(index)], DeviceIdentifier.rule)
         }
-        check(wire.maxLocationAge, "maxLocationAge", atLeast: 0)
-        check(wire.maxHorizontalAccuracy, "maxHorizontalAccuracy", atLeast: 0)
+        check(wire.maxLocationAge, "maxLocationAge")
+        check(wire.maxHorizontalAccuracy, "maxHorizontalAccuracy")
         deviceIds = wire.deviceIds
         maxLocationAge = maxLocationAgeIsNull ? nil : (wire.maxLocationAge ?? Subscription.defaultMaxLocationAge)
         maxHorizontalAccuracy = wire.maxHorizontalAccuracy
@@ -39,75 +34,73 @@ struct SubscriptionRequest {
         switch wire._type {
         case .significantChange:
             for (field, present) in regionFields where present {
-                errors.append(.init(pointer: "/\(field)", detail: "belongs to region subscriptions, not significantChange"))
+                errors.record(at: [field], "belongs to region subscriptions, not significantChange")
             }
-            check(wire.distanceFilter, "distanceFilter", atLeast: 0)
-            check(wire.minimumInterval, "minimumInterval", atLeast: 0)
+            check(wire.distanceFilter, "distanceFilter")
+            check(wire.minimumInterval, "minimumInterval")
+            try errors.check()
             rule = .significantChange(SignificantChangeRule(
                 distanceFilter: wire.distanceFilter ?? SignificantChangeRule.defaultDistanceFilter,
                 minimumInterval: wire.minimumInterval ?? SignificantChangeRule.defaultMinimumInterval))
         case .region:
             for (field, present) in significantFields where present {
-                errors.append(.init(pointer: "/\(field)", detail: "belongs to significantChange subscriptions, not region"))
+                errors.record(at: [field], "belongs to significantChange subscriptions, not region")
             }
-            check(wire.hysteresis, "hysteresis", atLeast: 0)
-            check(wire.dwell, "dwell", atLeast: 0)
+            check(wire.hysteresis, "hysteresis")
+            check(wire.dwell, "dwell")
             var shape: RegionShape?
             if let region = wire.region {
-                do { shape = try Self.shape(region) } catch { errors += error.problem.errors ?? [] }
+                shape = Self.shape(region, &errors)
             } else {
-                errors.append(.init(pointer: "/region", detail: "is required for a region subscription: a circle or a GeoJSON Polygon"))
+                errors.record(at: ["region"], "is required for a region subscription: a circle or a GeoJSON Polygon")
             }
             rule = .region(RegionRule(
-                shape: shape ?? .circle(center: Coordinate(latitude: 0, longitude: 0), radius: RegionShape.minimumRadius),
+                shape: try errors.check(shape),
                 notifyOnEntry: wire.notifyOnEntry ?? true, notifyOnExit: wire.notifyOnExit ?? true,
                 hysteresis: wire.hysteresis ?? RegionRule.defaultHysteresis, dwell: wire.dwell, initialTrigger: wire.initialTrigger ?? true
             ))
         }
-        if !errors.isEmpty { throw ProblemError.invalid(errors) }
     }
 
-    /// The region: a circle (centre valid, radius ≥ 10 m) or a GEOS-valid GeoJSON Polygon.
-    private static func shape(_ wire: Components.Schemas.RegionShape) throws(ProblemError) -> RegionShape {
+    /// The region: a circle (centre valid, radius 10 m … 1 000 km) or a GEOS-valid GeoJSON Polygon;
+    /// nil after recording what is wrong with it.
+    private static func shape(_ wire: Components.Schemas.RegionShape, _ errors: inout FieldErrors) -> RegionShape? {
         switch (wire.circle, wire._type, wire.coordinates) {
         case (let circle?, nil, nil):
-            var errors: [ProblemDetails.FieldError] = []
-            var center: Coordinate?
-            do { center = try Coordinate(circle.center) } catch {
-                errors.append(.init(pointer: JSONPointer.make(["region", "circle", "center"] + error.path), detail: error.message))
+            let center = errors.value(at: ["region", "circle", "center"]) { () throws(FieldError) in try Coordinate(circle.center) }
+            let radii = RegionShape.minimumRadius...RegionShape.maximumRadius
+            guard circle.radius.isFinite, radii.contains(circle.radius) else {
+                errors.record(at: ["region", "circle", "radius"], "must be \(Int(radii.lowerBound))…\(Int(radii.upperBound)) metres")
+                return nil
             }
-            if !circle.radius.isFinite || circle.radius < RegionShape.minimumRadius || circle.radius > RegionShape.maximumRadius {
-                errors.append(.init(pointer: "/region/circle/radius", detail: "must be \(Int(RegionShape.minimumRadius))…\(Int(RegionShape.maximumRadius)) metres"))
-            }
-            guard let center, errors.isEmpty else { throw ProblemError.invalid(errors) }
-            return .circle(center: center, radius: circle.radius)
+            return center.map { .circle(center: $0, radius: circle.radius) }
         case (nil, .polygon?, let rings?):
-            var errors: [ProblemDetails.FieldError] = []
-            var coordinates: [[Coordinate]] = []
-            for (r, ring) in rings.enumerated() {
-                var points: [Coordinate] = []
-                for (p, position) in ring.enumerated() {
-                    let pointer = "/region/coordinates/\(r)/\(p)"
-                    guard position.count == 2 || position.count == 3 else {
-                        errors.append(.init(pointer: pointer, detail: "must be [longitude, latitude]"))
-                        continue
-                    }
-                    do { points.append(try Coordinate(validatingLatitude: position[1], longitude: position[0])) } catch {
-                        errors.append(.init(pointer: pointer, detail: "\(error.path.first.map { "\($0) " } ?? "")\(error.message)"))
+            guard !rings.isEmpty else {
+                errors.record(at: ["region", "coordinates"], "must hold at least the exterior ring")
+                return nil
+            }
+            let before = errors.total
+            let coordinates = rings.enumerated().map { r, ring in
+                ring.enumerated().compactMap { p, position in
+                    errors.value(at: ["region", "coordinates", String(r), String(p)]) { () throws(FieldError) in
+                        guard position.count == 2 || position.count == 3 else { throw FieldError(path: [], message: "must be [longitude, latitude]") }
+                        do throws(FieldError) { return try Coordinate(validatingLatitude: position[1], longitude: position[0]) } catch {
+                            throw FieldError(path: [], message: "\(error.path.first.map { "\($0) " } ?? "")\(error.message)")
+                        }
                     }
                 }
-                coordinates.append(points)
             }
-            if rings.isEmpty { errors.append(.init(pointer: "/region/coordinates", detail: "must hold at least the exterior ring")) }
-            guard errors.isEmpty else { throw ProblemError.invalid(errors) }
+            guard errors.total == before else { return nil }
             do {
                 return .polygon(try PolygonShape(GeoPolygon(exterior: coordinates[0], holes: Array(coordinates.dropFirst()))))
             } catch {
                 let reason = if case .invalidGeometry(let reason) = error { reason } else { "GEOS could not check it" }
-                throw ProblemError.invalid(pointer: "/region/coordinates", "is not a valid polygon: \(reason)")
+                errors.record(at: ["region", "coordinates"], "is not a valid polygon: \(reason)")
+                return nil
             }
         default:
-            throw ProblemError.invalid(pointer: "/region", "must be either {\"circle\": {\"center\", \"radius\"}} or a GeoJSON Polygon {\"type\": \"Polygon\", \"coordinates\"}")
+            errors.record(at: ["region"], "must be either {\"circle\": {\"center\", \"radius\"}} or a GeoJSON Polygon {\"type\": \"Polygon\", \"coordinates\"}")
+            return nil
         }
     }
 }
