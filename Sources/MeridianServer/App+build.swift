@@ -2,7 +2,7 @@ import Annotations
 import Foundation
 import Geodesy
 public import Hummingbird
-public import Logging
+import Logging
 import MeridianAPI
 import OpenAPIHummingbird
 import OpenAPIRuntime

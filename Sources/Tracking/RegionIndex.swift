@@ -54,7 +54,10 @@ public struct RegionIndex: Sendable {
     public func candidates(at coordinate: Coordinate) -> [String] {
         var found: [String] = []
         func collect(_ entries: [Entry]) {
-            for entry in entries where entry.box.contains(coordinate) { found.append(slots[Int(entry.slot)]!.id) }
+            // A cell lists only occupied slots (``remove(_:)`` clears both together).
+            for entry in entries where entry.box.contains(coordinate) {
+                if let id = slots[Int(entry.slot)]?.id { found.append(id) }
+            }
         }
         for level in Self.cellSizes.indices {
             if let entries = cells[Self.key(level: level, coordinate.longitude, coordinate.latitude)] { collect(entries) }

@@ -3,6 +3,7 @@ import GRDB
 import Geodesy
 import MapGeometry
 import Tracking
+import WireJSON
 import Timeline
 
 // How tracking values are kept in JSON columns: short, stable keys of the storage format only
@@ -20,11 +21,20 @@ struct StoredFix: Codable {
     /// The same JSON `JSONEncoder` writes (keys in declaration order, nil members left out),
     /// written directly: ingest stores a few of these per fix.
     var text: String {
-        var text = "{\"la\":\(la),\"lo\":\(lo),\"t\":\(t),\"h\":\(h)"
-        for (key, value) in [("s", s), ("c", c), ("a", a), ("v", v)] {
-            if let value { text += ",\"\(key)\":\(value)" }
+        var json = JSONWriter(capacity: 96)
+        write(to: &json)
+        return json.text
+    }
+
+    func write(to json: inout JSONWriter) {
+        json.raw("{\"la\":"); json.number(la)
+        json.raw(",\"lo\":"); json.number(lo)
+        json.raw(",\"t\":"); json.raw(String(t))
+        json.raw(",\"h\":"); json.number(h)
+        for (key, value) in [(",\"s\":" as StaticString, s), (",\"c\":", c), (",\"a\":", a), (",\"v\":", v)] {
+            if let value { json.raw(key); json.number(value) }
         }
-        return text + "}"
+        json.raw("}")
     }
 
     var fix: LocationFix {
@@ -46,13 +56,20 @@ struct StoredProgress: Codable {
 
     /// The JSON text, written directly (see ``StoredFix/text``).
     var text: String {
-        var members: [String] = []
-        if let evaluated { members.append("\"evaluated\":\(evaluated.text)") }
-        if let notified { members.append("\"notified\":\(notified.text)") }
-        if let inside { members.append("\"inside\":\(inside)") }
-        if let enteredAt { members.append("\"enteredAt\":\(enteredAt)") }
-        if let dwelt { members.append("\"dwelt\":\(dwelt)") }
-        return "{" + members.joined(separator: ",") + "}"
+        var json = JSONWriter(capacity: 224)
+        var first = true
+        func key(_ name: StaticString) {
+            json.raw(first ? "{" : ","); json.raw(name)
+            first = false
+        }
+        if let evaluated { key("\"evaluated\":"); evaluated.write(to: &json) }
+        if let notified { key("\"notified\":"); notified.write(to: &json) }
+        if let inside { key("\"inside\":"); json.bool(inside) }
+        if let enteredAt { key("\"enteredAt\":"); json.raw(String(enteredAt)) }
+        if let dwelt { key("\"dwelt\":"); json.bool(dwelt) }
+        if first { json.raw("{") }
+        json.raw("}")
+        return json.text
     }
 
     var progress: SubscriptionProgress {
