@@ -110,7 +110,7 @@ let package = Package(
         .executableTarget(
             name: "meridian",
             dependencies: [
-                "MeridianServer", "Annotations", "Storage",
+                "MeridianServer", "Annotations", "Storage", "WireJSON",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

@@ -61,9 +61,7 @@ func buildRouterAndIndex(_ configuration: ServerConfiguration, logger: Logger) a
         thinning: thinning,
         tracking: try await TrackingHub.open(on: database)
     )
-    // Compact JSON with sorted keys (stable answers); times as RFC 3339 with fractional seconds.
-    let coding = Configuration(dateTranscoder: .iso8601WithFractionalSeconds, jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes])
-    try handler.registerHandlers(on: router, configuration: coding, middlewares: [
+    try handler.registerHandlers(on: router, configuration: APICoding.configuration, middlewares: [
         ProblemMiddleware(logger: logger), HeaderEncodingMiddleware(),
         ExplicitNullsMiddleware(members: ["createSubscription": ["maxLocationAge"]], maxBodySize: configuration.maxBodySize),
     ])

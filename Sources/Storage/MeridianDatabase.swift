@@ -1,4 +1,3 @@
-public import Annotations
 public import GRDB
 public import Timeline
 

@@ -66,7 +66,8 @@ extension SQLiteAnnotationStore {
         var rows: [String: AnnotationRecord] = [:]
         for chunk in SQLiteBatch.slices(externalIds) {
             let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-            let statement = try db.cachedStatement(sql: "SELECT * FROM annotation WHERE externalId IN (\(placeholders))")
+            // Not cached: each slice length is another SQL text.
+            let statement = try db.makeStatement(sql: "SELECT * FROM annotation WHERE externalId IN (\(placeholders))")
             for record in try AnnotationRecord.fetchAll(statement, arguments: StatementArguments(chunk)) {
                 if let externalId = record.externalId { rows[externalId] = record }
             }

@@ -41,20 +41,18 @@ extension SQLiteAnnotationStore: ThinningSource {
 
     public func thinningChanges(after sequence: Int64, limit: Int) async throws -> (upserts: [ThinningEntry], removals: [AnnotationID], through: Int64) {
         try await database.writer.read { db in
-            let changed = try Row.fetchAll(
-                db, sql: "SELECT annotationId, sequence FROM annotationChange WHERE sequence > ? ORDER BY sequence LIMIT ?",
-                arguments: [sequence, limit])
-            guard let through: Int64 = changed.last?["sequence"] else { return ([], [], sequence) }
-            let ids = Set(changed.map { $0["annotationId"] as String })
+            let changed = try AnnotationChangeRecord.filter(Column("sequence") > sequence).order(Column("sequence")).limit(limit).fetchAll(db)
+            guard let through = changed.last?.sequence else { return ([], [], sequence) }
+            let ids = Set(try changed.map { try $0.change().id })
             var upserts: [ThinningEntry] = []
-            for slice in SQLiteBatch.slices(Array(ids)) {
+            for slice in SQLiteBatch.slices(ids.map(\.description)) {
                 let marks = Array(repeating: "?", count: slice.count).joined(separator: ",")
                 let statement = try db.makeStatement(sql: "SELECT \(Self.entryColumns) FROM annotation WHERE id IN (\(marks))")
                 try statement.setArguments(StatementArguments(slice))
                 upserts += try Self.entries(statement, capacity: slice.count)
             }
             let live = Set(upserts.map(\.id))
-            let removals = ids.compactMap(AnnotationID.init).filter { !live.contains($0) }
+            let removals = ids.filter { !live.contains($0) }.sorted()
             return (upserts, removals, through)
         }
     }

@@ -57,7 +57,7 @@ public struct ClusterID: Hashable, Sendable, CustomStringConvertible {
         guard text.utf8.count <= 8192, let bytes = Base64URL.decode(text) else { return nil }
         var reader = ByteReader(bytes: bytes)
         guard reader.byte() == 1, let zoom = reader.byte(), let exponent = reader.byte(),
-              ThinningGrid.zoomLevels.contains(Int(zoom)), (4...9).contains(exponent),
+              ThinningGrid.zoomLevels.contains(Int(zoom)), ThinningGrid.cellSizeExponents.contains(Int(exponent)),
               let column = reader.uint32(), let row = reader.uint32(), let flags = reader.byte(), flags & ~7 == 0
         else { return nil }
         grid = ThinningGrid(zoom: Int(zoom), cellSizeExponent: Int(exponent))

@@ -1,4 +1,3 @@
-import Annotations
 import Foundation
 public import MapGeometry
 
@@ -13,6 +12,8 @@ public import MapGeometry
 public struct ThinningGrid: Hashable, Sendable {
     /// Cell sizes a request may ask for, in screen points; rounded to a power of two.
     public static let cellSizes: ClosedRange<Int> = 16...512
+    /// log2 of the cell sizes actually used (16…512 round to 2^4…2^9).
+    static let cellSizeExponents = exponent(of: cellSizes.lowerBound)...exponent(of: cellSizes.upperBound)
     /// The cell size of a request that names none.
     public static let defaultCellSize = 64
     /// Zoom levels the grid has.
@@ -29,7 +30,12 @@ public struct ThinningGrid: Hashable, Sendable {
     public init(zoom: Int, cellSize: Int) {
         precondition(Self.zoomLevels.contains(zoom) && Self.cellSizes.contains(cellSize))
         self.zoom = zoom
-        cellSizeExponent = Int(log2(Double(cellSize)).rounded())
+        cellSizeExponent = Self.exponent(of: cellSize)
+    }
+
+    /// The power of two nearest `cellSize`.
+    static func exponent(of cellSize: Int) -> Int {
+        Int(log2(Double(cellSize)).rounded())
     }
 
     init(zoom: Int, cellSizeExponent: Int) {
@@ -48,7 +54,7 @@ public struct ThinningGrid: Hashable, Sendable {
     public var level: Int { min(20 - zoom + cellSizeExponent, MortonCode.bitsPerAxis) }
 
     /// Cells per axis: the world's 2^28 map points in cells of 2^level, 2^(28 − level) of them
-    /// (1 once a cell is the whole world, 2^22 at zoom 22 with 16-point cells).
+    /// (1 once a cell is the whole world, 2^26 at zoom 22 with 16-point cells: level 20 − 22 + 4 = 2).
     var cellsPerAxis: Int { 1 << (MortonCode.bitsPerAxis - level) }
 
     /// The first zoom whose cells tell apart two codes that first differ at `bit` (0-based, of the interleave).

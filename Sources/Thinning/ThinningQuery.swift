@@ -11,7 +11,8 @@ public struct ThinningQuery: Sendable {
     public static let limits = 1...10_000
     /// Most grid cells one answer may cover (a 1024×768 view has about 221 at the default cell size).
     public static let maxCells = 65_536
-    /// A zoom this close to an integer is that integer (DESIGN.md: zooms within 1e-9 snap).
+    /// How far past 0…22 a zoom may lie by floating-point error (the viewport snaps zooms within
+    /// this of an integer, so 22.0000000001 is 22 and uses the zoom-22 grid).
     static let zoomTolerance = 1e-9
 
     public var viewport: Viewport
@@ -19,11 +20,9 @@ public struct ThinningQuery: Sendable {
     public var filter: ThinningFilter
     public var limit: Int
 
-    /// - Parameters:
-    ///   - viewport: the view, nil when reading it already recorded its error in `errors`.
-    ///   - errors: what reading the rest of the request found so far.
-    public init(viewport: Viewport?, cellSize: Int?, limit: Int?, filter: ThinningFilter, errors: FieldErrors = FieldErrors()) throws(FieldErrors) {
-        var errors = errors
+    /// - Parameter viewport: reads the view from the request (its errors are under `viewport`).
+    public init(viewport readViewport: () throws(FieldError) -> Viewport, cellSize: Int?, limit: Int?, filter: ThinningFilter) throws(FieldErrors) {
+        var errors = FieldErrors()
         let cellSize = cellSize ?? ThinningGrid.defaultCellSize
         if !ThinningGrid.cellSizes.contains(cellSize) {
             errors.record(at: ["cellSize"], "must be \(Self.range(ThinningGrid.cellSizes)), got \(cellSize)")
@@ -34,11 +33,12 @@ public struct ThinningQuery: Sendable {
         if let priority = filter.minDisplayPriority, !priorities.contains(priority) {
             errors.record(at: ["minDisplayPriority"], "must be \(Self.range(priorities)), got \(priority)")
         }
+        let read = errors.value(at: ["viewport"], readViewport)
         let zooms = Double(ThinningGrid.zoomLevels.lowerBound) - Self.zoomTolerance...Double(ThinningGrid.zoomLevels.upperBound) + Self.zoomTolerance
-        if let zoom = viewport?.zoomLevel, !zooms.contains(zoom) {
+        if let zoom = read?.zoomLevel, !zooms.contains(zoom) {
             errors.record(at: ["viewport"], "zoom level must be \(Self.range(ThinningGrid.zoomLevels)), got \(zoom)")
         }
-        let viewport = try errors.check(viewport)
+        let viewport = try errors.check(read)
         let levels = ThinningGrid.zoomLevels
         let grid = ThinningGrid(zoom: min(max(Int(viewport.zoomLevel.rounded(.down)), levels.lowerBound), levels.upperBound), cellSize: cellSize)
         let rect = viewport.visibleMapRect, side = exp2(Double(grid.level))

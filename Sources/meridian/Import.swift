@@ -2,6 +2,7 @@ import Annotations
 import ArgumentParser
 import Foundation
 import Storage
+import WireJSON
 
 /// `meridian import FILE`: loads a GeoJSON FeatureCollection of Points as annotations, with the
 /// rules of `POST /v1/annotations/import` (``GeoJSONImport``), straight into the store.
@@ -19,6 +20,12 @@ struct Import: AsyncParsableCommand {
     @Flag(help: "Import only into a database that has never held an annotation (demo data on first start).")
     var ifEmpty = false
 
+    /// Says why on standard error and exits with status 1.
+    private static func fail(_ message: String) -> Never {
+        FileHandle.standardError.write(Data((message + "\n").utf8))
+        Foundation.exit(1)
+    }
+
     func run() async throws {
         let path = database ?? ProcessInfo.processInfo.environment["MERIDIAN_DATABASE"] ?? MeridianDatabase.defaultPath
         let start = ContinuousClock.now
@@ -31,14 +38,15 @@ struct Import: AsyncParsableCommand {
         let data = try Data(contentsOf: URL(fileURLWithPath: file))
         do {
             guard let results = try await GeoJSONImport.importBody(data, into: store) else {
-                print("\(file): not a GeoJSON FeatureCollection (an object with \"type\": \"FeatureCollection\" and a \"features\" array of Feature objects)")
-                throw ExitCode.failure
+                let reason = data.withUnsafeBytes { JSONValueParser.parse($0) } == nil
+                    ? "is not valid JSON"
+                    : "is not a GeoJSON FeatureCollection (an object with \"type\": \"FeatureCollection\" and a \"features\" array of Feature objects)"
+                Self.fail("\(file) \(reason); nothing was imported")
             }
             let seconds = (ContinuousClock.now - start) / .seconds(1)
             print("imported \(file) into \(path): \(GeoJSONImport.Summary(results)) in \(String(format: "%.2f", seconds)) s")
         } catch let invalid as GeoJSONImport.InvalidFeatures {
-            print("\(file): \(invalid)")
-            throw ExitCode.failure
+            Self.fail("\(file): \(invalid)")
         }
     }
 }

@@ -32,12 +32,12 @@ import WireJSON
         let thinning = try await ThinningFollower(store: store)
         let handler = APIHandler(contract: Contract.load(), limits: Limits(maxBatchSize: 10), transformers: CRSTransformerPool(), annotations: store, thinning: thinning,
                                  tracking: try await TrackingHub.open(on: MeridianDatabase.open(path: ":memory:")))
-        // The runtime's encoder, as `buildRouterAndIndex` configures it.
+        // The runtime's encoder, with the configuration `buildRouterAndIndex` gives it.
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .custom { date, encoder in
             var container = encoder.singleValueContainer()
-            try container.encode(ISO8601DateFormatter.withMilliseconds.string(from: date))
+            try container.encode(try APICoding.configuration.dateTranscoder.encode(date))
         }
         var seen: [String: Int] = [:]
         for zoom in [3.0, 7.5, 9.0, 13.0, 22.0] {

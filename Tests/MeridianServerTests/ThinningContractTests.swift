@@ -158,6 +158,11 @@ import Testing
             #expect(try flat.problem(.unprocessableContent).pointers == ["/viewport/size/width"])
             let huge = try await client.post("/v1/annotations/thin", json: #"{"viewport":{"size":{"width":100000,"height":100000},"center":{"latitude":0,"longitude":0},"zoomLevel":20},"cellSize":16}"#)
             #expect(try huge.problem(.unprocessableContent).pointers == ["/viewport/size"])
+            // Every bad field in one answer, in the order of the request's fields.
+            let several = try await client.post("/v1/annotations/thin", json: #"{"viewport":{"size":{"width":0,"height":768},"center":{"latitude":0,"longitude":0},"zoomLevel":3},"cellSize":8,"limit":0,"minDisplayPriority":-1}"#)
+            let problem = try several.problem(.unprocessableContent)
+            #expect(problem.pointers == ["/cellSize", "/limit", "/minDisplayPriority", "/viewport/size/width"])
+            #expect(problem.detail == "4 values are invalid")
             let missing = try await client.post("/v1/annotations/thin", json: #"{"cellSize":64}"#)
             #expect(try missing.problem(.badRequest).status == 400)
             #expect(try await client.send(.get, "/v1/clusters/not-a-cluster").problem(.badRequest).errors?.first?.parameter == "clusterId")

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import MapGeometry
 import Testing
 import Tracking
@@ -27,6 +28,38 @@ import Timeline
         for value in progress {
             let text = StoredProgress(value).text
             #expect(try JSONDecoder().decode(StoredProgress.self, from: Data(text.utf8)).progress == value)
+        }
+    }
+}
+
+/// A row that does not map to a domain value is reported as corrupt, never read as something else.
+@Suite struct CorruptTrackingRowTests {
+    static func database(_ sql: String) throws -> SQLiteTrackingStore {
+        let database = try MeridianDatabase.open(path: ":memory:")
+        try database.writer.write { db in try db.execute(sql: sql) }
+        return SQLiteTrackingStore(database: database)
+    }
+
+    @Test(arguments: [
+        // An unknown rule type, a rule without its fields, a definition that is not JSON.
+        (#"INSERT INTO subscription VALUES ('s1', '{"type":"teleport"}', 0, 0, NULL)"#, "subscription", "s1"),
+        (#"INSERT INTO subscription VALUES ('s2', '{"type":"significantChange"}', 0, 0, NULL)"#, "subscription", "s2"),
+        (#"INSERT INTO subscription VALUES ('s3', 'not json', 0, 0, NULL)"#, "subscription", "s3"),
+        (#"INSERT INTO device VALUES ('d1', '{"la":1}', 1)"#, "device", "d1"),
+        (#"INSERT INTO subscriptionProgress VALUES ('s4', 'd2', '[]')"#, "subscriptionProgress", "s4/d2"),
+    ])
+    func loadingStateReportsTheRow(_ sql: String, _ table: String, _ id: String) throws {
+        let store = try Self.database(sql)
+        #expect(throws: StorageError.corruptRow(table: table, id: id)) { try store.loadState() }
+    }
+
+    @Test func anEventOfAnUnknownKindIsReportedWhenRead() async throws {
+        let location = StoredFix(TrackingRecordTests.fix).text
+        let store = try Self.database("""
+            INSERT INTO trackingEvent VALUES (7, 'e7', 's1', 'd1', 'teleport', NULL, '\(location)', NULL, 0, 0)
+            """)
+        await #expect(throws: StorageError.corruptRow(table: "trackingEvent", id: "7")) {
+            try await store.events(subscriptionId: nil, after: 0, limit: 10)
         }
     }
 }

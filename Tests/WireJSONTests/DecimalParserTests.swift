@@ -34,6 +34,10 @@ import WireJSON
         #expect(parse(text) == nil)
     }
 
+}
+
+/// The conversion batch scanner reads exactly its one shape and declines everything else.
+@Suite struct PairBatchScannerTests {
     @Test(arguments: [
         #"{"coordinates":[{"latitude":1,"longitude":2,"extra":3}]}"#,
         #"{"coordinates":[{"latitude":1,"latitude":2}]}"#,

@@ -1,12 +1,14 @@
 // Issue 5's in-process figures for the thinning index, as JSON on stdout:
 // build (from points and from a SQLite database), memory, query p50/p95 for a world view at
-// zoom 2 and a city view at zoom 12 (1024×768), and amortized writes while queries run.
+// zoom 2 and a city view at zoom 12 (1024×768), and writes as the server takes them: through the
+// SQLite store (one transaction each) until the next thin answer includes them, while answers run.
 //
 //     ThinningBench DATA_DIR [DATABASE_PATH]
 //
-// DATA_DIR holds scripts/thinning-data.py's sets; with DATABASE_PATH the uniform set is also
-// imported into that SQLite file and the index is loaded from it (the file is kept for the
-// HTTP measurement of scripts/bench-thinning.py).
+// DATA_DIR holds scripts/thinning-data.py's sets. Each set is imported into a temporary SQLite
+// file for the write figure (deleted afterwards); with DATABASE_PATH the uniform set is also
+// imported into that file, untouched by writes, and the index is loaded from it (the file is kept
+// for the HTTP measurement of scripts/bench-thinning.py).
 import Annotations
 import Foundation
 import MapGeometry
@@ -21,11 +23,14 @@ struct DatasetInfo: Decodable {
     var city: Centre
 }
 
+func seconds(_ elapsed: Duration) -> Double {
+    Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+}
+
 func seconds(_ body: () throws -> Void) rethrows -> Double {
     let start = ContinuousClock.now
     try body()
-    let elapsed = ContinuousClock.now - start
-    return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    return seconds(ContinuousClock.now - start)
 }
 
 func percentile(_ values: [Double], _ p: Double) -> Double {
@@ -61,7 +66,7 @@ func view(_ centre: Coordinate, zoom: Double) throws -> MapRect {
 }
 
 func queryTimes(_ index: ThinningIndex, _ rect: MapRect, zoom: Int, runs: Int) -> (p50: Double, p95: Double, items: Int) {
-    let grid = ThinningGrid(zoom: zoom, cellSize: 64)
+    let grid = ThinningGrid(zoom: zoom, cellSize: ThinningGrid.defaultCellSize)
     var items = 0
     for _ in 0..<max(3, runs / 20) { items = index.thin(rect, grid: grid).items.count }  // warm up
     let times = (0..<runs).map { _ in seconds { _ = index.thin(rect, grid: grid) } }
@@ -74,7 +79,7 @@ func queryTimes(_ index: ThinningIndex, _ rect: MapRect, zoom: Int, runs: Int) -
 /// through the follower; ends when an answer includes every write. Seconds per write, amortized.
 func storeWriteTimes(_ store: SQLiteAnnotationStore, _ follower: ThinningFollower, _ points: [(Double, Double)], operations: Int) async throws -> Double {
     let world = try view(Coordinate(latitude: 0, longitude: 0), zoom: 2)
-    let grid = ThinningGrid(zoom: 2, cellSize: 64)
+    let grid = ThinningGrid(zoom: 2, cellSize: ThinningGrid.defaultCellSize)
     let running = Atomic(true)
     let following = Task { await follower.follow() }
     let reader = Task {
@@ -110,15 +115,15 @@ func storeWriteTimes(_ store: SQLiteAnnotationStore, _ follower: ThinningFollowe
     running.value = false
     _ = try await reader.value
     precondition(index.count == initial + live.count, "every write reached the index")
-    return (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18) / Double(operations)
+    return seconds(elapsed) / Double(operations)
 }
 
-/// A fresh SQLite file holding `points` (one import), with its store and follower.
-func seededStore(at path: String, _ points: [(Double, Double)]) async throws -> (SQLiteAnnotationStore, ThinningFollower) {
+/// A fresh SQLite file holding `points` (one import), and its store.
+func importedStore(at path: String, _ points: [(Double, Double)]) async throws -> SQLiteAnnotationStore {
     for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
     let store = try await SQLiteAnnotationStore.open(path: path)
     _ = try await store.importContents(points.map { AnnotationContent(coordinate: Coordinate(latitude: $0.1, longitude: $0.0), kind: "pin") })
-    return (store, try await ThinningFollower(store: store))
+    return store
 }
 
 final class Atomic<Value>: @unchecked Sendable {
@@ -167,21 +172,28 @@ for dataset in datasets {
     if let seconds = ProcessInfo.processInfo.environment["THINNING_PROFILE_CITY"].flatMap(Double.init), big {
         // For perf: the city view over and over.
         let rect = try view(centre, zoom: 12), until = ContinuousClock.now + .seconds(seconds)
-        while ContinuousClock.now < until { _ = index.thin(rect, grid: ThinningGrid(zoom: 12, cellSize: 64)) }
+        while ContinuousClock.now < until { _ = index.thin(rect, grid: ThinningGrid(zoom: 12, cellSize: ThinningGrid.defaultCellSize)) }
     }
     let city = try queryTimes(index, view(centre, zoom: 12), zoom: 12, runs: 3000)
     (figures["cityP50"], figures["cityP95"], figures["cityItems"]) = (city.p50, city.p95, Double(city.items))
     index = nil
-    // The uniform set's file stays for the load figure below and the HTTP measurement.
-    let path = dataset.name == "uniform" && arguments.count >= 3 ? arguments[2] : NSTemporaryDirectory() + "thinning-\(dataset.name).sqlite"
-    let (store, follower) = try await seededStore(at: path, points)
-    figures["writeSeconds"] = try await storeWriteTimes(store, follower, points, operations: 30_000)
+    let path = NSTemporaryDirectory() + "thinning-writes-\(dataset.name).sqlite"
+    do {
+        let store = try await importedStore(at: path, points)
+        let follower = try await ThinningFollower(store: store)
+        figures["writeSeconds"] = try await storeWriteTimes(store, follower, points, operations: 30_000)
+    }
+    for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    if dataset.name == "uniform", arguments.count >= 3 {
+        // The file the load figure below and the HTTP measurement read: the set as imported.
+        _ = try await importedStore(at: arguments[2], points)
+    }
     report[dataset.name] = figures
     FileHandle.standardError.write(Data("measured \(dataset.name)\n".utf8))
 }
 
 if arguments.count >= 3 {
-    // The uniform set through SQLite (imported above): time loading the index from the file.
+    // The uniform set through SQLite (imported above, no writes since): time loading the index from the file.
     let store = try await SQLiteAnnotationStore.open(path: arguments[2])
     var loads: [Double] = []
     for _ in 0..<3 {
@@ -189,7 +201,7 @@ if arguments.count >= 3 {
         let follower = try await ThinningFollower(store: store)
         let elapsed = ContinuousClock.now - start
         precondition(follower.index.count == Int(report["uniform"]?["count"] ?? -1), "the file holds the uniform set")
-        loads.append(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        loads.append(seconds(elapsed))
     }
     report["uniform", default: [:]]["databaseBuildSeconds"] = loads.sorted()[1]
 }

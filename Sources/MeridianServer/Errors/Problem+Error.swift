@@ -20,7 +20,9 @@ enum ProblemMapping {
         case let error as FieldError:
             return ProblemError.invalid(pointer: JSONPointer.make(error.path), error.message).problem
         case let error as FieldErrors:
-            return ProblemError.invalid(fields(error)).problem
+            let fields = fields(error)
+            if error.total == 1 { return ProblemError.invalid(fields).problem }
+            return ProblemDetails(status: .unprocessableContent, detail: "\(error.total) values are invalid", errors: fields)
         case let error as GeoJSONImport.InvalidFeatures:
             let fields = fields(error.errors)
             if error.errors.total == 1 { return ProblemError.invalid(fields).problem }
@@ -42,7 +44,7 @@ enum ProblemMapping {
     }
 
     /// The pointers of field errors whose paths start at the body.
-    private static func fields(_ errors: FieldErrors) -> [ProblemDetails.FieldError] {
+    static func fields(_ errors: FieldErrors) -> [ProblemDetails.FieldError] {
         errors.errors.map { .init(pointer: JSONPointer.make($0.path), detail: $0.message) }
     }
 

@@ -33,7 +33,7 @@ extension APIHandler {
         }
         let entries = changes.map { change in
             Components.Schemas.AnnotationChange(
-                sequence: change.sequence, _type: .init(rawValue: change.kind.rawValue) ?? .updated,
+                sequence: change.sequence, _type: .init(change.kind),
                 id: change.id.description, version: change.version, at: change.at
             )
         }
@@ -76,7 +76,7 @@ extension Components.Schemas.ImportAnswer {
         let summary = GeoJSONImport.Summary(results)
         self.init(
             results: results.enumerated().map { index, result in
-                Components.Schemas.ImportResult(index: index, id: result.id.description, status: .init(rawValue: result.status.rawValue) ?? .unchanged)
+                Components.Schemas.ImportResult(index: index, id: result.id.description, status: .init(result.status))
             },
             created: summary.created, updated: summary.updated, unchanged: summary.unchanged)
     }

@@ -1,4 +1,3 @@
-import Annotations
 import Foundation
 import HTTPTypes
 import MeridianAPI
@@ -10,7 +9,7 @@ import Timeline
 
 extension APIHandler {
     func createSubscription(_ input: Operations.CreateSubscription.Input) async throws -> Operations.CreateSubscription.Output {
-        guard case .json(let body) = input.body else { throw ProblemError(.unsupportedMediaType, detail: "send application/json") }
+        let body = switch input.body { case .json(let body): body }
         let request = try SubscriptionRequest(body, maxLocationAgeIsNull: ExplicitNulls.current.contains("maxLocationAge"))
         let subscription = try await tracking.tracker.subscribe { id, createdAt in
             Subscription(id: id, deviceIds: request.deviceIds, maxLocationAge: request.maxLocationAge,

@@ -9,8 +9,9 @@ import Timeline
 /// Thinning: annotations plus clusters for a viewport, and clusters by id (tag Thinning).
 ///
 /// `POST /v1/annotations/thin` and `GET /v1/clusters/{id}` are answered by ``FastRoutes`` (the
-/// answer written by ``ThinAnswerWriter``) whenever the request decodes; these generated handlers
-/// answer the same bytes (a test compares them) and explain the requests that do not.
+/// answer written by ``ThinAnswerWriter``, its 422s through the same ``ThinningQuery``) whenever
+/// the request decodes; these generated handlers answer the same bytes (a test compares them) and
+/// explain the requests that do not decode (400) and clusters that are malformed or gone.
 extension APIHandler {
     func thinAnnotations(_ input: Operations.ThinAnnotations.Input) async throws -> Operations.ThinAnnotations.Output {
         switch input.body {
@@ -91,12 +92,10 @@ struct ThinningAnswer {
 extension ThinningQuery {
     /// The query a request body asks for; every bad field in one 422.
     init(_ body: Components.Schemas.ThinRequest) throws(FieldErrors) {
-        var errors = FieldErrors()
-        let viewport = errors.value(at: ["viewport"]) { () throws(FieldError) in try Viewport(body.viewport) }
         let filter = ThinningFilter(
             kinds: body.kinds.map(Set.init), clusteringIdentifiers: body.clusteringIdentifiers.map(Set.init),
             minDisplayPriority: body.minDisplayPriority)
-        try self.init(viewport: viewport, cellSize: body.cellSize, limit: body.limit, filter: filter, errors: errors)
+        try self.init(viewport: { () throws(FieldError) in try Viewport(body.viewport) }, cellSize: body.cellSize, limit: body.limit, filter: filter)
     }
 }
 

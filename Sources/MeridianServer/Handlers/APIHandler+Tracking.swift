@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import MapGeometry
 import MeridianAPI
 import OpenAPIRuntime
 import Tracking
@@ -13,25 +14,28 @@ extension APIHandler {
 
     func postLocations(_ input: Operations.PostLocations.Input) async throws -> Operations.PostLocations.Output {
         let deviceId = try Self.deviceID(input.path.deviceId)
-        guard case .json(let body) = input.body else { throw ProblemError(.unsupportedMediaType, detail: "send application/json") }
+        let body = switch input.body { case .json(let body): body }
         guard body.locations.count <= Self.maxFixesPerRequest else {
             throw ProblemError.invalid(pointer: "/locations", "holds \(body.locations.count) fixes; at most \(Self.maxFixesPerRequest) per request")
         }
-        var fixes: [LocationFix] = []
-        var unreadable: [ProblemDetails.FieldError] = []
-        for (index, wire) in body.locations.enumerated() {
-            if let fix = LocationFix(wire) { fixes.append(fix) } else {
-                unreadable.append(.init(pointer: "/locations/\(index)/timestamp", detail: "must be an RFC 3339 date-time such as 2026-11-23T08:15:30.123Z"))
+        var unreadable = FieldErrors()
+        let fixes = body.locations.enumerated().compactMap { index, wire in
+            unreadable.value(at: ["locations", String(index)]) { () throws(FieldError) in
+                guard let fix = LocationFix(wire) else {
+                    throw FieldError(path: ["timestamp"], message: "must be an RFC 3339 date-time such as 2026-11-23T08:15:30.123Z")
+                }
+                return fix
             }
         }
         if !unreadable.isEmpty {
-            let subject = unreadable.count == 1 ? "\(unreadable[0].pointer ?? "") is" : "\(unreadable.count) timestamps are"
-            throw ProblemError(.badRequest, detail: "\(subject) not an RFC 3339 date-time", errors: unreadable)
+            // Unreadable input is 400, not 422: the body is not what the contract describes.
+            let subject = unreadable.total == 1 ? "\(JSONPointer.make(unreadable.errors[0].path)) is" : "\(unreadable.total) timestamps are"
+            throw ProblemError(.badRequest, detail: "\(subject) not an RFC 3339 date-time", errors: ProblemMapping.fields(unreadable))
         }
         let result = try await tracking.tracker.ingest(deviceId: deviceId, fixes: fixes)
         return .ok(.init(body: .json(.init(
             results: result.results.map(Components.Schemas.FixResult.init),
-            skipped: result.skipped.map { .init(index: $0.index, subscriptionId: $0.subscriptionId, reason: .init(rawValue: $0.reason.rawValue) ?? .stale) },
+            skipped: result.skipped.map { .init(index: $0.index, subscriptionId: $0.subscriptionId, reason: .init($0.reason)) },
             events: result.events.map(Components.Schemas.Event.init)
         ))))
     }

@@ -15,7 +15,7 @@ struct SubscriptionRequest {
     init(_ wire: Components.Schemas.SubscriptionInput, maxLocationAgeIsNull: Bool) throws(FieldErrors) {
         var errors = FieldErrors()
         func check(_ value: Double?, _ field: String) {
-            if let value, !value.isFinite || value < 0 { errors.record(at: [field], "must be a number of at least 0") }
+            if let value { _ = errors.value { () throws(FieldError) in try FieldError.check(value, field: field, atLeast: 0) } }
         }
         for (index, id) in (wire.deviceIds ?? []).enumerated() where !DeviceIdentifier.isValid(id) {
             errors.record(at: ["deviceIds", String(index)], DeviceIdentifier.rule)
@@ -101,17 +101,6 @@ struct SubscriptionRequest {
         default:
             errors.record(at: ["region"], "must be either {\"circle\": {\"center\", \"radius\"}} or a GeoJSON Polygon {\"type\": \"Polygon\", \"coordinates\"}")
             return nil
-        }
-    }
-}
-
-/// What a device id may be: the feed's own name, printable and short.
-enum DeviceIdentifier {
-    static let rule = "must be 1…128 characters of letters, digits and - _ . : @"
-
-    static func isValid(_ id: String) -> Bool {
-        (1...128).contains(id.utf8.count) && id.unicodeScalars.allSatisfy { scalar in
-            scalar.properties.isAlphabetic || scalar.properties.numericType != nil || "-_.:@".unicodeScalars.contains(scalar)
         }
     }
 }

@@ -34,7 +34,7 @@ extension Components.Schemas.Event {
     init(_ event: TrackingEvent) {
         self.init(
             id: event.id, sequence: event.sequence, subscriptionId: event.subscriptionId, deviceId: event.deviceId,
-            _type: .init(rawValue: event.kind.rawValue) ?? .significantChange, reason: event.reason,
+            _type: .init(event.kind), reason: event.reason,
             location: .init(event.location), previousLocation: event.previousLocation.map(Components.Schemas.Fix.init),
             occurredAt: event.occurredAt.rfc3339, recordedAt: event.recordedAt.rfc3339
         )
@@ -47,7 +47,7 @@ extension Components.Schemas.FixResult {
         case .accepted: self.init(index: result.index, status: .accepted)
         case .duplicate: self.init(index: result.index, status: .duplicate)
         case .late: self.init(index: result.index, status: .late, reason: .outOfOrder)
-        case .rejected(let reason): self.init(index: result.index, status: .rejected, reason: .init(rawValue: reason.rawValue))
+        case .rejected(let reason): self.init(index: result.index, status: .rejected, reason: .init(reason))
         }
     }
 }

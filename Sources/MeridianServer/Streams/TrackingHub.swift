@@ -1,4 +1,3 @@
-import Annotations
 import Foundation
 import Storage
 import Tracking
