@@ -1,5 +1,5 @@
 import Foundation
-public import MapGeometry
+import MapGeometry
 
 /// The world-anchored grid a thinning answer uses: at zoom `z` a cell of `cellSize` screen points
 /// is a square of 2^level map points, `level = 20 − z + log2(cellSize)`, so the cells of one

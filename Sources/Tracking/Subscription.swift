@@ -1,4 +1,4 @@
-public import MapGeometry
+import MapGeometry
 public import Timeline
 
 /// What turns a device's fixes into events: significant location changes or a region's

@@ -9,7 +9,7 @@
 /// ```
 public struct JSONWriter: Sendable {
     /// The UTF-8 written so far.
-    public private(set) var bytes: [UInt8] = []
+    public var bytes: [UInt8] = []
 
     /// An empty writer with room for `capacity` bytes.
     public init(capacity: Int = 64) {
@@ -22,27 +22,30 @@ public struct JSONWriter: Sendable {
     /// The integer a whole, exactly representable Double prints as (`3`, not `3.0`); nil for any
     /// other value, which prints in Swift's shortest round-tripping form. Below 2^53 every integer
     /// is exact in a Double, so the integer text reads back as the same Double.
-    @inline(__always)
+    @inlinable
     public static func exactInteger(_ value: Double) -> Int64? {
         value == value.rounded(.towardZero) && abs(value) < 9_007_199_254_740_992 ? Int64(value) : nil
     }
 
     /// Literal JSON text (punctuation, keys known at compile time).
-    @inline(__always)
+    @inlinable
     public mutating func raw(_ text: StaticString) {
         bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     /// Literal JSON text built at run time.
+    @inlinable
     public mutating func raw(_ text: String) {
         bytes += text.utf8
     }
 
+    @inlinable
     public mutating func int(_ value: Int) {
         bytes += String(value).utf8
     }
 
     /// A finite number by the one rule: an integer when whole and exact, else the shortest round-trip form.
+    @inlinable
     public mutating func number(_ value: Double) {
         if let integer = Self.exactInteger(value) {
             bytes += String(integer).utf8
@@ -51,11 +54,13 @@ public struct JSONWriter: Sendable {
         }
     }
 
+    @inlinable
     public mutating func bool(_ value: Bool) {
         value ? raw("true") : raw("false")
     }
 
     /// `value` as a JSON string: quotes, and escapes for `"`, `\` and control characters.
+    @inlinable
     public mutating func string(_ value: String) {
         bytes.append(UInt8(ascii: "\""))
         for byte in value.utf8 {
@@ -119,5 +124,6 @@ public struct JSONWriter: Sendable {
         return digits + (integer < 0 ? 1 : 0)
     }
 
-    private static let hexDigits = Array("0123456789abcdef".utf8)
+    @usableFromInline
+    static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 }

@@ -84,7 +84,7 @@ struct ServerProcess {
         process.waitUntilExit()
     }
 
-    private static func executable() throws -> URL {
+    static func executable() throws -> URL {
         let candidates = [
             URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("meridian"),
             URL(fileURLWithPath: ".build/debug/meridian"),

@@ -126,6 +126,53 @@ func importedStore(at path: String, _ points: [(Double, Double)]) async throws -
     return store
 }
 
+/// The index's share of a write: the same mix applied as the follower applies the feed (batches of
+/// `batch` writes, one write lock each) while another thread queries the world view; seconds per write.
+func applyTimes(_ index: ThinningIndex, _ points: [(Double, Double)], operations: Int, batch: Int) throws -> Double {
+    let world = try view(Coordinate(latitude: 0, longitude: 0), zoom: 2)
+    let running = Atomic(true)
+    let reader = Thread {
+        while running.value { _ = index.thin(world, grid: ThinningGrid(zoom: 2, cellSize: ThinningGrid.defaultCellSize)) }
+    }
+    reader.start()
+    defer { running.value = false }
+    let ids = UUIDv7Generator()
+    var random = SystemRandomNumberGenerator()
+    var live: [ThinningEntry] = []
+    var upserts: [ThinningEntry] = [], removals: [AnnotationID] = []
+    var sequence = index.sequence
+    let initial = index.count
+    let total = seconds {
+        for i in 0..<operations {
+            switch i % 3 {
+            case 0:
+                let (lon, lat) = points[(i * 7919) % points.count]
+                live.append(ThinningEntry(id: ids.next(), coordinate: Coordinate(latitude: lat, longitude: lon), kind: "pin", clusteringIdentifier: nil, displayPriority: 500))
+                upserts.append(live[live.count - 1])
+            case 1:
+                // Move one of the new annotations a little east.
+                let k = Int.random(in: 0..<live.count, using: &random)
+                live[k].point.x = min(live[k].point.x + 5_000, Mercator.worldSize - 1)
+                upserts.append(live[k])
+            default:
+                let k = Int.random(in: 0..<live.count, using: &random)
+                removals.append(live[k].id)
+                upserts.removeAll { $0.id == live[k].id }
+                live.swapAt(k, live.count - 1)
+                live.removeLast()
+            }
+            if upserts.count + removals.count >= batch || i == operations - 1 {
+                sequence += Int64(upserts.count + removals.count)
+                index.apply(upserts: upserts, removals: removals, through: sequence)
+                upserts.removeAll(keepingCapacity: true)
+                removals.removeAll(keepingCapacity: true)
+            }
+        }
+    }
+    precondition(index.count == initial + live.count, "every write was applied")
+    return total / Double(operations)
+}
+
 final class Atomic<Value>: @unchecked Sendable {
     private let lock = NSLock()
     private var stored: Value
@@ -176,6 +223,7 @@ for dataset in datasets {
     }
     let city = try queryTimes(index, view(centre, zoom: 12), zoom: 12, runs: 3000)
     (figures["cityP50"], figures["cityP95"], figures["cityItems"]) = (city.p50, city.p95, Double(city.items))
+    figures["applySeconds"] = try applyTimes(index, points, operations: 300_000, batch: 64)
     index = nil
     let path = NSTemporaryDirectory() + "thinning-writes-\(dataset.name).sqlite"
     do {

@@ -1,5 +1,5 @@
 import MapGeometry
-public import WireJSON
+import WireJSON
 
 /// Reads a GeoJSON import body straight into annotation contents: ``GeoJSONPointReader`` for the
 /// collection, and the annotation fields of each feature's `properties` read directly (no tree

@@ -1,6 +1,6 @@
 public import Foundation
 public import MapGeometry
-public import WireJSON
+import WireJSON
 
 /// Importing a GeoJSON FeatureCollection of Points as annotations: the one use case behind both
 /// `POST /v1/annotations/import` and `meridian import`. Every feature is checked before anything
