@@ -12,6 +12,13 @@ public enum GeoJSONPointReader {
         public var longitude: Double
         public var latitude: Double
         public var properties: Properties?
+
+        @usableFromInline
+        init(longitude: Double, latitude: Double, properties: Properties?) {
+            self.longitude = longitude
+            self.latitude = latitude
+            self.properties = properties
+        }
     }
 
     /// Reads the collection, calling `feature` for each feature in order; false when the body is
@@ -20,6 +27,7 @@ public enum GeoJSONPointReader {
     /// - Parameters:
     ///   - readProperties: reads a non-null `properties` value (an object or anything else), nil to decline.
     ///   - feature: takes one feature, false to decline.
+    @inlinable
     public static func read<Properties>(
         _ bytes: UnsafeRawBufferPointer,
         readProperties: (inout JSONValueParser) -> Properties?,
@@ -49,7 +57,8 @@ public enum GeoJSONPointReader {
     }
 
     /// One feature: `type` "Feature", a Point geometry, optional properties; other members ignored.
-    private static func readFeature<Properties>(
+    @usableFromInline
+    static func readFeature<Properties>(
         _ parser: inout JSONValueParser, _ readProperties: (inout JSONValueParser) -> Properties?
     ) -> Feature<Properties>? {
         var sawType = false, sawProperties = false
@@ -80,7 +89,8 @@ public enum GeoJSONPointReader {
     }
 
     /// `{"type":"Point","coordinates":[lon,lat(,alt)]}` as (longitude, latitude).
-    private static func point(_ parser: inout JSONValueParser) -> (Double, Double)? {
+    @usableFromInline
+    static func point(_ parser: inout JSONValueParser) -> (Double, Double)? {
         var isPoint = false
         var numbers: [Double]?
         let complete = parser.members { key, parser in

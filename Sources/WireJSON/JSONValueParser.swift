@@ -8,8 +8,9 @@
 /// generated decoding, which reports the error with its position.
 public struct JSONValueParser {
     public let bytes: UnsafeRawBufferPointer
-    public private(set) var index = 0
-    private var depth = 0
+    /// The position of the next byte to read.
+    public var index = 0
+    @usableFromInline var depth = 0
     private static let maxDepth = 512
 
     /// The value of the whole buffer, or nil when it is not valid JSON.
@@ -24,6 +25,7 @@ public struct JSONValueParser {
         self.bytes = bytes
     }
 
+    @inlinable
     public mutating func skipWhitespace() {
         while index < bytes.count {
             switch bytes[index] {
@@ -51,6 +53,7 @@ public struct JSONValueParser {
     }
 
     /// After whitespace, the next byte if it is `byte` (consumed); false otherwise.
+    @inlinable
     public mutating func consume(_ byte: UInt8) -> Bool {
         skipWhitespace()
         guard index < bytes.count, bytes[index] == byte else { return false }
@@ -59,18 +62,21 @@ public struct JSONValueParser {
     }
 
     /// After whitespace, the next byte without consuming it.
+    @inlinable
     public mutating func peek() -> UInt8? {
         skipWhitespace()
         return index < bytes.count ? bytes[index] : nil
     }
 
     /// A string at the current position (after whitespace), or nil for anything else.
+    @inlinable
     public mutating func stringValue() -> String? {
         guard peek() == UInt8(ascii: "\"") else { return nil }
         return string()
     }
 
     /// A number at the current position.
+    @inlinable
     public mutating func number() -> Double? {
         skipWhitespace()
         guard index < bytes.count, let (number, length) = DecimalParser.parse(bytes, from: index) else { return nil }
@@ -79,6 +85,7 @@ public struct JSONValueParser {
     }
 
     /// Whether only whitespace remains.
+    @inlinable
     public mutating func atEnd() -> Bool {
         skipWhitespace()
         return index == bytes.count
@@ -86,6 +93,7 @@ public struct JSONValueParser {
 
     /// Walks an object's members, calling `member` with each key while the parser stands on its
     /// value (which `member` must read); false when the object is malformed or `member` says so.
+    @inlinable
     public mutating func members(_ member: (String, inout JSONValueParser) -> Bool) -> Bool {
         guard consume(UInt8(ascii: "{")) else { return false }
         if consume(UInt8(ascii: "}")) { return true }
@@ -99,6 +107,7 @@ public struct JSONValueParser {
 
     /// After whitespace, a string without escapes as the bytes between its quotes, read without
     /// making a `String` (the keys fast paths look for are plain ASCII); nil for anything else.
+    @inlinable
     public mutating func plainString() -> Slice<UnsafeRawBufferPointer>? {
         guard peek() == UInt8(ascii: "\"") else { return nil }
         let start = index + 1
@@ -117,6 +126,7 @@ public struct JSONValueParser {
 
     /// Whether `slice` holds exactly the bytes of `key`.
     @inline(__always)
+    @inlinable
     public static func equal(_ slice: Slice<UnsafeRawBufferPointer>, _ key: [UInt8]) -> Bool {
         guard slice.count == key.count else { return false }
         var offset = slice.startIndex
@@ -179,6 +189,7 @@ public struct JSONValueParser {
     }
 
     /// A string at `index` (on its opening quote); UTF-8 is validated, escapes decoded.
+    @usableFromInline
     mutating func string() -> String? {
         index += 1  // "
         let start = index
