@@ -12,12 +12,6 @@ public enum AnnotationFeatureReader {
     /// Contents per chunk: big enough to amortize the hand-over, small enough that the writer starts early.
     public static let chunkSize = 2048
 
-    /// The contents of every feature, or nil when the body is anything but a valid import.
-    public static func contents(_ bytes: UnsafeRawBufferPointer) -> [AnnotationContent]? {
-        var contents: [AnnotationContent] = []
-        return read(bytes) { contents += $0 } ? contents : nil
-    }
-
     /// Reads the body, handing the contents to `emit` in chunks of `chunkSize` as it goes; false
     /// when it declines (the chunks already emitted must then be discarded).
     public static func read(_ bytes: UnsafeRawBufferPointer, chunkSize: Int = chunkSize, emit: ([AnnotationContent]) -> Void) -> Bool {

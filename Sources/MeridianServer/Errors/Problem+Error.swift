@@ -20,13 +20,9 @@ enum ProblemMapping {
         case let error as FieldError:
             return ProblemError.invalid(pointer: JSONPointer.make(error.path), error.message).problem
         case let error as FieldErrors:
-            let fields = fields(error)
-            if error.total == 1 { return ProblemError.invalid(fields).problem }
-            return ProblemDetails(status: .unprocessableContent, detail: "\(error.total) values are invalid", errors: fields)
+            return ProblemError.invalid(fields(error), total: error.total).problem
         case let error as GeoJSONImport.InvalidFeatures:
-            let fields = fields(error.errors)
-            if error.errors.total == 1 { return ProblemError.invalid(fields).problem }
-            return ProblemDetails(status: .unprocessableContent, detail: "\(error.errors.total) features are invalid; nothing was imported", errors: fields)
+            return ProblemError.invalid(fields(error.errors), total: error.errors.total, several: "features are invalid; nothing was imported").problem
         case let error as GeodesyError:
             return geodesyProblem(error)
         case let error as AnnotationStoreError:

@@ -10,9 +10,13 @@ struct ProblemError: Error, Sendable, CustomStringConvertible {
     }
 
     /// 422: the request was read, but values in it cannot be used.
-    static func invalid(_ errors: [ProblemDetails.FieldError]) -> ProblemError {
-        let detail = errors.count == 1 ? "\(errors[0].pointer ?? errors[0].parameter ?? "value") \(errors[0].detail)"
-            : "\(errors.count) values are invalid"
+    /// - Parameters:
+    ///   - total: how many were found, when more than the listed `errors`.
+    ///   - several: what the detail says after the count when there are several.
+    static func invalid(_ errors: [ProblemDetails.FieldError], total: Int? = nil, several: String = "values are invalid") -> ProblemError {
+        let count = total ?? errors.count
+        let detail = count == 1 ? "\(errors[0].pointer ?? errors[0].parameter ?? "value") \(errors[0].detail)"
+            : "\(count) \(several)"
         return ProblemError(.unprocessableContent, detail: detail, errors: errors)
     }
 

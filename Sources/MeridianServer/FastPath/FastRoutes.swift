@@ -91,7 +91,8 @@ struct FastRoutes<Context: RequestContext, Store: AnnotationStore>: RouterMiddle
         json.raw(output.open)
         for (index, pair) in pairs.enumerated() {
             guard let (a, b) = transform(pair.0, pair.1) else { return nil }
-            json.raw(index == 0 ? output.firstKey : output.nextFirstKey)
+            if index > 0 { json.raw(",") }
+            json.raw(output.firstKey)
             json.number(a)
             json.raw(output.secondKey)
             json.number(b)
@@ -111,10 +112,10 @@ extension PairBatchScanner {
 
 /// How a conversion answer spells its pairs (keys sorted, as the generated encoder writes them).
 struct PairShape: Sendable {
-    var open: StaticString, firstKey: StaticString, nextFirstKey: StaticString, secondKey: StaticString
+    var open: StaticString, firstKey: StaticString, secondKey: StaticString
 
-    static let mapPoints = PairShape(open: "{\"mapPoints\":[", firstKey: "{\"x\":", nextFirstKey: ",{\"x\":", secondKey: ",\"y\":")
-    static let coordinates = PairShape(open: "{\"coordinates\":[", firstKey: "{\"latitude\":", nextFirstKey: ",{\"latitude\":", secondKey: ",\"longitude\":")
+    static let mapPoints = PairShape(open: "{\"mapPoints\":[", firstKey: "{\"x\":", secondKey: ",\"y\":")
+    static let coordinates = PairShape(open: "{\"coordinates\":[", firstKey: "{\"latitude\":", secondKey: ",\"longitude\":")
 }
 
 /// The ImportAnswer as the generated encoder writes it (sorted keys, compact), written directly.

@@ -19,12 +19,11 @@ extension APIHandler {
             throw ProblemError.invalid(pointer: "/locations", "holds \(body.locations.count) fixes; at most \(Self.maxFixesPerRequest) per request")
         }
         var unreadable = FieldErrors()
-        let fixes = body.locations.enumerated().compactMap { index, wire in
-            unreadable.value(at: ["locations", String(index)]) { () throws(FieldError) in
-                guard let fix = LocationFix(wire) else {
-                    throw FieldError(path: ["timestamp"], message: "must be an RFC 3339 date-time such as 2026-11-23T08:15:30.123Z")
-                }
-                return fix
+        var fixes: [LocationFix] = []
+        fixes.reserveCapacity(body.locations.count)
+        for (index, wire) in body.locations.enumerated() {
+            if let fix = LocationFix(wire) { fixes.append(fix) } else {
+                unreadable.record(at: ["locations", String(index), "timestamp"], "must be an RFC 3339 date-time such as 2026-11-23T08:15:30.123Z")
             }
         }
         if !unreadable.isEmpty {
