@@ -38,6 +38,7 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
     ],
     targets: [
         // Pure Swift: coordinates, map points, regions, viewports and every conversion formula.
@@ -101,6 +102,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Yams", package: "Yams"),
             ],
             resources: [.embedInCode("Resources/openapi.yaml")],
             swiftSettings: handWrittenSettings
@@ -118,10 +120,12 @@ let package = Package(
             swiftSettings: handWrittenSettings
         ),
 
+        // Helpers the test targets share (a seeded random generator); never part of a product.
+        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: handWrittenSettings),
         .testTarget(
             name: "MapGeometryTests",
             dependencies: [
-                "MapGeometry",
+                "MapGeometry", "TestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             swiftSettings: handWrittenSettings
@@ -143,7 +147,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ThinningTests",
-            dependencies: ["Thinning", "Annotations", "MapGeometry", "Storage", "Timeline"],
+            dependencies: ["Thinning", "Annotations", "MapGeometry", "Storage", "Timeline", "TestSupport"],
             swiftSettings: handWrittenSettings
         ),
         .testTarget(
@@ -153,7 +157,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TrackingTests",
-            dependencies: ["Tracking", "Geodesy", "MapGeometry", "Storage", "Timeline"],
+            dependencies: ["Tracking", "Geodesy", "MapGeometry", "Storage", "Timeline", "TestSupport"],
             swiftSettings: handWrittenSettings
         ),
         .testTarget(

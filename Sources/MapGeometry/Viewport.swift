@@ -1,7 +1,7 @@
 import Foundation
 
 /// What a map view shows: its size in screen points, a camera heading, and the unrotated map
-/// rect (``frame``) that fills it, with the view's aspect.
+/// rect (``frame``) that fills it, with the view's aspect, centred on what was asked for.
 ///
 /// The scale is one number, ``zoomScale`` screen points per map point, the same both ways.
 /// The heading turns the map around the view's center: the direction `heading` degrees
@@ -9,9 +9,10 @@ import Foundation
 public struct Viewport: Hashable, Sendable {
     /// How a caller says what the view shows.
     public enum Area: Hashable, Sendable {
-        /// Origin and width fix the view; its height follows the view's aspect.
+        /// The view shows at least the whole rect, centred on it (`setVisibleMapRect:`, which
+        /// applies `mapRectThatFits:`): the other dimension grows to the view's aspect.
         case visibleMapRect(MapRect)
-        /// Fitted to the view's aspect first (`regionThatFits:`).
+        /// Fitted to the view's aspect first (`regionThatFits:`), the same rule on the region's map rect.
         case region(Region)
         /// A center and a zoom level (256-point tiles: `zoomLevel = 20 + log2(zoomScale)`).
         case center(Coordinate, zoomLevel: Double)
@@ -26,43 +27,54 @@ public struct Viewport: Hashable, Sendable {
     public let heading: Double
     /// The map rect the unrotated view covers; its aspect is the view's.
     public let frame: MapRect
+    /// Screen points per map point, the same both ways; `2^(z − 20)` exactly at an integer zoom z.
+    public let zoomScale: Double
+    /// 20 + log2(``zoomScale``), an integer when within ``ZoomLevel/integerTolerance`` of one:
+    /// 0 shows the world in one 256-point tile.
+    public let zoomLevel: Double
     /// cos and sin of the heading, computed once.
     let cosHeading: Double, sinHeading: Double
 
     /// A viewport for a view of `size` showing `area`, turned by `heading` degrees.
-    /// - Throws: ``FieldError`` when the area has no extent or the zoom level is out of range;
-    ///   its path starts at the area's field (`visibleMapRect`, `region`, `zoomLevel`).
+    /// - Throws: ``FieldError`` when the area has no extent, the zoom level is out of range or
+    ///   the view's scale is not a finite number; its path starts at the area's field
+    ///   (`visibleMapRect`, `region`, `zoomLevel`).
     public init(size: ScreenSize, heading: Double = 0, area: Area) throws(FieldError) {
         try FieldError.checkFinite(heading, field: "heading")
-        let frame: MapRect
+        let mid: MapPoint, zoomScale: Double, field: [String]
         switch area {
         case .visibleMapRect(let rect):
-            guard rect.size.width > 0 else {
-                throw FieldError(path: ["visibleMapRect", "size", "width"], message: "must be greater than 0")
+            guard rect.size.width > 0 || rect.size.height > 0 else {
+                throw FieldError(path: ["visibleMapRect", "size"], message: "must have a width or a height greater than 0")
             }
-            frame = MapRect(origin: rect.origin, size: MapSize(width: rect.size.width, height: rect.size.width * size.height / size.width))
+            (mid, zoomScale, field) = (rect.mid, Self.scale(fitting: rect, in: size), ["visibleMapRect"])
         case .region(let region):
             let rect = MapRect(region)
             guard rect.size.width > 0 || rect.size.height > 0 else {
                 throw FieldError(path: ["region", "span"], message: "a viewport's region must cover some area")
             }
-            frame = rect.fitting(aspectOf: size)
+            (mid, zoomScale, field) = (rect.mid, Self.scale(fitting: rect, in: size), ["region"])
         case .center(let center, let zoomLevel):
             try FieldError.check(zoomLevel, field: "zoomLevel", in: Self.zoomLevels)
-            let zoomScale = exp2(zoomLevel - 20)
-            let mid = Mercator.mapPoint(for: center)
-            let width = size.width / zoomScale, height = size.height / zoomScale
-            frame = MapRect(minX: mid.x - width / 2, minY: mid.y - height / 2, maxX: mid.x + width / 2, maxY: mid.y + height / 2)
+            (mid, zoomScale, field) = (Mercator.mapPoint(for: center), ZoomLevel.scale(ofLevel: zoomLevel), ["zoomLevel"])
         }
-        self.init(size: size, heading: heading, frame: frame)
+        guard zoomScale.isFinite, zoomScale > 0, mid.x.isFinite, mid.y.isFinite,
+              (size.width / zoomScale).isFinite, (size.height / zoomScale).isFinite else {
+            throw FieldError(path: field, message: "gives this view a scale of \(zoomScale) screen points per map point, which is not a usable number")
+        }
+        self.init(size: size, heading: heading, center: mid, zoomScale: zoomScale)
     }
 
-    /// A viewport from its parts, unchecked: `frame` must have the view's aspect and a width.
-    public init(size: ScreenSize, heading: Double, frame: MapRect) {
+    /// A viewport of `size` centred on `mid` at `zoomScale` screen points per map point (snapped to
+    /// an integer zoom within ``ZoomLevel/integerTolerance``), unchecked.
+    public init(size: ScreenSize, heading: Double, center mid: MapPoint, zoomScale: Double) {
         self.size = size
         let normalized = heading.truncatingRemainder(dividingBy: 360)
         self.heading = normalized < 0 ? normalized + 360 : normalized
-        self.frame = frame
+        self.zoomLevel = ZoomLevel.level(ofScale: zoomScale)
+        self.zoomScale = zoomLevel == zoomLevel.rounded() ? ZoomLevel.scale(ofLevel: zoomLevel) : zoomScale
+        let width = size.width / self.zoomScale, height = size.height / self.zoomScale
+        self.frame = MapRect(origin: MapPoint(x: mid.x - width / 2, y: mid.y - height / 2), size: MapSize(width: width, height: height))
         let radians = self.heading * .pi / 180
         // Exact values at the quarter turns, so an unrotated view converts without rounding.
         switch self.heading {
@@ -74,11 +86,13 @@ public struct Viewport: Hashable, Sendable {
         }
     }
 
-    /// Screen points per map point.
-    public var zoomScale: Double { size.width / frame.size.width }
-
-    /// 20 + log2(``zoomScale``): 0 shows the world in one 256-point tile.
-    public var zoomLevel: Double { 20 + log2(zoomScale) }
+    /// The scale at which a view of `size` shows all of `rect`, centred (`mapRectThatFits:`):
+    /// `min(width / rect.width, height / rect.height)`; a side of zero length does not count.
+    static func scale(fitting rect: MapRect, in size: ScreenSize) -> Double {
+        let across = rect.size.width > 0 ? size.width / rect.size.width : .infinity
+        let down = rect.size.height > 0 ? size.height / rect.size.height : .infinity
+        return min(across, down)
+    }
 
     /// The coordinate at the view's center.
     public var centerCoordinate: Coordinate { Mercator.coordinate(for: frame.mid) }

@@ -43,24 +43,25 @@ public func buildApplication(
 /// The router (problem+json for every error, a body limit, the fast routes, then the contract's
 /// operations) and the thinning index its handlers read (which a service keeps current).
 func buildRouterAndIndex(_ configuration: ServerConfiguration, logger: Logger) async throws -> (router: Router<AppRequestContext>, thinning: ThinningFollower) {
-    let router = Router(context: AppRequestContext.self)
-    router.middlewares.add(ProblemRouterMiddleware(logger: logger))
-    router.middlewares.add(BodyLimitMiddleware(
-        maxBodySize: configuration.maxBodySize,
-        largeBodies: [Paths.annotationImport: configuration.maxImportBodySize]
-    ))
     let database = try MeridianDatabase.open(path: configuration.databasePath)
     let annotations = try await SQLiteAnnotationStore.open(on: database)
     let thinning = try await ThinningFollower(store: annotations)
-    router.middlewares.add(FastRoutes<AppRequestContext, SQLiteAnnotationStore>(store: annotations, thinning: thinning, maxBatchSize: configuration.maxBatchSize))
     let handler = APIHandler(
-        contract: Contract.load(),
+        contract: try Contract.load(),
         limits: Limits(maxBatchSize: configuration.maxBatchSize, heartbeat: configuration.eventStreamHeartbeat),
         transformers: CRSTransformerPool(),
         annotations: annotations,
         thinning: thinning,
         tracking: try await TrackingHub.open(on: database)
     )
+    let router = Router(context: AppRequestContext.self)
+    router.middlewares.add(ProblemRouterMiddleware(logger: logger))
+    router.middlewares.add(MethodNotAllowedMiddleware(routes: try RouteTable.recording { try handler.registerHandlers(on: $0) }))
+    router.middlewares.add(BodyLimitMiddleware(
+        maxBodySize: configuration.maxBodySize,
+        largeBodies: [Paths.annotationImport: configuration.maxImportBodySize]
+    ))
+    router.middlewares.add(FastRoutes<AppRequestContext, SQLiteAnnotationStore>(store: annotations, thinning: thinning, maxBatchSize: configuration.maxBatchSize))
     try handler.registerHandlers(on: router, configuration: APICoding.configuration, middlewares: [
         ProblemMiddleware(logger: logger), HeaderEncodingMiddleware(),
         ExplicitNullsMiddleware(members: ["createSubscription": ["maxLocationAge"]], maxBodySize: configuration.maxBodySize),

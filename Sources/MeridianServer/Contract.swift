@@ -1,11 +1,42 @@
+import Foundation
+import OpenAPIRuntime
+import Yams
+
 /// The contract file, `openapi.yaml`, compiled into the server (SwiftPM `embedInCode`), so the
-/// binary serves the contract it was built from wherever it runs.
+/// binary serves the contract it was built from wherever it runs; and the same document as JSON,
+/// converted once at startup, for tools that do not read YAML.
 struct Contract: Sendable {
     /// The YAML text.
     let text: String
+    /// The same document as a JSON object.
+    let json: OpenAPIObjectContainer
 
     /// The embedded copy.
-    static func load() -> Contract {
-        Contract(text: String(decoding: PackageResources.openapi_yaml, as: UTF8.self))
+    static func load() throws -> Contract {
+        let text = String(decoding: PackageResources.openapi_yaml, as: UTF8.self)
+        guard let document = try Yams.load(yaml: text) as? [String: Any] else {
+            throw ContractError(reason: "openapi.yaml is not a YAML mapping")
+        }
+        return Contract(text: text, json: try OpenAPIObjectContainer(unvalidatedValue: document.mapValues(sendable)))
     }
+
+    /// A YAML value as the JSON value it stands for (mappings, sequences, strings, numbers, booleans, null).
+    private static func sendable(_ value: Any) -> (any Sendable)? {
+        switch value {
+        case let mapping as [String: Any]: mapping.mapValues(sendable)
+        case let sequence as [Any]: sequence.map(sendable)
+        case let scalar as String: scalar
+        case let scalar as Bool: scalar
+        case let scalar as Int: scalar
+        case let scalar as Double: scalar
+        case is NSNull: nil
+        default: String(describing: value)
+        }
+    }
+}
+
+/// The embedded contract could not be read: a build error, reported at startup.
+struct ContractError: Error, CustomStringConvertible {
+    let reason: String
+    var description: String { reason }
 }

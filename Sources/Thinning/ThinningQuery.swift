@@ -11,9 +11,6 @@ public struct ThinningQuery: Sendable {
     public static let limits = 1...10_000
     /// Most grid cells one answer may cover (a 1024×768 view has about 221 at the default cell size).
     public static let maxCells = 65_536
-    /// How far past 0…22 a zoom may lie by floating-point error (the viewport snaps zooms within
-    /// this of an integer, so 22.0000000001 is 22 and uses the zoom-22 grid).
-    static let zoomTolerance = 1e-9
 
     public var viewport: Viewport
     public var grid: ThinningGrid
@@ -34,7 +31,8 @@ public struct ThinningQuery: Sendable {
             errors.record(at: ["minDisplayPriority"], "must be \(Self.range(priorities)), got \(priority)")
         }
         let read = errors.value(at: ["viewport"], readViewport)
-        let zooms = Double(ThinningGrid.zoomLevels.lowerBound) - Self.zoomTolerance...Double(ThinningGrid.zoomLevels.upperBound) + Self.zoomTolerance
+        // The viewport snaps zooms within ZoomLevel.integerTolerance of an integer: 22.0000000001 is 22.
+        let zooms = Double(ThinningGrid.zoomLevels.lowerBound)...Double(ThinningGrid.zoomLevels.upperBound)
         if let zoom = read?.zoomLevel, !zooms.contains(zoom) {
             errors.record(at: ["viewport"], "zoom level must be \(Self.range(ThinningGrid.zoomLevels)), got \(zoom)")
         }

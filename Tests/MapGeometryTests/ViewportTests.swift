@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import MapGeometry
 import Testing
@@ -57,7 +58,9 @@ import Testing
     @Test func aRegionViewportIsFittedFirst() throws {
         let region = Region(center: Coordinate(latitude: 48.85, longitude: 2.35), span: Span(latitudeDelta: 0.1, longitudeDelta: 0.1))
         let view = try Viewport(size: ScreenSize(width: 400, height: 200), area: .region(region))
-        #expect(view.frame == MapRect(region).fitting(aspectOf: ScreenSize(width: 400, height: 200)))
+        let fitted = MapRect(region).fitting(aspectOf: ScreenSize(width: 400, height: 200))
+        #expect(abs(view.frame.midX - fitted.midX) < 1e-6 && abs(view.frame.midY - fitted.midY) < 1e-6)
+        #expect(abs(view.frame.size.width / fitted.size.width - 1) < 1e-12 && abs(view.frame.size.height / fitted.size.height - 1) < 1e-12)
         #expect(abs(view.frame.size.width / view.frame.size.height - 2) < 1e-9)
     }
 
@@ -71,10 +74,49 @@ import Testing
     @Test func badViewportsNameTheField() {
         let size = ScreenSize(width: 100, height: 100)
         #expect(throws: FieldError.self) { try Viewport(size: size, area: .center(Coordinate(latitude: 0, longitude: 0), zoomLevel: 31)) }
-        #expect(throws: FieldError.self) { try Viewport(size: size, area: .visibleMapRect(MapRect(minX: 0, minY: 0, maxX: 0, maxY: 10))) }
+        #expect(throws: FieldError.self) { try Viewport(size: size, area: .visibleMapRect(MapRect(minX: 0, minY: 0, maxX: 0, maxY: 0))) }
+        #expect(throws: FieldError.self) { try Viewport(size: size, area: .visibleMapRect(MapRect(minX: 0, minY: 0, maxX: 1e-320, maxY: 0))) }
         #expect(throws: FieldError.self) {
             try Viewport(size: size, area: .region(Region(center: Coordinate(latitude: 0, longitude: 0), span: Span(latitudeDelta: 0, longitudeDelta: 0))))
         }
         #expect(throws: FieldError.self) { try Viewport(size: size, heading: .infinity, area: .center(Coordinate(latitude: 0, longitude: 0), zoomLevel: 3)) }
+    }
+
+    // MARK: - MapKit's setVisibleMapRect: (mapRectThatFits:)
+
+    @Test func aVisibleMapRectIsShownWholeAndCentredLikeSetVisibleMapRect() throws {
+        // The world in an 800×400 view: the height decides, zs = 400 / 2^28, zoom log2(400 / 256).
+        let wide = try Viewport(size: ScreenSize(width: 800, height: 400), area: .visibleMapRect(MapRect(minX: 0, minY: 0, maxX: world, maxY: world)))
+        #expect(wide.zoomScale == 400 / world)
+        #expect(abs(wide.zoomLevel - 0.643_856_189_774_724_7) < 1e-12)
+        #expect(wide.frame == MapRect(minX: -world / 2, minY: 0, maxX: world * 1.5, maxY: world))
+        // The world in a 400×800 view: the width decides and the height grows around the center,
+        // so three quarters of the way up the view is latitude +66.51 (atan(sinh(π/2))).
+        let tall = try Viewport(size: ScreenSize(width: 400, height: 800), area: .visibleMapRect(MapRect(minX: 0, minY: 0, maxX: world, maxY: world)))
+        #expect(tall.frame == MapRect(minX: 0, minY: -world / 2, maxX: world, maxY: world * 1.5))
+        let up = tall.coordinate(for: ScreenPoint(x: 200, y: 300))
+        #expect(abs(up.latitude - 66.513_260_443_111_85) < 1e-9)
+    }
+
+    @Test func everyIntegerZoomStaysAnIntegerForManyViewSizes() throws {
+        var generator = SeededGenerator(seed: 0x5eed)
+        for zoom in 0...22 {
+            for _ in 0..<200 {
+                let size = ScreenSize(width: Double(Int.random(in: 1...4000, using: &generator)), height: Double(Int.random(in: 1...4000, using: &generator)))
+                let center = Coordinate(latitude: Double.random(in: -85...85, using: &generator), longitude: Double.random(in: -180...180, using: &generator))
+                let view = try Viewport(size: size, heading: Double.random(in: 0..<360, using: &generator), area: .center(center, zoomLevel: Double(zoom)))
+                #expect(view.zoomLevel == Double(zoom), "\(size) at \(center)")
+                #expect(view.zoomScale == exp2(Double(zoom) - 20))
+                // The frame it shows, given back as a visible map rect, is the same zoom.
+                let again = try Viewport(size: size, area: .visibleMapRect(view.frame))
+                #expect(again.zoomLevel == Double(zoom), "\(size) at \(center) via its frame")
+            }
+        }
+        // The view the issue found drifting: 877×397 at (69.2998, −90.5665), zoom 8.
+        let drifting = try Viewport(size: ScreenSize(width: 877, height: 397), area: .center(Coordinate(latitude: 69.2998, longitude: -90.5665), zoomLevel: 8))
+        #expect(drifting.zoomLevel == 8)
+        // Fractional zooms are kept as they are.
+        let fractional = try Viewport(size: square, area: .center(Coordinate(latitude: 0, longitude: 0), zoomLevel: 8.5))
+        #expect(fractional.zoomLevel == 8.5)
     }
 }

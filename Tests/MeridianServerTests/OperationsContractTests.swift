@@ -25,6 +25,40 @@ import Testing
         }
     }
 
+    @Test func theContractIsServedAsJSONToClientsThatAskForIt() async throws {
+        try await TestApp.withClient { client in
+            for (uri, accept) in [("/openapi.json", nil), ("/openapi.yaml", "application/json"), ("/openapi.yaml", "application/yaml;q=0.5, application/json")] {
+                let response = try await client.execute(uri: uri, method: .get, headers: accept.map { [.accept: $0] } ?? [:])
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == "application/json; charset=utf-8", "\(uri) \(accept ?? "")")
+                let document = try JSONSerialization.jsonObject(with: Data(String(buffer: response.body).utf8)) as? [String: Any]
+                #expect(document?["openapi"] as? String == "3.1.0")
+                let paths = document?["paths"] as? [String: Any]
+                #expect(paths?["/v1/annotations/{id}"] != nil && paths?["/openapi.json"] != nil)
+            }
+            let yaml = try await client.execute(uri: "/openapi.yaml", method: .get, headers: [.accept: "application/json;q=0.1, application/yaml"])
+            #expect(yaml.headers[.contentType] == "application/yaml")
+        }
+    }
+
+    @Test func aMethodThePathDoesNotHaveIs405WithAllow() async throws {
+        try await TestApp.withClient { client in
+            for (uri, method, allow) in [
+                ("/v1/viewport", HTTPRequest.Method.trace, "OPTIONS, POST"), ("/healthz", .delete, "GET, OPTIONS"),
+                ("/v1/annotations/0190a0a0-0000-7000-8000-000000000001", .post, "DELETE, GET, OPTIONS, PATCH"),
+                ("/v1/convert/coordinates-to-map-points", .get, "OPTIONS, POST"),
+            ] {
+                let response = try await client.execute(uri: uri, method: method)
+                #expect(response.headers[.allow] == allow, "\(method) \(uri)")
+                _ = try response.problem(.methodNotAllowed)
+            }
+            let options = try await client.execute(uri: "/v1/subscriptions", method: .options)
+            #expect(options.status == .noContent && options.headers[.allow] == "GET, OPTIONS, POST")
+            // A path the contract does not have stays 404 whatever the method.
+            _ = try await client.execute(uri: "/v1/nowhere", method: .trace).problem(.notFound)
+        }
+    }
+
     @Test func unknownPathsAnswerProblemJSON() async throws {
         try await TestApp.withClient { client in
             let problem = try await client.execute(uri: "/v1/nowhere", method: .get).problem(.notFound)

@@ -30,7 +30,7 @@ import WireJSON
         contents += (0..<10).map { _ in AnnotationContent(coordinate: Coordinate(latitude: 40.25, longitude: 10.25), kind: "a") }
         _ = try await store.importContents(contents)
         let thinning = try await ThinningFollower(store: store)
-        let handler = APIHandler(contract: Contract.load(), limits: Limits(maxBatchSize: 10), transformers: CRSTransformerPool(), annotations: store, thinning: thinning,
+        let handler = APIHandler(contract: try Contract.load(), limits: Limits(maxBatchSize: 10), transformers: CRSTransformerPool(), annotations: store, thinning: thinning,
                                  tracking: try await TrackingHub.open(on: MeridianDatabase.open(path: ":memory:")))
         // The runtime's encoder, with the configuration `buildRouterAndIndex` gives it.
         let encoder = JSONEncoder()
@@ -43,7 +43,8 @@ import WireJSON
         for zoom in [3.0, 7.5, 9.0, 13.0, 22.0] {
             let center = zoom == 22 ? Components.Schemas.Coordinate(latitude: 40.25, longitude: 10.25) : .init(latitude: 40.5, longitude: 10.5)
             let body = Components.Schemas.ThinRequest(viewport: .init(
-                size: .init(width: 800, height: 600), heading: zoom == 9 ? 30 : nil, center: center, zoomLevel: zoom))
+                value1: .init(size: .init(width: 800, height: 600), heading: zoom == 9 ? 30 : nil, center: center, zoomLevel: zoom),
+                value2: .case3(.init())))
             let fast = ThinAnswerWriter.write(try await ThinningAnswer(ThinningQuery(body), thinning: thinning, store: store))
             guard case .ok(let ok) = try await handler.thinAnnotations(.init(body: .json(body))), case .json(let answer) = ok.body else {
                 Issue.record("no answer"); continue

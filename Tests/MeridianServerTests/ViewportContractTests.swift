@@ -95,16 +95,47 @@ import Testing
         }
     }
 
-    @Test func aVisibleMapRectViewportKeepsItsOriginAndWidth() async throws {
+    @Test func aVisibleMapRectIsShownWholeAndCentredAsSetVisibleMapRectDoes() async throws {
         try await TestApp.withClient { client in
-            let answer = try await client.post(
+            // A flat rect in a 2:1 view: the width decides, the height grows around the rect's center.
+            let flat = try await client.post(
                 "/v1/viewport",
                 json: #"{"viewport":{"size":{"width":400,"height":200},"visibleMapRect":{"origin":{"x":1000,"y":2000},"size":{"width":800,"height":1}}}}"#,
                 as: Components.Schemas.ViewportDescription.self
             )
-            #expect(answer.visibleMapRect == .init(origin: .init(x: 1000, y: 2000), size: .init(width: 800, height: 400)))
-            #expect(answer.zoomLevel == 19)
-            #expect(!answer.spans180thMeridian && answer.remainder == nil)
+            #expect(flat.visibleMapRect == .init(origin: .init(x: 1000, y: 1800.5), size: .init(width: 800, height: 400)))
+            #expect(flat.zoomLevel == 19)
+            #expect(!flat.spans180thMeridian && flat.remainder == nil)
+            // The world in an 800×400 view: the height decides (zoom log2(400/256) = 0.644, not 1.644).
+            let world = try await client.post(
+                "/v1/viewport",
+                json: #"{"viewport":{"size":{"width":800,"height":400},"visibleMapRect":{"origin":{"x":0,"y":0},"size":{"width":268435456,"height":268435456}}}}"#,
+                as: Components.Schemas.ViewportDescription.self
+            )
+            #expect(abs(world.zoomLevel - 0.643_856_189_774_724_7) < 1e-12)
+            #expect(world.center == .init(latitude: 0, longitude: 0))
+            // The world in a 400×800 view: a quarter of the view above its center is latitude +66.51.
+            let tall = try await client.post(
+                "/v1/convert/screen-points-to-coordinates",
+                json: #"{"viewport":{"size":{"width":400,"height":800},"visibleMapRect":{"origin":{"x":0,"y":0},"size":{"width":268435456,"height":268435456}}},"points":[{"x":200,"y":300}]}"#,
+                as: Components.Schemas.CoordinateBatch.self
+            )
+            #expect(abs(tall.coordinates[0].latitude - 66.513_260_443_111_85) < 1e-9)
+        }
+    }
+
+    @Test func integerZoomsStayIntegersInThinAnswersAndClusterGrids() async throws {
+        try await TestApp.withClient { client in
+            // 728×728 at zoom 9 came back as 8.999999999999972 and clustered on zoom 8's grid.
+            for (latitude, longitude, width, height, zoom) in [(48.8566, 2.3522, 728.0, 728.0, 9), (69.2998, -90.5665, 877, 397, 8)] {
+                let answer = try await client.post(
+                    "/v1/annotations/thin",
+                    json: #"{"viewport":{"size":{"width":\#(width),"height":\#(height)},"center":{"latitude":\#(latitude),"longitude":\#(longitude)},"zoomLevel":\#(zoom)}}"#,
+                    as: Components.Schemas.ThinAnswer.self
+                )
+                #expect(answer.zoomLevel == Double(zoom))
+                #expect(answer.gridZoom == zoom)
+            }
         }
     }
 }

@@ -1,3 +1,4 @@
+import TestSupport
 import Annotations
 import Foundation
 import MapGeometry
@@ -11,7 +12,7 @@ import Timeline
 
     /// Points in a few dense blobs and a sprinkle over the world, some coincident, some required.
     static func points(_ count: Int, seed: UInt64, firstID: Int = 0) -> [ReferencePoint] {
-        var random = SeededGenerator(state: seed)
+        var random = SeededGenerator(seed: seed)
         let centres = [(48.85, 2.35), (-33.87, 151.21), (-17.8, 179.95), (40.7, -74.0), (0.1, 0.05)]
         return (0..<count).map { i in
             let coordinate: Coordinate
@@ -34,7 +35,7 @@ import Timeline
     }
 
     static func views(seed: UInt64) -> [(MapRect, ThinningGrid)] {
-        var random = SeededGenerator(state: seed)
+        var random = SeededGenerator(seed: seed)
         let world = Mercator.worldSize
         var views: [(MapRect, ThinningGrid)] = [(MapRect(minX: 0, minY: 0, maxX: world, maxY: world), ThinningGrid(zoom: 0, cellSize: 64))]
         for _ in 0..<40 {
@@ -109,7 +110,7 @@ import Timeline
     @Test func staysExactThroughInsertsMovesAndDeletes() {
         var points = Self.points(2000, seed: 5)
         let index = ThinningIndex(entries: points.map(\.entry), sequence: 0)
-        var random = SeededGenerator(state: 6)
+        var random = SeededGenerator(seed: 6)
         var next = 10_000
         // Enough writes to pass several merges of the pending additions and removals.
         for round in 0..<4 {

@@ -102,18 +102,6 @@ enum Reference {
     }
 }
 
-/// A small deterministic generator (SplitMix64) for test data.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Time-ordered ids for tests: a version-7 layout with a counter.
 func testID(_ n: Int) -> AnnotationID {
     AnnotationID(high: UInt64(0x0190_0000_0000) << 16 | 0x7000 | UInt64(n >> 40) & 0xFFF, low: 0x8000_0000_0000_0000 | UInt64(n))

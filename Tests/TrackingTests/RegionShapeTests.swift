@@ -1,3 +1,4 @@
+import TestSupport
 import Geodesy
 import MapGeometry
 import Testing
@@ -24,7 +25,7 @@ import Tracking
 
     @Test func polygonContainmentAgreesWithGEOS() throws {
         let shape = try PolygonShape(Self.polygon)
-        var random = SplitMix(seed: 6)
+        var random = SeededGenerator(seed: 6)
         for _ in 0..<2_000 {
             let point = Coordinate(latitude: 45.49 + random.unit() * 0.06, longitude: -122.73 + random.unit() * 0.07)
             let distance = shape.signedDistance(to: point)
@@ -76,7 +77,7 @@ import Tracking
 
     @Test func theIndexFindsExactlyTheBoxesHoldingAPoint() {
         var index = RegionIndex()
-        var random = SplitMix(seed: 9)
+        var random = SeededGenerator(seed: 9)
         var boxes: [String: BoundingBox] = [:]
         for i in 0..<3_000 {
             // From 50 m to 200 km across, some across the antimeridian.
@@ -102,18 +103,4 @@ import Tracking
             }
         }
     }
-}
-
-/// A seeded generator, so failures reproduce.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
 }

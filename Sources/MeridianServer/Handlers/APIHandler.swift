@@ -36,7 +36,16 @@ struct APIHandler<Store: AnnotationStore>: APIProtocol {
     }
 
     func getContract(_ input: Operations.GetContract.Input) async throws -> Operations.GetContract.Output {
-        .ok(.init(body: .yaml(HTTPBody(contract.text))))
+        // YAML unless the client ranks JSON above it (no Accept, or */*, is YAML).
+        let ranked = input.headers.accept.sortedByQuality()
+        if let first = ranked.first(where: { $0.contentType != .other("*/*") && $0.quality.doubleValue > 0 }), first.contentType == .json {
+            return .ok(.init(body: .json(contract.json)))
+        }
+        return .ok(.init(body: .yaml(HTTPBody(contract.text))))
+    }
+
+    func getContractJSON(_ input: Operations.GetContractJSON.Input) async throws -> Operations.GetContractJSON.Output {
+        .ok(.init(body: .json(contract.json)))
     }
 
     // MARK: - Shared shapes

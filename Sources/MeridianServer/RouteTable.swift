@@ -1,0 +1,61 @@
+public import HTTPTypes
+import Foundation
+import OpenAPIRuntime
+
+/// The contract's paths and the methods each one has, read from the generated handler
+/// registration itself (so it cannot drift from `openapi.yaml`). It answers which methods a
+/// request path allows: a path that exists but lacks the method is 405 with `Allow`.
+struct RouteTable: Sendable {
+    /// One path template (`/v1/annotations/{id}`) split into segments; `nil` is a `{parameter}`.
+    private struct Template: Sendable {
+        var segments: [Substring?]
+        var methods: [HTTPRequest.Method]
+    }
+
+    private var templates: [Template] = []
+
+    /// The table of every operation `register` declares, without serving any of them.
+    static func recording(_ register: (any ServerTransport) throws -> Void) rethrows -> RouteTable {
+        let recorder = Recorder()
+        try register(recorder)
+        return recorder.table
+    }
+
+    /// The methods the contract has at `path`, nil when no template matches it.
+    func methods(at path: String) -> [HTTPRequest.Method]? {
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false)
+        let found = templates.filter { template in
+            template.segments.count == segments.count
+                && zip(template.segments, segments).allSatisfy { pattern, segment in pattern.map { $0 == segment } ?? !segment.isEmpty }
+        }
+        return found.isEmpty ? nil : found.flatMap(\.methods)
+    }
+
+    /// The `Allow` header value for a path's methods.
+    static func allowHeader(_ methods: [HTTPRequest.Method]) -> String {
+        Array(Set(methods.map(\.rawValue))).sorted().joined(separator: ", ")
+    }
+
+    fileprivate mutating func add(_ method: HTTPRequest.Method, _ path: String) {
+        let segments: [Substring?] = path.split(separator: "/", omittingEmptySubsequences: false).map { $0.hasPrefix("{") ? nil : $0 }
+        if let index = templates.firstIndex(where: { $0.segments == segments }) {
+            templates[index].methods.append(method)
+        } else {
+            templates.append(Template(segments: segments, methods: [method]))
+        }
+    }
+}
+
+/// A transport that only notes what the generated code registers.
+private final class Recorder: ServerTransport, @unchecked Sendable {
+    // Used by one thread, during `RouteTable.recording`, before the table is shared.
+    var table = RouteTable()
+
+    func register(
+        _ handler: @Sendable @escaping (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?),
+        method: HTTPRequest.Method,
+        path: String
+    ) throws {
+        table.add(method, path)
+    }
+}
