@@ -12,11 +12,15 @@ public struct MapPoint: Hashable, Sendable {
         self.y = y
     }
 
-    /// A map point from untrusted input: both values finite. x may lie outside the world
-    /// (a copy east or west of it).
+    /// The map-point values (and map sizes, from 0) a request may name: within eight worlds of the
+    /// origin, ±2^31, so that every conversion of them stays finite.
+    public static let inputRange: ClosedRange<Double> = -2_147_483_648...2_147_483_648
+
+    /// A map point from untrusted input: both values within ``inputRange``. x may lie outside the
+    /// world (a copy east or west of it).
     public init(validatingX x: Double, y: Double) throws(FieldError) {
-        try FieldError.checkFinite(x, field: "x")
-        try FieldError.checkFinite(y, field: "y")
+        try FieldError.check(x, field: "x", in: Self.inputRange)
+        try FieldError.check(y, field: "y", in: Self.inputRange)
         self.init(x: x, y: y)
     }
 
@@ -41,8 +45,8 @@ public struct MapSize: Hashable, Sendable {
 
     /// A size from untrusted input: finite and not negative.
     public init(validatingWidth width: Double, height: Double) throws(FieldError) {
-        try FieldError.check(width, field: "width", atLeast: 0)
-        try FieldError.check(height, field: "height", atLeast: 0)
+        try FieldError.check(width, field: "width", in: 0...MapPoint.inputRange.upperBound)
+        try FieldError.check(height, field: "height", in: 0...MapPoint.inputRange.upperBound)
         self.init(width: width, height: height)
     }
 }

@@ -12,7 +12,8 @@ extension MapRect {
 
 extension Region {
     /// The region of a map rect (`MKCoordinateRegionForMapRect`): centered on the coordinate of
-    /// the rect's midpoint, `latitudeDelta = lat(minY) − lat(maxY)`, `longitudeDelta = width · 360 / 2^28`.
+    /// the rect's midpoint, `latitudeDelta = lat(minY) − lat(maxY)`, `longitudeDelta = width · 360 / 2^28`,
+    /// at most 360 (a rect wider than the world covers every longitude once).
     ///
     /// This is not the exact inverse of ``MapRect/init(_:)`` in latitude: the center is the
     /// Mercator midpoint, which lies poleward of the midpoint in degrees.
@@ -20,7 +21,7 @@ extension Region {
         let center = Mercator.coordinate(for: rect.mid)
         let span = Span(
             latitudeDelta: Mercator.latitude(forY: rect.minY) - Mercator.latitude(forY: rect.maxY),
-            longitudeDelta: rect.size.width * 360 / Mercator.worldSize
+            longitudeDelta: min(rect.size.width / Mercator.worldSize * 360, 360)
         )
         self.init(center: center, span: span)
     }

@@ -11,10 +11,14 @@ public struct ScreenPoint: Hashable, Sendable {
         self.y = y
     }
 
-    /// A point from untrusted input: both values finite.
+    /// The screen-point values (and screen sizes, from 0) a request may name: ±2^31, so that every
+    /// conversion of them stays finite.
+    public static let inputRange: ClosedRange<Double> = -2_147_483_648...2_147_483_648
+
+    /// A point from untrusted input: both values within ``inputRange``.
     public init(validatingX x: Double, y: Double) throws(FieldError) {
-        try FieldError.checkFinite(x, field: "x")
-        try FieldError.checkFinite(y, field: "y")
+        try FieldError.check(x, field: "x", in: Self.inputRange)
+        try FieldError.check(y, field: "y", in: Self.inputRange)
         self.init(x: x, y: y)
     }
 }
@@ -34,15 +38,18 @@ public struct ScreenSize: Hashable, Sendable {
 
     /// A size from untrusted input: finite and not negative.
     public init(validatingWidth width: Double, height: Double) throws(FieldError) {
-        try FieldError.check(width, field: "width", atLeast: 0)
-        try FieldError.check(height, field: "height", atLeast: 0)
+        try FieldError.check(width, field: "width", in: 0...ScreenPoint.inputRange.upperBound)
+        try FieldError.check(height, field: "height", in: 0...ScreenPoint.inputRange.upperBound)
         self.init(width: width, height: height)
     }
 
-    /// The size of a view: finite and greater than zero both ways.
+    /// The sizes a map view may have, each way: from one point to a wall of 8K screens.
+    public static let viewSizes: ClosedRange<Double> = 1...8192
+
+    /// The size of a view: within ``viewSizes`` both ways.
     public init(validatingViewWidth width: Double, height: Double) throws(FieldError) {
-        try FieldError.check(width, field: "width", greaterThan: 0)
-        try FieldError.check(height, field: "height", greaterThan: 0)
+        try FieldError.check(width, field: "width", in: Self.viewSizes)
+        try FieldError.check(height, field: "height", in: Self.viewSizes)
         self.init(width: width, height: height)
     }
 }

@@ -18,7 +18,8 @@ public struct Viewport: Hashable, Sendable {
         case center(Coordinate, zoomLevel: Double)
     }
 
-    /// The zoom levels a viewport may ask for.
+    /// The zoom levels a viewport may ask for, and the camera's range: a rect or region that needs
+    /// a zoom beyond it is shown at its end, as MKMapView does.
     public static let zoomLevels: ClosedRange<Double> = 0...30
 
     /// The view's size in screen points.
@@ -41,7 +42,8 @@ public struct Viewport: Hashable, Sendable {
     ///   (`visibleMapRect`, `region`, `zoomLevel`).
     public init(size: ScreenSize, heading: Double = 0, area: Area) throws(FieldError) {
         try FieldError.checkFinite(heading, field: "heading")
-        let mid: MapPoint, zoomScale: Double, field: [String]
+        let mid: MapPoint, field: [String]
+        var zoomScale: Double
         switch area {
         case .visibleMapRect(let rect):
             guard rect.size.width > 0 || rect.size.height > 0 else {
@@ -57,6 +59,10 @@ public struct Viewport: Hashable, Sendable {
         case .center(let center, let zoomLevel):
             try FieldError.check(zoomLevel, field: "zoomLevel", in: Self.zoomLevels)
             (mid, zoomScale, field) = (Mercator.mapPoint(for: center), ZoomLevel.scale(ofLevel: zoomLevel), ["zoomLevel"])
+        }
+        if case .center = area {} else {
+            // MKMapView keeps its camera within a zoom range; a rect or region past it is shown at the limit.
+            zoomScale = min(max(zoomScale, ZoomLevel.scale(ofLevel: Self.zoomLevels.lowerBound)), ZoomLevel.scale(ofLevel: Self.zoomLevels.upperBound))
         }
         guard zoomScale.isFinite, zoomScale > 0, mid.x.isFinite, mid.y.isFinite,
               (size.width / zoomScale).isFinite, (size.height / zoomScale).isFinite else {

@@ -46,8 +46,9 @@ func buildRouterAndIndex(_ configuration: ServerConfiguration, logger: Logger) a
     let database = try MeridianDatabase.open(path: configuration.databasePath)
     let annotations = try await SQLiteAnnotationStore.open(on: database)
     let thinning = try await ThinningFollower(store: annotations)
+    let contract = try Contract.load()
     let handler = APIHandler(
-        contract: try Contract.load(),
+        contract: contract,
         limits: Limits(maxBatchSize: configuration.maxBatchSize, heartbeat: configuration.eventStreamHeartbeat),
         transformers: CRSTransformerPool(),
         annotations: annotations,
@@ -63,8 +64,8 @@ func buildRouterAndIndex(_ configuration: ServerConfiguration, logger: Logger) a
     ))
     router.middlewares.add(FastRoutes<AppRequestContext, SQLiteAnnotationStore>(store: annotations, thinning: thinning, maxBatchSize: configuration.maxBatchSize))
     try handler.registerHandlers(on: router, configuration: APICoding.configuration, middlewares: [
-        ProblemMiddleware(logger: logger), HeaderEncodingMiddleware(),
-        ExplicitNullsMiddleware(members: ["createSubscription": ["maxLocationAge"]], maxBodySize: configuration.maxBodySize),
+        ProblemMiddleware(logger: logger, parameterTypes: contract.parameterTypes), HeaderEncodingMiddleware(),
+        JSONBodyMiddleware(explicitNulls: ["createSubscription": ["maxLocationAge"]], maxBodySize: max(configuration.maxBodySize, configuration.maxImportBodySize)),
     ])
     return (router, thinning)
 }

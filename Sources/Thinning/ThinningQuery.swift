@@ -9,8 +9,14 @@ public struct ThinningQuery: Sendable {
     public static let defaultLimit = 1000
     /// The limits a request may ask for.
     public static let limits = 1...10_000
-    /// Most grid cells one answer may cover (a 1024×768 view has about 221 at the default cell size).
-    public static let maxCells = 65_536
+    /// Most grid cells one answer may cover: the largest view (``ScreenSize/viewSizes``) turned 45°
+    /// at the smallest cell size, so every view the contract allows is answered (a 1024×768 view has
+    /// about 221 at the default cell size).
+    public static let maxCells: Int = {
+        let diagonal = ScreenSize.viewSizes.upperBound * 2.0.squareRoot()
+        let side = diagonal / Double(ThinningGrid.cellSizes.lowerBound) + 2
+        return Int((side * side).rounded(.up))
+    }()
 
     public var viewport: Viewport
     public var grid: ThinningGrid
@@ -31,12 +37,8 @@ public struct ThinningQuery: Sendable {
             errors.record(at: ["minDisplayPriority"], "must be \(Self.range(priorities)), got \(priority)")
         }
         let read = errors.value(at: ["viewport"], readViewport)
-        // The viewport snaps zooms within ZoomLevel.integerTolerance of an integer: 22.0000000001 is 22.
-        let zooms = Double(ThinningGrid.zoomLevels.lowerBound)...Double(ThinningGrid.zoomLevels.upperBound)
-        if let zoom = read?.zoomLevel, !zooms.contains(zoom) {
-            errors.record(at: ["viewport"], "zoom level must be \(Self.range(ThinningGrid.zoomLevels)), got \(zoom)")
-        }
         let viewport = try errors.check(read)
+        // Views zoomed past the last grid (22, where only coincident points still share a cell) use it.
         let levels = ThinningGrid.zoomLevels
         let grid = ThinningGrid(zoom: min(max(Int(viewport.zoomLevel.rounded(.down)), levels.lowerBound), levels.upperBound), cellSize: cellSize)
         let rect = viewport.visibleMapRect, side = exp2(Double(grid.level))

@@ -1,3 +1,4 @@
+import MeridianAPI
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -152,12 +153,15 @@ import Testing
 
     @Test func badViewportsAndIdsAreProblems() async throws {
         try await TestApp.withClient { client in
-            let deep = try await client.post("/v1/annotations/thin", json: Self.thin(0, 0, zoom: 23))
-            #expect(try deep.problem(.unprocessableContent).pointers == ["/viewport"])
+            // Past zoom 22 the last grid is used; past the camera's 30 the zoom is refused.
+            let deep = try await client.post("/v1/annotations/thin", json: Self.thin(0, 0, zoom: 23), as: Components.Schemas.ThinAnswer.self)
+            #expect(deep.zoomLevel == 23 && deep.gridZoom == 22)
+            let deeper = try await client.post("/v1/annotations/thin", json: Self.thin(0, 0, zoom: 31))
+            #expect(try deeper.problem(.unprocessableContent).pointers == ["/viewport/zoomLevel"])
             let flat = try await client.post("/v1/annotations/thin", json: #"{"viewport":{"size":{"width":0,"height":768},"center":{"latitude":0,"longitude":0},"zoomLevel":3}}"#)
             #expect(try flat.problem(.unprocessableContent).pointers == ["/viewport/size/width"])
             let huge = try await client.post("/v1/annotations/thin", json: #"{"viewport":{"size":{"width":100000,"height":100000},"center":{"latitude":0,"longitude":0},"zoomLevel":20},"cellSize":16}"#)
-            #expect(try huge.problem(.unprocessableContent).pointers == ["/viewport/size"])
+            #expect(try huge.problem(.unprocessableContent).pointers == ["/viewport/size/width"])
             // Every bad field in one answer, in the order of the request's fields.
             let several = try await client.post("/v1/annotations/thin", json: #"{"viewport":{"size":{"width":0,"height":768},"center":{"latitude":0,"longitude":0},"zoomLevel":3},"cellSize":8,"limit":0,"minDisplayPriority":-1}"#)
             let problem = try several.problem(.unprocessableContent)

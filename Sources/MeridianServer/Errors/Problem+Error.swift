@@ -88,7 +88,7 @@ enum ProblemMapping {
             (path, detail) = (context.codingPath, "must be \(describe(type)), not null")
         case .dataCorrupted(let context):
             let unknown = context.debugDescription.hasPrefix("Additional properties are disabled")
-            (path, detail) = (context.codingPath, context.codingPath.isEmpty ? "the body is not valid JSON"
+            (path, detail) = (context.codingPath, context.codingPath.isEmpty ? "is not valid JSON"
                 : unknown ? "is not a field of this object (server fields such as id and version are set by the server)" : context.debugDescription)
         @unknown default:
             (path, detail) = ([], "the request could not be read")

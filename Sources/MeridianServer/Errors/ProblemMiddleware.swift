@@ -11,6 +11,8 @@ import OpenAPIRuntime
 /// and anything else is a logged 500 with no internals.
 struct ProblemMiddleware: ServerMiddleware {
     let logger: Logger
+    /// Per operation id, the declared type of each parameter (``Contract/parameterTypes``).
+    let parameterTypes: [String: [String: String]]
 
     func intercept(
         _ request: HTTPRequest,
@@ -22,6 +24,12 @@ struct ProblemMiddleware: ServerMiddleware {
         do {
             return try await next(request, body, metadata)
         } catch let error as ServerError {
+            // The runtime's parameter decoding errors carry no name; the contract's types find it.
+            if error.underlyingError is DecodingError,
+               let (name, value, type) = Self.malformedParameter(request, metadata, types: parameterTypes[operationID] ?? [:]) {
+                let detail = "must be \(type == "integer" ? "an integer" : type == "number" ? "a finite number" : "true or false"), got \"\(value)\""
+                return respond(ProblemDetails(status: .badRequest, detail: "\(name) \(detail)", errors: [.init(parameter: name, detail: detail)]))
+            }
             let problem = ProblemMapping.problem(
                 for: error.underlyingError,
                 fallbackStatus: error.httpStatus,
@@ -32,6 +40,30 @@ struct ProblemMiddleware: ServerMiddleware {
         } catch {
             return respond(ProblemMapping.problem(for: error) ?? internalError(error, operationID: operationID))
         }
+    }
+
+    /// The first query or path parameter whose value is not of its declared scalar type.
+    static func malformedParameter(
+        _ request: HTTPRequest, _ metadata: ServerRequestMetadata, types: [String: String]
+    ) -> (name: String, value: String, type: String)? {
+        let query = request.path?.split(separator: "?", maxSplits: 1).dropFirst().first ?? ""
+        let items: [(String, String)] = query.split(separator: "&").map { item in
+            let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func decoded(_ text: Substring?) -> String {
+                let plain = String(text ?? "").replacingOccurrences(of: "+", with: " ")
+                return plain.removingPercentEncoding ?? plain
+            }
+            return (decoded(parts.first), decoded(parts.dropFirst().first))
+        } + metadata.pathParameters.map { ($0.key, String($0.value).removingPercentEncoding ?? String($0.value)) }
+        for (name, value) in items {
+            switch types[name] {
+            case "integer" where Int64(value) == nil, "number" where !(Double(value)?.isFinite ?? false),
+                 "boolean" where value != "true" && value != "false":
+                return (name, value, types[name] ?? "")
+            default: continue
+            }
+        }
+        return nil
     }
 
     private func internalError(_ error: any Error, operationID: String) -> ProblemDetails {

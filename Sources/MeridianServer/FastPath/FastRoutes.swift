@@ -40,6 +40,7 @@ struct FastRoutes<Context: RequestContext, Store: AnnotationStore>: RouterMiddle
             },
             Paths.mapPointsToCoordinates: Route(method: .post, mediaTypes: json) { _, body in
                 Self.convert(body, .mapPoints, limit: maxBatchSize, output: .coordinates) { x, y in
+                    guard MapPoint.inputRange.contains(x), MapPoint.inputRange.contains(y) else { return nil }
                     let coordinate = Mercator.coordinate(for: MapPoint(x: x, y: y))
                     return (coordinate.latitude, coordinate.longitude)
                 }
@@ -50,7 +51,9 @@ struct FastRoutes<Context: RequestContext, Store: AnnotationStore>: RouterMiddle
                 try await GeoJSONImport.importBody(Data(body.readableBytesView), into: store).map(ImportAnswerWriter.write)
             },
             Paths.thin: Route(method: .post, mediaTypes: json) { _, body in
-                guard let wire = try? JSONDecoder().decode(Components.Schemas.ThinRequest.self, from: Data(body.readableBytesView)) else { return nil }
+                // A repeated key (which JSONDecoder would let through) or a decoding error: the generated handler explains.
+                guard body.withUnsafeReadableBytes({ RepeatedKeys.first(in: $0) }) == nil,
+                      let wire = try? JSONDecoder().decode(Components.Schemas.ThinRequest.self, from: Data(body.readableBytesView)) else { return nil }
                 return ThinAnswerWriter.write(try await ThinningAnswer(ThinningQuery(wire), thinning: thinning, store: store))
             },
         ]
