@@ -31,22 +31,35 @@ public struct BoundingBox: Hashable, Sendable {
         self.init(west: west, south: south, east: east, north: north)
     }
 
-    /// Parses `minLon,minLat,maxLon,maxLat`, the query form of a bbox.
+    /// The query form of a bbox, `minLon,minLat,maxLon,maxLat` in plain decimal degrees within
+    /// range (the contract's `pattern`, word for word).
+    public static let queryPattern: String = {
+        let longitude = #"-?(180(\.0+)?|(1[0-7][0-9]|[1-9]?[0-9])(\.[0-9]+)?)"#
+        let latitude = #"-?(90(\.0+)?|[1-8]?[0-9](\.[0-9]+)?)"#
+        return "^\(longitude),\(latitude),\(longitude),\(latitude)$"
+    }()
+
+    nonisolated(unsafe) private static let queryRegex = try! Regex(queryPattern)
+
+    /// Parses `minLon,minLat,maxLon,maxLat`, the query form of a bbox (``queryPattern``). A box
+    /// whose south lies north of its north holds nothing.
     public init(parsing text: String) throws(FieldError) {
-        let parts = text.split(separator: ",", omittingEmptySubsequences: false)
-        let numbers = parts.compactMap { Double($0) }
-        guard parts.count == 4, numbers.count == 4 else {
-            throw FieldError(path: [], message: "must be four numbers: minLon,minLat,maxLon,maxLat")
+        guard (try? Self.queryRegex.wholeMatch(in: text)) != nil else {
+            throw FieldError(path: [], message: "must be minLon,minLat,maxLon,maxLat in decimal degrees within ±180 and ±90, e.g. 170,-20,-170,-10")
         }
-        try self.init(validatingWest: numbers[0], south: numbers[1], east: numbers[2], north: numbers[3])
+        let numbers = text.split(separator: ",").compactMap { Double($0) }
+        self.init(west: numbers[0], south: numbers[1], east: numbers[2], north: numbers[3])
     }
+
+    /// Whether the box holds no coordinate (its south lies north of its north).
+    public var isEmpty: Bool { south > north }
 
     /// Whether the box crosses the 180th meridian (`west > east`).
     public var crossesAntimeridian: Bool { west > east }
 
     /// Whether `coordinate` lies in the box, edges included.
     public func contains(_ coordinate: Coordinate) -> Bool {
-        guard (south...north).contains(coordinate.latitude) else { return false }
+        guard coordinate.latitude >= south, coordinate.latitude <= north else { return false }
         if crossesAntimeridian { return coordinate.longitude >= west || coordinate.longitude <= east }
         return (west...east).contains(coordinate.longitude)
     }

@@ -12,7 +12,7 @@ extension SQLiteAnnotationStore {
             if let kind = query.kind { request = request.filter(Column("kind") == kind) }
             if let bbox = query.bbox {
                 let longitude = Column("longitude")
-                request = request.filter((bbox.south...bbox.north).contains(Column("latitude")))
+                request = request.filter(Column("latitude") >= bbox.south && Column("latitude") <= bbox.north)
                 request = bbox.crossesAntimeridian
                     ? request.filter(longitude >= bbox.west || longitude <= bbox.east)
                     : request.filter((bbox.west...bbox.east).contains(longitude))

@@ -60,13 +60,15 @@ extension APIHandler {
     /// A query from `bbox` and `kind`; a malformed bbox is 422 naming the parameter.
     static func query(bbox: String?, kind: String?) throws(ProblemError) -> AnnotationQuery {
         var query = AnnotationQuery(kind: kind)
-        if let bbox {
-            do { query.bbox = try BoundingBox(parsing: bbox) } catch {
-                let part = error.path.first.map { "\($0) " } ?? ""
-                throw ProblemError.invalid([.init(parameter: "bbox", detail: "\(part)\(error.message)")])
-            }
-        }
+        query.bbox = try bbox.map(Self.bbox)
         return query
+    }
+
+    /// A `bbox` query parameter; malformed is 422 naming it.
+    static func bbox(_ text: String) throws(ProblemError) -> BoundingBox {
+        do { return try BoundingBox(parsing: text) } catch {
+            throw ProblemError.invalid([.init(parameter: "bbox", detail: error.message)])
+        }
     }
 }
 
