@@ -49,7 +49,7 @@ func buildRouterAndIndex(_ configuration: ServerConfiguration, logger: Logger) a
     let contract = try Contract.load()
     let handler = APIHandler(
         contract: contract,
-        limits: Limits(maxBatchSize: configuration.maxBatchSize, heartbeat: configuration.eventStreamHeartbeat),
+        limits: Limits(maxBatchSize: configuration.maxBatchSize, heartbeat: configuration.eventStreamHeartbeat, maxWait: configuration.maxWait),
         transformers: CRSTransformerPool(),
         annotations: annotations,
         thinning: thinning,

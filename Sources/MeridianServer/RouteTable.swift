@@ -28,7 +28,10 @@ struct RouteTable: Sendable {
             template.segments.count == segments.count
                 && zip(template.segments, segments).allSatisfy { pattern, segment in pattern.map { $0 == segment } ?? !segment.isEmpty }
         }
-        return found.isEmpty ? nil : found.flatMap(\.methods)
+        // The router prefers literal segments (`/annotations/changes` over `/annotations/{id}`): so does the table.
+        let parameters = { (template: Template) in template.segments.count { $0 == nil } }
+        guard let fewest = found.map(parameters).min() else { return nil }
+        return found.filter { parameters($0) == fewest }.flatMap(\.methods)
     }
 
     /// The `Allow` header value for a path's methods.

@@ -13,6 +13,7 @@ public import Storage
 /// | `maxImportBodySize` | 64 MiB | limit of `POST /v1/annotations/import` |
 /// | `maxBatchSize` | 10 000 | items per conversion batch |
 /// | `eventStreamHeartbeat` | 15 s | silence after which `/v1/events/stream` sends a heartbeat comment |
+/// | `maxWait` | none | cap on long-poll waits and on an event stream's life (a contract fuzzer's run) |
 public struct ServerConfiguration: Sendable {
     /// Address to listen on.
     public var host: String
@@ -30,6 +31,9 @@ public struct ServerConfiguration: Sendable {
     public var maxBatchSize: Int
     /// Silence after which an event stream sends a heartbeat comment.
     public var eventStreamHeartbeat: Duration = .seconds(15)
+    /// When set, long polls answer after at most this long whatever `wait` asked for, and event
+    /// streams end after it (clients resume with `Last-Event-ID`); for runs that must finish.
+    public var maxWait: Duration?
 
     /// A configuration; every key has the documented default.
     public init(

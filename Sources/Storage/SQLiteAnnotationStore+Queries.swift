@@ -96,7 +96,7 @@ extension SQLiteAnnotationStore {
             let text = try String.fetchOne(db, sql: """
                 SELECT max(id) FROM (SELECT max(id) AS id FROM annotation UNION ALL SELECT max(id) FROM annotationTombstone)
                 """)
-            return text.flatMap(AnnotationID.init)
+            return text.flatMap { AnnotationID($0) }
         }
     }
 }

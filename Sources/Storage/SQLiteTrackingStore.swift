@@ -120,7 +120,7 @@ extension SQLiteTrackingStore {
             let text = try String.fetchOne(db, sql: """
                 SELECT max(id) FROM (SELECT max(id) AS id FROM subscription UNION ALL SELECT max(id) FROM trackingEvent)
                 """)
-            return text.flatMap(UUIDv7.init)
+            return text.flatMap { UUIDv7($0) }
         }
     }
 }

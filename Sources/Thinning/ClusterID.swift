@@ -53,8 +53,11 @@ public struct ClusterID: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The id a text names, or nil when it is not one this server issues.
+    /// The longest id text read (the contract's `maxLength`).
+    public static let maxTextLength = 8192
+
     public init?(_ text: String) {
-        guard text.utf8.count <= 8192, let bytes = Base64URL.decode(text) else { return nil }
+        guard text.utf8.count <= Self.maxTextLength, let bytes = Base64URL.decode(text) else { return nil }
         var reader = ByteReader(bytes: bytes)
         guard reader.byte() == 1, let zoom = reader.byte(), let exponent = reader.byte(),
               ThinningGrid.zoomLevels.contains(Int(zoom)), ThinningGrid.cellSizeExponents.contains(Int(exponent)),
@@ -115,7 +118,10 @@ private struct ByteReader {
 }
 
 /// RFC 4648 §5 base64url without padding.
-enum Base64URL {
+public enum Base64URL {
+    /// Whether a byte is one of base64url's 64 characters.
+    public static func isAlphabet(_ byte: UInt8) -> Bool { values[Int(byte)] >= 0 }
+
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
     private static let values: [Int8] = {
         var table = [Int8](repeating: -1, count: 256)

@@ -22,6 +22,18 @@ public struct UUIDv7: Hashable, Comparable, Sendable, CustomStringConvertible {
 
     /// The id in canonical text form given as UTF-8 bytes (as SQLite hands them out), or nil.
     public init?(utf8 text: UnsafeBufferPointer<UInt8>) {
+        self.init(utf8: text, anyVersion: false)
+    }
+
+    /// Any well-formed UUID (8-4-4-4-12 hex digits), whatever its version: a position in id order,
+    /// and an id no annotation ever had when it is not a version-7 UUID.
+    public init?(anyUUID text: String) {
+        var text = text
+        guard let id = text.withUTF8({ Self(utf8: $0, anyVersion: true) }) else { return nil }
+        self = id
+    }
+
+    private init?(utf8 text: UnsafeBufferPointer<UInt8>, anyVersion: Bool) {
         guard text.count == 36 else { return nil }
         var words: (UInt64, UInt64) = (0, 0)
         var digits = 0
@@ -40,7 +52,7 @@ public struct UUIDv7: Hashable, Comparable, Sendable, CustomStringConvertible {
             if digits < 16 { words.0 = words.0 << 4 | UInt64(value) } else { words.1 = words.1 << 4 | UInt64(value) }
             digits += 1
         }
-        guard (words.0 >> 12) & 0xF == 7, words.1 >> 62 == 0b10 else { return nil }
+        guard anyVersion || ((words.0 >> 12) & 0xF == 7 && words.1 >> 62 == 0b10) else { return nil }
         self.init(high: words.0, low: words.1)
     }
 

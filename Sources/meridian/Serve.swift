@@ -20,6 +20,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (env MERIDIAN_LOG_LEVEL).")
     var logLevel: String?
 
+    @Option(help: "Cap long-poll waits and event-stream lives at this many seconds (env MERIDIAN_MAX_WAIT); for contract fuzzing runs.")
+    var maxWait: Double?
+
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         let defaults = ServerConfiguration()
@@ -27,13 +30,17 @@ struct Serve: AsyncParsableCommand {
         guard let level = levelName.map({ Logger.Level(rawValue: $0) }) ?? defaults.logLevel else {
             throw ValidationError("unknown log level \(levelName ?? "")")
         }
-        let configuration = ServerConfiguration(
+        var configuration = ServerConfiguration(
             host: host ?? environment["MERIDIAN_HOST"] ?? defaults.host,
             port: try port ?? environment["MERIDIAN_PORT"].map(Self.parsePort) ?? defaults.port,
             databasePath: database ?? environment["MERIDIAN_DATABASE"] ?? defaults.databasePath,
             logLevel: level
         )
-        let app = try await buildApplication(configuration) { port in
+        if let seconds = maxWait ?? environment["MERIDIAN_MAX_WAIT"].flatMap(Double.init) {
+            guard seconds.isFinite, seconds >= 0 else { throw ValidationError("--max-wait must be a number of seconds ≥ 0, got \(seconds)") }
+            configuration.maxWait = .milliseconds(Int64(seconds * 1000))
+        }
+        let app = try await buildApplication(configuration) { [configuration] port in
             // One line on stdout that scripts and tests wait for.
             let line = "meridian listening on http://\(configuration.host):\(port) (database \(configuration.databasePath))\n"
             FileHandle.standardOutput.write(Data(line.utf8))

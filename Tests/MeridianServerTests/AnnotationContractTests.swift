@@ -70,7 +70,7 @@ import Testing
             #expect(replay.headers[.location] == first.headers[.location])
 
             let other = try await client.send(.post, "/v1/annotations", json: #"{"coordinate":{"latitude":1,"longitude":2}}"#, headers: [.idempotencyKey: "order-7"])
-            #expect(try other.problem(.unprocessableContent).errors?.first?.parameter == "Idempotency-Key")
+            #expect(try other.problem(.conflict).errors?.first?.parameter == "Idempotency-Key")
             let page = try await client.get("/v1/annotations", as: Page.self)
             #expect(page.annotations.count == 1)
         }

@@ -60,7 +60,7 @@ import Testing
     }
 
     @Test(arguments: [
-        ("/v1/annotations?bbox=1,2,3", "bbox"), ("/v1/annotations?bbox=0,10,1,5", "bbox"), ("/v1/annotations?limit=0", "limit"),
+        ("/v1/annotations?bbox=1,2,3", "bbox"), ("/v1/annotations?bbox=0,0,1e1,5", "bbox"), ("/v1/annotations?limit=0", "limit"),
         ("/v1/annotations?limit=1001", "limit"), ("/v1/annotations/changes?wait=61", "wait"), ("/v1/annotations/changes?limit=5000", "limit"),
         ("/v1/annotations/changes?after=-1", "after"), ("/v1/annotations/export?bbox=0,0,181,1", "bbox"),
     ])

@@ -37,7 +37,7 @@ import Testing
             let replay = try await RawStream.read(port: port, path: "/v1/events/stream?after=0&subscriptionId=\(sub.id)") { $0.contains("id: 3\n") }
             #expect(replay.split(separator: "\n").filter { $0.hasPrefix("id: ") } == ["id: 1", "id: 2", "id: 3"])
             _ = try await client.send(.get, "/v1/events/stream", headers: [HTTPField.Name("Last-Event-ID")!: "three"]).problem(.badRequest)
-            _ = try await client.send(.get, "/v1/events/stream?subscriptionId=nope").problem(.unprocessableContent)
+            _ = try await client.send(.get, "/v1/events/stream?subscriptionId=nope").problem(.notFound)
         }
     }
 }

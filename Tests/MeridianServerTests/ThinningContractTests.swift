@@ -169,7 +169,7 @@ import Testing
             #expect(problem.detail == "4 values are invalid")
             let missing = try await client.post("/v1/annotations/thin", json: #"{"cellSize":64}"#)
             #expect(try missing.problem(.badRequest).status == 400)
-            #expect(try await client.send(.get, "/v1/clusters/not-a-cluster").problem(.badRequest).errors?.first?.parameter == "clusterId")
+            #expect(try await client.send(.get, "/v1/clusters/not%20a%20cluster").problem(.badRequest).errors?.first?.parameter == "clusterId")
             // A well-formed id of an empty place.
             let empty = "AQUGAAAAAAAAAAAA"
             #expect(try await client.send(.get, "/v1/clusters/\(empty)").problem(.notFound).status == 404)

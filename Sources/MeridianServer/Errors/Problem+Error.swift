@@ -73,7 +73,9 @@ enum ProblemMapping {
             return ProblemDetails(status: .conflict, detail: "another live annotation has external id \"\(externalId)\"",
                                   errors: [.init(pointer: "/externalId", detail: "is taken by another live annotation")])
         case .idempotencyKeyReused(let key):
-            return ProblemError.invalid([.init(parameter: "Idempotency-Key", detail: "\"\(key)\" was used in the last 24 hours for a request with other content")]).problem
+            // 409: the request is well formed but conflicts with the first one stored under its key.
+            return ProblemDetails(status: .conflict, detail: "Idempotency-Key \"\(key)\" was used in the last 24 hours for a request with other content",
+                                  errors: [.init(parameter: "Idempotency-Key", detail: "was used for a request with other content")])
         }
     }
 

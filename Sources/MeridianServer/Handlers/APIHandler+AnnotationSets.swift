@@ -13,8 +13,9 @@ extension APIHandler {
         var query = try Self.query(bbox: input.query.bbox, kind: input.query.kind)
         query.limit = try Paging.limit(input.query.limit)
         if let cursor = input.query.cursor {
-            guard let after = AnnotationID(cursor) else {
-                throw ProblemError(.badRequest, detail: "cursor is not one this server issued", errors: [.init(parameter: "cursor", detail: "must be a nextCursor of an earlier page")])
+            // Any UUID continues from its place in id order (the last id seen works as well as nextCursor).
+            guard let after = AnnotationID(anyUUID: cursor) else {
+                throw ProblemError(.badRequest, detail: "cursor must be a UUID (the nextCursor of an earlier page, or the last id seen)", errors: [.init(parameter: "cursor", detail: "must be a UUID")])
             }
             query.after = after
         }
@@ -25,7 +26,7 @@ extension APIHandler {
     func listAnnotationChanges(_ input: Operations.ListAnnotationChanges.Input) async throws -> Operations.ListAnnotationChanges.Output {
         let after = try Paging.after(input.query.after)
         let limit = try Paging.limit(input.query.limit)
-        let wait = try Paging.wait(input.query.wait)
+        let wait = try limits.wait(input.query.wait)
         var changes = try await annotations.changes(after: after, limit: limit)
         if changes.isEmpty && wait > .zero {
             await annotations.waitForChanges(after: after, timeout: wait)

@@ -72,9 +72,10 @@ extension APIHandler {
 
     // MARK: - Shared
 
-    /// The id of a path; anything else is 400 naming the parameter.
+    /// The id of a path: any UUID (one that is not version 7 names no annotation, so it is 404);
+    /// anything else is 400 naming the parameter.
     static func annotationID(_ text: String) throws(ProblemError) -> AnnotationID {
-        guard let id = AnnotationID(text) else {
+        guard let id = AnnotationID(anyUUID: text) else {
             throw ProblemError(.badRequest, detail: "id is not an annotation id", errors: [.init(parameter: "id", detail: "must be a UUID, got \"\(text)\"")])
         }
         return id

@@ -57,7 +57,7 @@ extension APIHandler {
         guard try await tracking.tracker.read({ $0.subscriptions[id] }) != nil else { throw Self.unknownSubscription(id) }
         let after = try Paging.after(input.query.after)
         let limit = try Paging.limit(input.query.limit)
-        let events = try await tracking.events(subscriptionId: id, after: after, limit: limit, wait: Paging.wait(input.query.wait))
+        let events = try await tracking.events(subscriptionId: id, after: after, limit: limit, wait: limits.wait(input.query.wait))
         return .ok(.init(body: .json(.init(events: events.map(Components.Schemas.Event.init), nextAfter: events.last?.sequence ?? after))))
     }
 
@@ -71,9 +71,9 @@ extension APIHandler {
             start = sequence
         }
         if let id = input.query.subscriptionId, try await tracking.tracker.read({ $0.subscriptions[id] }) == nil {
-            throw ProblemError.invalid([.init(parameter: "subscriptionId", detail: "names no subscription")])
+            throw ProblemError(.notFound, detail: "no subscription has id \(input.query.subscriptionId ?? "")", errors: [.init(parameter: "subscriptionId", detail: "names no subscription")])
         }
-        let stream = EventStream(hub: tracking, heartbeat: limits.heartbeat, after: start, subscriptionId: input.query.subscriptionId)
+        let stream = EventStream(hub: tracking, heartbeat: limits.heartbeat, ends: limits.maxWait.map { ContinuousClock.now + $0 }, after: start, subscriptionId: input.query.subscriptionId)
         return .ok(.init(body: .textEventStream(stream.body)))
     }
 

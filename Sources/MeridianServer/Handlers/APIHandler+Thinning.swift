@@ -63,10 +63,13 @@ extension APIHandler {
             nextCursor: page.next?.description))))
     }
 
+    /// A cluster id of a path: base64url text (the contract's pattern) is 400 otherwise; text of
+    /// that alphabet that names no place is a cluster that does not exist (404).
     static func clusterID(_ text: String) throws(ProblemError) -> ClusterID {
-        guard let id = ClusterID(text) else {
-            throw ProblemError(.badRequest, detail: "clusterId is not a cluster id", errors: [.init(parameter: "clusterId", detail: "must be an id from a thinning answer")])
+        guard (1...ClusterID.maxTextLength).contains(text.utf8.count), text.utf8.allSatisfy(Base64URL.isAlphabet) else {
+            throw ProblemError(.badRequest, detail: "clusterId is not a cluster id", errors: [.init(parameter: "clusterId", detail: "must be base64url text from a thinning answer")])
         }
+        guard let id = ClusterID(text) else { throw clusterGone(text) }
         return id
     }
 

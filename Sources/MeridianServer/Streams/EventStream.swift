@@ -15,6 +15,8 @@ struct EventStream: AsyncSequence, Sendable {
 
     let hub: TrackingHub
     let heartbeat: Duration
+    /// When the stream ends by itself (``ServerConfiguration/maxWait``); nil: never.
+    let ends: ContinuousClock.Instant?
     /// The stream starts after this sequence.
     let after: Int64
     /// Only this subscription's events, when set.
@@ -48,7 +50,8 @@ struct EventStream: AsyncSequence, Sendable {
                     return ArraySlice(EventStream.message(for: event).utf8)
                 }
                 let now = ContinuousClock.now
-                let due = lastWrite + stream.heartbeat
+                if let ends = stream.ends, now >= ends { return nil }
+                let due = Swift.min(lastWrite + stream.heartbeat, stream.ends ?? lastWrite + stream.heartbeat)
                 if now >= due {
                     lastWrite = now
                     return ArraySlice(": heartbeat\n\n".utf8)
