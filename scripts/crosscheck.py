@@ -12,6 +12,7 @@ import random
 import sys
 import urllib.request
 
+import mercantile
 from geographiclib.geodesic import Geodesic
 from pyproj import Transformer
 from shapely.geometry import Point, Polygon
@@ -168,10 +169,65 @@ def main():
             pairs += [(f"{i}.{j}.x", p["x"], ex), (f"{i}.{j}.y", p["y"], ey)]
     check("coordinates-to-screen-points vs pyproj + DESIGN.md formula", pairs, 1e-6)
 
+    fit_checks()
+    tile_checks()
     tracking_checks()
 
     print(f"crosscheck: {passed} passed, {failed} failed")
     return 1 if failed else 0
+
+
+def fit_checks():
+    """A visibleMapRect viewport as MKMapView.setVisibleMapRect shows it (mapRectThatFits:): the whole
+    rect, centred, zoomScale = min(width / rect.width, height / rect.height); written out here."""
+    pairs = []
+    for i in range(N // 5):
+        width, height = rng.choice([(800, 400), (400, 800), (1024, 768), (390, 844), (728, 728)])
+        rw, rh = W * rng.uniform(1e-6, 1), W * rng.uniform(1e-6, 1)
+        ox, oy = rng.uniform(0, W - rw), rng.uniform(0, W - rh)
+        view = {"size": {"width": width, "height": height}, "visibleMapRect": {"origin": {"x": ox, "y": oy}, "size": {"width": rw, "height": rh}}}
+        zs = min(width / rw, height / rh)
+        if not 0 <= 20 + math.log2(zs) <= 30:
+            continue
+        mx, my = ox + rw / 2, oy + rh / 2
+        screen = [(rng.uniform(0, width), rng.uniform(0, height)) for _ in range(5)]
+        got = post("/v1/convert/screen-points-to-map-points", {"viewport": view, "points": [{"x": x, "y": y} for x, y in screen]})["mapPoints"]
+        for j, ((sx, sy), p) in enumerate(zip(screen, got)):
+            ex, ey = (mx + (sx - width / 2) / zs) % W, my + (sy - height / 2) / zs
+            pairs += [(f"{i}.{j}.x", p["x"], ex), (f"{i}.{j}.y", p["y"], ey)]
+        described = post("/v1/viewport", {"viewport": view})
+        pairs.append((f"{i}.zoomLevel", described["zoomLevel"], 20 + math.log2(zs)))
+    check("visibleMapRect viewport vs mapRectThatFits written out", pairs, 1e-6)
+
+
+def tile_checks():
+    """XYZ tiles against mercantile: the tile of a coordinate, its bounds and quadkey, and covers."""
+    cs = coordinates(N, 89.9)
+    pairs = []
+    for zoom in (0, 1, 5, 12, 19, 28):
+        got = post("/v1/convert/coordinates-to-tiles", {"zoom": zoom, "coordinates": cs})["tiles"]
+        for i, (c, t) in enumerate(zip(cs, got)):
+            tile = mercantile.tile(c["longitude"], c["latitude"], zoom)
+            bounds = mercantile.bounds(tile)
+            pairs += [(f"z{zoom}.{i}.x", t["x"], tile.x), (f"z{zoom}.{i}.y", t["y"], tile.y),
+                      (f"z{zoom}.{i}.quadkey", 0 if t["quadkey"] == mercantile.quadkey(tile) else 1, 0),
+                      (f"z{zoom}.{i}.west", t["bounds"]["west"], bounds.west), (f"z{zoom}.{i}.north", t["bounds"]["north"], bounds.north),
+                      (f"z{zoom}.{i}.south", t["bounds"]["south"], bounds.south)]
+    check("coordinates-to-tiles vs mercantile (tile, bounds, quadkey)", pairs, 1e-9)
+    pairs = []
+    for i in range(20):
+        zoom = rng.randint(0, 8)
+        west, east = rng.uniform(-180, 180), rng.uniform(-180, 180)
+        south, north = sorted((rng.uniform(-85, 85), rng.uniform(-85, 85)))
+        bbox = ",".join(f"{v:.6f}" for v in (west, south, east, north))
+        got, cursor = set(), ""
+        while cursor is not None:
+            page = get(f"/v1/tiles/cover?bbox={bbox}&zoom={zoom}&limit=4000" + (f"&cursor={cursor}" if cursor else ""))
+            got |= {(t["x"], t["y"]) for t in page["tiles"]}
+            cursor = page.get("nextCursor")
+        expected = {(t.x, t.y) for t in mercantile.tiles(float(bbox.split(",")[0]), south, float(bbox.split(",")[2]), north, zoom)}
+        pairs.append((f"cover {i} z{zoom} {bbox}", len(got ^ expected), 0))
+    check("tiles/cover vs mercantile.tiles (antimeridian split)", pairs, 0)
 
 
 def fix(latitude, longitude, second):
