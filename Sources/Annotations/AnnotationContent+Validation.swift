@@ -11,6 +11,8 @@ extension AnnotationContent {
         public static let maxTextLength = 1024
         /// Characters of `externalId`, `kind` and `clusteringIdentifier`.
         public static let maxKeyLength = 256
+        /// UTF-8 bytes a key may take (256 four-byte code points).
+        public static let maxKeyBytes = 1024
         /// Levels of arrays and objects inside `properties` (answers wrap them in a few more,
         /// and JSON coders stop at 512).
         public static let maxPropertiesDepth = 32
@@ -49,8 +51,10 @@ extension AnnotationContent {
 
     private static func checkKey(_ value: String?, field: String) throws(FieldError) {
         guard let value else { return }
-        guard !value.isEmpty, value.count <= Limits.maxKeyLength else {
-            throw FieldError(path: [field], message: "must be 1 to \(Limits.maxKeyLength) characters")
+        // Characters as JSON Schema counts them (code points), and a byte cap so a key always fits
+        // the two-byte lengths of a cluster id.
+        guard !value.isEmpty, value.unicodeScalars.count <= Limits.maxKeyLength, value.utf8.count <= Limits.maxKeyBytes else {
+            throw FieldError(path: [field], message: "must be 1 to \(Limits.maxKeyLength) characters (at most \(Limits.maxKeyBytes) UTF-8 bytes)")
         }
         // Control characters are C0, DEL and C1; plain ASCII text needs no Unicode property lookup.
         let isPlainASCII = value.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F }

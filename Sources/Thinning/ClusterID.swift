@@ -53,8 +53,9 @@ public struct ClusterID: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The id a text names, or nil when it is not one this server issues.
-    /// The longest id text read (the contract's `maxLength`).
-    public static let maxTextLength = 8192
+    /// The longest id text read (the contract's `maxLength`): room for the longest filters a thin
+    /// request may carry (16 kinds and an identifier of 1 024 bytes each, base64url).
+    public static let maxTextLength = 24_576
 
     public init?(_ text: String) {
         guard text.utf8.count <= Self.maxTextLength, let bytes = Base64URL.decode(text) else { return nil }

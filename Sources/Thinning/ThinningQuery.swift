@@ -9,6 +9,8 @@ public struct ThinningQuery: Sendable {
     public static let defaultLimit = 1000
     /// The limits a request may ask for.
     public static let limits = 1...10_000
+    /// Most values a `kinds` or `clusteringIdentifiers` filter may list.
+    public static let maxFilterValues = 16
     /// Most grid cells one answer may cover: the largest view (``ScreenSize/viewSizes``) turned 45°
     /// at the smallest cell size, so every view the contract allows is answered (a 1024×768 view has
     /// about 221 at the default cell size).
@@ -35,6 +37,13 @@ public struct ThinningQuery: Sendable {
         let priorities = 0...AnnotationContent.requiredDisplayPriority
         if let priority = filter.minDisplayPriority, !priorities.contains(priority) {
             errors.record(at: ["minDisplayPriority"], "must be \(Self.range(priorities)), got \(priority)")
+        }
+        // Filter values name keys, so they have keys' limits; their count keeps a cluster id short.
+        let keyBytes = AnnotationContent.Limits.maxKeyBytes
+        for (field, values) in [("kinds", filter.kinds), ("clusteringIdentifiers", filter.clusteringIdentifiers)] {
+            guard let values else { continue }
+            if values.count > Self.maxFilterValues { errors.record(at: [field], "must have at most \(Self.maxFilterValues) values, got \(values.count)") }
+            if values.contains(where: { $0.utf8.count > keyBytes }) { errors.record(at: [field], "values must be at most \(keyBytes) UTF-8 bytes") }
         }
         let read = errors.value(at: ["viewport"], readViewport)
         let viewport = try errors.check(read)

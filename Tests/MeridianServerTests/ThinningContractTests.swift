@@ -151,6 +151,24 @@ import Testing
         }
     }
 
+    @Test func oversizeFiltersAre422NotACrash() async throws {
+        try await TestApp.withClient { client in
+            // A kind of 65 536 bytes used to trap while writing a cluster id.
+            _ = try await client.createAnnotation(#"{"coordinate":{"latitude":1,"longitude":1},"kind":"a"}"#)
+            _ = try await client.createAnnotation(#"{"coordinate":{"latitude":1,"longitude":1},"kind":"a"}"#)
+            let long = String(repeating: "k", count: 65_536)
+            let huge = try await client.post("/v1/annotations/thin", json: Self.thin(1, 1, zoom: 3, extra: #","kinds":["a","\#(long)"]"#))
+            #expect(try huge.problem(.unprocessableContent).pointers == ["/kinds"])
+            let many = (0..<17).map { "\"k\($0)\"" }.joined(separator: ",")
+            let crowded = try await client.post("/v1/annotations/thin", json: Self.thin(1, 1, zoom: 3, extra: #","clusteringIdentifiers":[\#(many)]"#))
+            #expect(try crowded.problem(.unprocessableContent).pointers == ["/clusteringIdentifiers"])
+            // The longest filters allowed still give cluster ids getCluster reads back.
+            let kinds = (0..<16).map { "\"\(String(repeating: "\u{1F5FA}", count: 255))\($0)\"" }
+            let widest = try await client.post("/v1/annotations/thin", json: Self.thin(1, 1, zoom: 3, extra: #","kinds":["a",\#(kinds.dropFirst().joined(separator: ","))]"#))
+            #expect(widest.status == .ok)
+        }
+    }
+
     @Test func badViewportsAndIdsAreProblems() async throws {
         try await TestApp.withClient { client in
             // Past zoom 22 the last grid is used; past the camera's 30 the zoom is refused.
