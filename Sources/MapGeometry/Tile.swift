@@ -21,17 +21,18 @@ public struct Tile: Hashable, Sendable {
     /// A tile from untrusted input: whole numbers, z within ``zoomLevels``, x and y within 0…2^z − 1.
     public init(validatingZ z: Double, x: Double, y: Double) throws(FieldError) {
         let zoom = try Self.zoom(z, field: "z")
-        let last = Double(Self.count(atZoom: zoom) - 1)
-        for (field, value) in [("x", x), ("y", y)] {
-            try FieldError.check(value, field: field, in: 0...last)
-            guard value == value.rounded() else { throw FieldError(path: [field], message: "must be a whole number, got \(value)") }
-        }
-        self.init(z: zoom, x: Int(x), y: Int(y))
+        let last = Self.count(atZoom: zoom) - 1
+        self.init(z: zoom, x: try Self.whole(x, field: "x", in: 0...last), y: try Self.whole(y, field: "y", in: 0...last))
     }
 
     /// A zoom from untrusted input: a whole number within ``zoomLevels``.
     public static func zoom(_ value: Double, field: String) throws(FieldError) -> Int {
-        try FieldError.check(value, field: field, in: Double(zoomLevels.lowerBound)...Double(zoomLevels.upperBound))
+        try whole(value, field: field, in: zoomLevels)
+    }
+
+    /// A whole number within `range`, or the error naming `field`.
+    private static func whole(_ value: Double, field: String, in range: ClosedRange<Int>) throws(FieldError) -> Int {
+        try FieldError.check(value, field: field, in: Double(range.lowerBound)...Double(range.upperBound))
         guard value == value.rounded() else { throw FieldError(path: [field], message: "must be a whole number, got \(value)") }
         return Int(value)
     }
