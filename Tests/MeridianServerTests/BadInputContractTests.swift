@@ -6,6 +6,20 @@ import Testing
 
 /// Every kind of bad input answers problem+json naming the field; never a 500.
 @Suite struct BadInputContractTests {
+    @Test func aBodyThatIsNotJSONIsSaidOnce() async throws {
+        try await TestApp.withClient { client in
+            let problem = try await client.post("/v1/viewport", json: "nope").problem(.badRequest)
+            #expect(problem.detail == "the body is not valid JSON")
+        }
+    }
+
+    @Test func aMalformedQueryParameterIsNamedNotBlamedOnTheBody() async throws {
+        try await TestApp.withClient { client in
+            let problem = try await client.send(.get, "/v1/subscriptions?limit=null").problem(.badRequest)
+            #expect(problem.errors?.first?.parameter == "limit" && problem.detail == #"limit must be an integer, got "null""#)
+        }
+    }
+
     struct Case: Sendable, CustomTestStringConvertible {
         let name: String
         let path: String
@@ -19,6 +33,12 @@ import Testing
     static let origin = #"{"latitude":0,"longitude":0}"#
 
     static let cases: [Case] = [
+        Case(name: "a key repeated in one object, on the conversion path", path: "/v1/convert/coordinates-to-map-points",
+             json: #"{"coordinates":[{"latitude":1,"latitude":2,"longitude":3}]}"#, status: .badRequest, pointer: "/coordinates/0/latitude"),
+        Case(name: "a key repeated in one object, on the thin fast path", path: "/v1/annotations/thin",
+             json: #"{"viewport":{\#(view),"center":\#(origin),"zoomLevel":3,"zoomLevel":4}}"#, status: .badRequest, pointer: "/viewport/zoomLevel"),
+        Case(name: "map rect sizes whose region would not be finite", path: "/v1/convert/map-rects-to-regions",
+             json: #"{"mapRects":[{"origin":{"x":-1.6e15,"y":0},"size":{"width":1,"height":1e278}}]}"#, status: .unprocessableContent, pointer: "/mapRects/0/origin/x"),
         Case(name: "latitude out of range at index 3", path: "/v1/convert/coordinates-to-map-points",
              json: #"{"coordinates":[\#(origin),\#(origin),\#(origin),{"latitude":91,"longitude":0}]}"#,
              status: .unprocessableContent, pointer: "/coordinates/3/latitude"),
