@@ -37,7 +37,7 @@ public struct Viewport: Hashable, Sendable {
     let cosHeading: Double, sinHeading: Double
 
     /// A viewport for a view of `size` showing `area`, turned by `heading` degrees.
-    /// - Throws: ``FieldError`` when the area has no extent, the zoom level is out of range or
+    /// - Throws: ``FieldError`` when the zoom level is out of range or
     ///   the view's scale is not a finite number; its path starts at the area's field
     ///   (`visibleMapRect`, `region`, `zoomLevel`).
     public init(size: ScreenSize, heading: Double = 0, area: Area) throws(FieldError) {
@@ -46,22 +46,17 @@ public struct Viewport: Hashable, Sendable {
         var zoomScale: Double
         switch area {
         case .visibleMapRect(let rect):
-            guard rect.size.width > 0 || rect.size.height > 0 else {
-                throw FieldError(path: ["visibleMapRect", "size"], message: "must have a width or a height greater than 0")
-            }
             (mid, zoomScale, field) = (rect.mid, Self.scale(fitting: rect, in: size), ["visibleMapRect"])
         case .region(let region):
             let rect = MapRect(region)
-            guard rect.size.width > 0 || rect.size.height > 0 else {
-                throw FieldError(path: ["region", "span"], message: "a viewport's region must cover some area")
-            }
             (mid, zoomScale, field) = (rect.mid, Self.scale(fitting: rect, in: size), ["region"])
         case .center(let center, let zoomLevel):
             try FieldError.check(zoomLevel, field: "zoomLevel", in: Self.zoomLevels)
             (mid, zoomScale, field) = (Mercator.mapPoint(for: center), ZoomLevel.scale(ofLevel: zoomLevel), ["zoomLevel"])
         }
         if case .center = area {} else {
-            // MKMapView keeps its camera within a zoom range; a rect or region past it is shown at the limit.
+            // MKMapView keeps its camera within a zoom range; a rect or region past it (a point, say)
+            // is shown at the limit.
             zoomScale = min(max(zoomScale, ZoomLevel.scale(ofLevel: Self.zoomLevels.lowerBound)), ZoomLevel.scale(ofLevel: Self.zoomLevels.upperBound))
         }
         guard zoomScale.isFinite, zoomScale > 0, mid.x.isFinite, mid.y.isFinite,

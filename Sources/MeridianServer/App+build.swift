@@ -62,10 +62,11 @@ func buildRouterAndIndex(_ configuration: ServerConfiguration, logger: Logger) a
         maxBodySize: configuration.maxBodySize,
         largeBodies: [Paths.annotationImport: configuration.maxImportBodySize]
     ))
-    router.middlewares.add(FastRoutes<AppRequestContext, SQLiteAnnotationStore>(store: annotations, thinning: thinning, maxBatchSize: configuration.maxBatchSize))
+    router.middlewares.add(FastRoutes<AppRequestContext, SQLiteAnnotationStore>(store: annotations, thinning: thinning, maxBatchSize: configuration.maxBatchSize,
+        thinNulls: contract.requestNulls["thinAnnotations"]))
     try handler.registerHandlers(on: router, configuration: APICoding.configuration, middlewares: [
         ProblemMiddleware(logger: logger, parameterTypes: contract.parameterTypes), HeaderEncodingMiddleware(),
-        JSONBodyMiddleware(explicitNulls: ["createSubscription": ["maxLocationAge"]], maxBodySize: max(configuration.maxBodySize, configuration.maxImportBodySize)),
+        JSONBodyMiddleware(nullShapes: contract.requestNulls, meaningfulNulls: ["createSubscription", "patchAnnotation"], maxBodySize: max(configuration.maxBodySize, configuration.maxImportBodySize)),
     ])
     return (router, thinning)
 }

@@ -1,5 +1,6 @@
 import Foundation
 import OpenAPIRuntime
+import WireJSON
 import Yams
 
 /// The contract file, `openapi.yaml`, compiled into the server (SwiftPM `embedInCode`), so the
@@ -13,6 +14,8 @@ struct Contract: Sendable {
     /// Per operation id, the JSON Schema type of each query and header parameter (`integer`,
     /// `number`, `boolean`, `string`), to name the parameter a request got wrong.
     let parameterTypes: [String: [String: String]]
+    /// Per operation id, where its request body may hold `null`.
+    let requestNulls: [String: NullShape]
 
     /// The embedded copy.
     static func load() throws -> Contract {
@@ -22,7 +25,7 @@ struct Contract: Sendable {
         }
         return Contract(
             text: text, json: try OpenAPIObjectContainer(unvalidatedValue: document.mapValues(sendable)),
-            parameterTypes: parameterTypes(document)
+            parameterTypes: parameterTypes(document), requestNulls: requestNulls(document)
         )
     }
 

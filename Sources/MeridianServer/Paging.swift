@@ -1,3 +1,5 @@
+import HTTPTypes
+
 /// How lists page and long polls wait: one rule for every `limit`, `after` and `wait` parameter.
 enum Paging {
     /// Items per page when `limit` is absent.
@@ -20,6 +22,19 @@ enum Paging {
     /// How long a long poll waits (0 when absent); 422 outside ``waits``.
     static func wait(_ given: Double?) throws(ProblemError) -> Duration {
         .milliseconds(Int64(try check(given ?? 0, parameter: "wait", in: waits) * 1000))
+    }
+
+    /// A count or sequence written as text (a cursor, `Last-Event-ID`): decimal digits without a
+    /// sign or leading zeros, at most 18 of them (the contract's `^(0|[1-9][0-9]{0,17})$`); 400
+    /// naming the parameter otherwise.
+    static func count(_ text: String, parameter: String) throws(ProblemError) -> Int64 {
+        let digits = Array(text.utf8)
+        guard (1...18).contains(digits.count), digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+              digits.count == 1 || digits[0] != UInt8(ascii: "0"), let value = Int64(text) else {
+            throw ProblemError(.badRequest, detail: "\(parameter) must be a count written in decimal digits",
+                               errors: [.init(parameter: parameter, detail: "must be 0 or a whole number without leading zeros, at most 18 digits")])
+        }
+        return value
     }
 
     /// `value` when it lies in `range`, else 422 naming the parameter.

@@ -47,7 +47,10 @@ public enum RegionShape: Hashable, Sendable {
     }
 }
 
-/// A GEOS-validated polygon prepared for distances: its rings in a local plane in metres.
+/// A polygon prepared for distances: its rings in a local plane in metres. Inside is what the
+/// even-odd rule puts inside the rings (SVG's `evenodd` fill), a ring closing itself: for a valid
+/// polygon that is the polygon; rings that cross or holes outside the exterior still say where
+/// inside is, and rings that enclose no area have no inside (the region is never entered).
 ///
 /// The plane is equirectangular about the polygon's bounding-box centre, scaled by the WGS84
 /// radii of curvature there; over a region tens of kilometres across its distances are within a
@@ -59,11 +62,14 @@ public struct PolygonShape: Hashable, Sendable {
     private let metresPerDegree: (x: Double, y: Double)
     private let rings: [[(x: Double, y: Double)]]
 
-    /// Validates with GEOS (closed rings, no self-intersection, holes inside) and prepares.
-    public init(_ polygon: GeoPolygon) throws(GeodesyError) {
-        try polygon.validate()
+    /// Positions a ring must hold (a triangle and its closing position, as GeoJSON's linear rings).
+    public static let minimumRingPositions = 4
+
+    /// Prepares `polygon`; nil when a ring is empty.
+    public init?(_ polygon: GeoPolygon) {
+        guard !polygon.exterior.isEmpty, !polygon.holes.contains(where: \.isEmpty) else { return nil }
         self.polygon = polygon
-        let all = polygon.exterior
+        let all = ([polygon.exterior] + polygon.holes).joined()
         let latitudes = all.map(\.latitude), longitudes = all.map(\.longitude)
         bounds = BoundingBox(west: longitudes.min()!, south: latitudes.min()!, east: longitudes.max()!, north: latitudes.max()!)
         origin = Coordinate(latitude: (bounds.south + bounds.north) / 2, longitude: (bounds.west + bounds.east) / 2)

@@ -2,7 +2,7 @@
 /// tree for the parts whose shape is known (collection, feature, geometry). What a feature's
 /// `properties` mean is the caller's: it reads them with the parser standing on the value.
 ///
-/// It takes only the well-formed case: any other type, a repeated member, a geometry that is not
+/// It takes only the well-formed case: any other type, a repeated member (anywhere), a geometry that is not
 /// a Point of 2 or 3 numbers, or a `properties` or feature the caller declines gives false, and
 /// the caller reads the body again through ``JSONValueParser/parse(_:)`` to explain the errors.
 public enum GeoJSONPointReader {
@@ -35,6 +35,7 @@ public enum GeoJSONPointReader {
     ) -> Bool {
         var parser = JSONValueParser(bytes: bytes)
         var sawType = false, sawFeatures = false
+        var others = Set<String>()
         let complete = parser.members { key, parser in
             switch key {
             case "type":
@@ -49,7 +50,7 @@ public enum GeoJSONPointReader {
                 } while parser.consume(UInt8(ascii: ","))
                 return parser.consume(UInt8(ascii: "]"))
             default:
-                return parser.value() != nil  // bbox, name, crs, …: read and ignored
+                return others.insert(key).inserted && parser.value() != nil  // bbox, name, crs, …: read and ignored
             }
             return true
         }
@@ -62,6 +63,7 @@ public enum GeoJSONPointReader {
         _ parser: inout JSONValueParser, _ readProperties: (inout JSONValueParser) -> Properties?
     ) -> Feature<Properties>? {
         var sawType = false, sawProperties = false
+        var others = Set<String>()
         var position: (Double, Double)?
         var properties: Properties?
         let complete = parser.members { key, parser in
@@ -80,7 +82,7 @@ public enum GeoJSONPointReader {
                 properties = readProperties(&parser)
                 return properties != nil
             default:
-                return parser.value() != nil  // id, bbox, foreign members
+                return others.insert(key).inserted && parser.value() != nil  // id, bbox, foreign members
             }
             return true
         }
@@ -93,6 +95,7 @@ public enum GeoJSONPointReader {
     static func point(_ parser: inout JSONValueParser) -> (Double, Double)? {
         var isPoint = false
         var numbers: [Double]?
+        var others = Set<String>()
         let complete = parser.members { key, parser in
             switch key {
             case "type":
@@ -108,7 +111,7 @@ public enum GeoJSONPointReader {
                 guard parser.consume(UInt8(ascii: "]")), (2...3).contains(read.count) else { return false }
                 numbers = read
             default:
-                return parser.value() != nil
+                return others.insert(key).inserted && parser.value() != nil
             }
             return true
         }

@@ -159,8 +159,8 @@ public struct JSONValueParser {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { return nil }
             index += 1
-            guard let member = value() else { return nil }
-            if members[key] == nil { members[key] = member }  // a repeated key keeps its first value, as Foundation does
+            // A repeated key is not valid here (``JSONBodyCheck`` says where it is).
+            guard let member = value(), members.updateValue(member, forKey: key) == nil else { return nil }
             skipWhitespace()
             guard index < bytes.count else { return nil }
             if bytes[index] == UInt8(ascii: ",") { index += 1; continue }

@@ -213,7 +213,7 @@ import Testing
         (#"{"type":"FeatureCollection","features":[{"type":"Feature"#, ""),
         (#"{"type":"FeatureCollection"}"#, "/features"),
         (#"{"type":"Topology","features":[]}"#, "/type"),
-        (#"{"type":"FeatureCollection","features":[{"geometry":null}]}"#, "/features/0/type"),
+        (#"{"type":"FeatureCollection","features":[{"geometry":null}]}"#, "/features/0/geometry"),
     ])
     func malformedGeoJSONIsABadRequest(body: String, pointer: String) async throws {
         try await TestApp.withClient { client in

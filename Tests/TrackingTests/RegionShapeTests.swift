@@ -24,7 +24,7 @@ import Tracking
     }()
 
     @Test func polygonContainmentAgreesWithGEOS() throws {
-        let shape = try PolygonShape(Self.polygon)
+        let shape = try #require(PolygonShape(Self.polygon))
         var random = SeededGenerator(seed: 6)
         for _ in 0..<2_000 {
             let point = Coordinate(latitude: 45.49 + random.unit() * 0.06, longitude: -122.73 + random.unit() * 0.07)
@@ -34,6 +34,24 @@ import Tracking
         }
     }
 
+    /// Rings that cross, or do not close, still say where inside is: the even-odd rule (SVG's
+    /// `evenodd` fill), which GEOS's MakeValid agrees with for a bow tie: two triangles.
+    @Test func aBowTieIsTwoTrianglesAndAnOpenRingCloses() throws {
+        let ring = { (points: [(Double, Double)]) in points.map { Coordinate(latitude: $0.1, longitude: $0.0) } }
+        let bowTie = try #require(PolygonShape(GeoPolygon(exterior: ring([(0, 0), (1, 1), (1, 0), (0, 1), (0, 0)]))))
+        // The triangles meet at (0.5, 0.5): their insides are left and right of it, not above or below.
+        #expect(bowTie.signedDistance(to: Coordinate(latitude: 0.5, longitude: 0.1)) < 0)
+        #expect(bowTie.signedDistance(to: Coordinate(latitude: 0.5, longitude: 0.9)) < 0)
+        #expect(bowTie.signedDistance(to: Coordinate(latitude: 0.1, longitude: 0.5)) > 0)
+        #expect(bowTie.signedDistance(to: Coordinate(latitude: 0.9, longitude: 0.5)) > 0)
+        let open = try #require(PolygonShape(GeoPolygon(exterior: ring([(0, 0), (1, 0), (1, 1), (0, 1)]))))
+        #expect(open.signedDistance(to: Coordinate(latitude: 0.5, longitude: 0.5)) < 0)
+        // A line encloses nothing: no point is inside it.
+        let line = try #require(PolygonShape(GeoPolygon(exterior: ring([(0, 0), (1, 1), (2, 2), (0, 0)]))))
+        #expect(line.signedDistance(to: Coordinate(latitude: 1, longitude: 1)) >= 0)
+        #expect(PolygonShape(GeoPolygon(exterior: [])) == nil)
+    }
+
     @Test func polygonDistancesMatchGeodesicsToTheEdges() throws {
         // A 0.02° square around Portland; points straight north of its top edge's midpoint, straight
         // east of its east edge's midpoint, and inside, at geodesic distances from those edges.
@@ -41,7 +59,7 @@ import Tracking
         let square = GeoPolygon(exterior: [(-1.0, -1.0), (1, -1), (1, 1), (-1, 1), (-1, -1)].map {
             Coordinate(latitude: lat + $0.1 * 0.01, longitude: lon + $0.0 * 0.01)
         })
-        let shape = RegionShape.polygon(try PolygonShape(square))
+        let shape = RegionShape.polygon(try #require(PolygonShape(square)))
         let top = Coordinate(latitude: lat + 0.01, longitude: lon)
         let east = Coordinate(latitude: lat, longitude: lon + 0.01)
         for metres in [5.0, 50, 300] {

@@ -3,19 +3,25 @@ import HTTPTypes
 import OpenAPIRuntime
 import WireJSON
 
-/// Top-level members a request body set to `null`, for operations where `null` means something
-/// other than absent (`maxLocationAge: null` is "no limit"; absent is the default). The generated
-/// types decode both to nil, so ``JSONBodyMiddleware`` reads the body first and tells the handler.
-enum ExplicitNulls {
-    @TaskLocal static var current: Set<String> = []
+/// The request body as JSON, for operations where `null` means something other than absent
+/// (`maxLocationAge: null` is "no limit", a merge patch's `null` removes a field). The generated
+/// types decode both to nil, so ``JSONBodyMiddleware`` reads the body first and hands it over.
+enum RequestJSON {
+    @TaskLocal static var body: [String: JSONValue] = [:]
+
+    /// Whether the body set this top-level member to `null`.
+    static func isNull(_ member: String) -> Bool { body[member] == .null }
 }
 
 /// Reads each JSON request body once before the generated decoding: a key repeated in one object
-/// is 400 at that key (the decoder would silently keep one of the values), and members whose
-/// `null` means something are noted in ``ExplicitNulls``.
+/// is 400 at that key (the decoder would silently keep one of the values), so is a `null` the
+/// contract does not allow (the decoder would read it as absent); operations whose nulls mean
+/// something get the body in ``RequestJSON``.
 struct JSONBodyMiddleware: ServerMiddleware {
-    /// Operation id → the members whose null is meaningful.
-    let explicitNulls: [String: Set<String>]
+    /// Operation id → where its body may hold null (``Contract/requestNulls``).
+    let nullShapes: [String: NullShape]
+    /// The operations whose handlers read ``RequestJSON``.
+    let meaningfulNulls: Set<String>
     /// The most bytes read (the body limit middleware has already bounded bodies).
     let maxBodySize: Int
 
@@ -28,15 +34,21 @@ struct JSONBodyMiddleware: ServerMiddleware {
     ) async throws -> (HTTPResponse, HTTPBody?) {
         guard let body, Self.isJSON(request.headerFields[.contentType]) else { return try await next(request, body, metadata) }
         let bytes = try await [UInt8](collecting: body, upTo: maxBodySize)
-        if let path = bytes.withUnsafeBytes(RepeatedKeys.first(in:)) {
+        switch bytes.withUnsafeBytes({ JSONBodyCheck.first(in: $0, nulls: nullShapes[operationID]) }) {
+        case .repeatedKey(let path)?:
             let pointer = JSONPointer.make(path)
             throw ProblemError(.badRequest, detail: "\(pointer) appears twice in one object; each key may appear only once",
                                errors: [.init(pointer: pointer, detail: "appears twice in one object")])
+        case .null(let path)?:
+            let pointer = JSONPointer.make(path)
+            throw ProblemError(.badRequest, detail: "\(pointer) may not be null; leave it out instead",
+                               errors: [.init(pointer: pointer, detail: "may not be null")])
+        case nil:
+            break
         }
-        guard let names = explicitNulls[operationID] else { return try await next(request, HTTPBody(bytes), metadata) }
-        let members = bytes.withUnsafeBytes { JSONValueParser.parse($0)?.objectValue }
-        let nulls = Set(names.filter { members?[$0] == .null })
-        return try await ExplicitNulls.$current.withValue(nulls) {
+        guard meaningfulNulls.contains(operationID) else { return try await next(request, HTTPBody(bytes), metadata) }
+        let members = bytes.withUnsafeBytes { JSONValueParser.parse($0)?.objectValue } ?? [:]
+        return try await RequestJSON.$body.withValue(members) {
             try await next(request, HTTPBody(bytes), metadata)
         }
     }

@@ -28,7 +28,7 @@ struct FastRoutes<Context: RequestContext, Store: AnnotationStore>: RouterMiddle
     private let exact: [String: Route]
     private let prefixed: [(prefix: String, route: Route)]
 
-    init(store: Store, thinning: ThinningFollower, maxBatchSize: Int) {
+    init(store: Store, thinning: ThinningFollower, maxBatchSize: Int, thinNulls: NullShape?) {
         let json: Set<String> = ["application/json"]
         exact = [
             Paths.coordinatesToMapPoints: Route(method: .post, mediaTypes: json) { _, body in
@@ -51,8 +51,8 @@ struct FastRoutes<Context: RequestContext, Store: AnnotationStore>: RouterMiddle
                 try await GeoJSONImport.importBody(Data(body.readableBytesView), into: store).map(ImportAnswerWriter.write)
             },
             Paths.thin: Route(method: .post, mediaTypes: json) { _, body in
-                // A repeated key (which JSONDecoder would let through) or a decoding error: the generated handler explains.
-                guard body.withUnsafeReadableBytes({ RepeatedKeys.first(in: $0) }) == nil,
+                // A repeated key or a null (which JSONDecoder would let through) or a decoding error: the generated handler explains.
+                guard body.withUnsafeReadableBytes({ JSONBodyCheck.first(in: $0, nulls: thinNulls) }) == nil,
                       let wire = try? JSONDecoder().decode(Components.Schemas.ThinRequest.self, from: Data(body.readableBytesView)) else { return nil }
                 return ThinAnswerWriter.write(try await ThinningAnswer(ThinningQuery(wire), thinning: thinning, store: store))
             },

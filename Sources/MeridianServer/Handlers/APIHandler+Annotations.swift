@@ -37,10 +37,8 @@ extension APIHandler {
 
     func patchAnnotation(_ input: Operations.PatchAnnotation.Input) async throws -> Operations.PatchAnnotation.Output {
         let id = try Self.annotationID(input.path.id)
-        let patch: [String: JSONValue]
-        switch input.body {
-        case .applicationMergePatchJson(let body), .json(let body): patch = JSONValue.members(of: body)
-        }
+        // The generated decoding has checked the patch's types; its nulls (removals) are in the JSON.
+        let patch = RequestJSON.body
         let annotation = try await annotations.update(id, expectedVersion: Self.expectedVersion(input.headers.ifMatch)) { content in
             try content.merging(patch)
         }
@@ -50,12 +48,7 @@ extension APIHandler {
     func putAnnotationByExternalId(_ input: Operations.PutAnnotationByExternalId.Input) async throws -> Operations.PutAnnotationByExternalId.Output {
         let body = switch input.body { case .json(let body): body }
         let externalId = input.path.externalId
-        var content = try AnnotationContent(body)
-        if let given = content.externalId, given != externalId {
-            throw ProblemError.invalid(pointer: "/externalId", "must be the path's external id \"\(externalId)\" or absent, got \"\(given)\"")
-        }
-        content.externalId = externalId
-        try content.validate()  // the path's id obeys the same rules
+        let content = try AnnotationContent(body, externalId: externalId)  // the path's id obeys the body's rules
         let (annotation, status) = try await annotations.upsert(
             externalId: externalId, content, expectedVersion: Self.expectedVersion(input.headers.ifMatch)
         )

@@ -10,7 +10,7 @@ import Timeline
 extension APIHandler {
     func createSubscription(_ input: Operations.CreateSubscription.Input) async throws -> Operations.CreateSubscription.Output {
         let body = switch input.body { case .json(let body): body }
-        let request = try SubscriptionRequest(body, maxLocationAgeIsNull: ExplicitNulls.current.contains("maxLocationAge"))
+        let request = try SubscriptionRequest(body, maxLocationAgeIsNull: RequestJSON.isNull("maxLocationAge"))
         let subscription = try await tracking.tracker.subscribe { id, createdAt in
             Subscription(id: id, deviceIds: request.deviceIds, maxLocationAge: request.maxLocationAge,
                          maxHorizontalAccuracy: request.maxHorizontalAccuracy, rule: request.rule, createdAt: createdAt)
@@ -64,11 +64,9 @@ extension APIHandler {
     func streamEvents(_ input: Operations.StreamEvents.Input) async throws -> Operations.StreamEvents.Output {
         var start = tracking.feed.latest
         if input.query.after != nil { start = try Paging.after(input.query.after) }
-        if let lastEventID = input.headers.lastEventID {
-            guard let sequence = Int64(lastEventID.trimmingCharacters(in: .whitespaces)), sequence >= 0 else {
-                throw ProblemError(.badRequest, detail: "Last-Event-ID must be the sequence of an event", errors: [.init(parameter: "Last-Event-ID", detail: "must be a non-negative integer")])
-            }
-            start = sequence
+        // Empty, as the SSE reconnection rules allow, is no event yet.
+        if let lastEventID = input.headers.lastEventID?.trimmingCharacters(in: .whitespaces), !lastEventID.isEmpty {
+            start = try Paging.count(lastEventID, parameter: "Last-Event-ID")
         }
         if let id = input.query.subscriptionId, try await tracking.tracker.read({ $0.subscriptions[id] }) == nil {
             throw ProblemError(.notFound, detail: "no subscription has id \(input.query.subscriptionId ?? "")", errors: [.init(parameter: "subscriptionId", detail: "names no subscription")])

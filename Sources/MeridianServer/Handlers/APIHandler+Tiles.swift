@@ -33,7 +33,7 @@ extension APIHandler {
         let box = try Self.bbox(input.query.bbox)
         let limit = try Paging.check(input.query.limit ?? Limits.tilesPerPage.upperBound, parameter: "limit", in: Limits.tilesPerPage)
         // The cursor counts the tiles before the page; any count the pattern allows continues from there.
-        let offset = input.query.cursor.flatMap { Int($0) } ?? 0
+        let offset = try input.query.cursor.map { Int(try Paging.count($0, parameter: "cursor")) } ?? 0
         let cover = TileCover(box, zoom: zoom)
         let tiles = cover.tiles(from: offset, limit: limit)
         let next = offset + tiles.count < cover.count ? String(offset + tiles.count) : nil

@@ -22,6 +22,14 @@ extension AnnotationContent {
         )
         try validate()
     }
+
+    /// The content a PUT by external id names: the body, with the path's external id.
+    init(_ wire: Components.Schemas.AnnotationReplacement, externalId: String) throws(FieldError) {
+        try self.init(Components.Schemas.AnnotationInput(
+            externalId: externalId, coordinate: wire.coordinate, title: wire.title, subtitle: wire.subtitle, kind: wire.kind,
+            clusteringIdentifier: wire.clusteringIdentifier, displayPriority: wire.displayPriority, properties: wire.properties
+        ))
+    }
 }
 
 extension Components.Schemas.Annotation {

@@ -41,7 +41,7 @@ extension Components.Schemas.Region {
 }
 
 extension MapGeometry.MapPoint {
-    init(_ wire: Components.Schemas.MapPoint) throws(FieldError) {
+    init(_ wire: Components.Schemas.MapPointInput) throws(FieldError) {
         try self.init(validatingX: wire.x, y: wire.y)
     }
 }
@@ -53,7 +53,7 @@ extension Components.Schemas.MapPoint {
 }
 
 extension MapGeometry.MapRect {
-    init(_ wire: Components.Schemas.MapRect) throws(FieldError) {
+    init(_ wire: Components.Schemas.MapRectInput) throws(FieldError) {
         try self.init(
             validatingOrigin: (wire.origin.x, wire.origin.y),
             size: (wire.size.width, wire.size.height)
@@ -68,7 +68,7 @@ extension Components.Schemas.MapRect {
 }
 
 extension MapGeometry.ScreenPoint {
-    init(_ wire: Components.Schemas.ScreenPoint) throws(FieldError) {
+    init(_ wire: Components.Schemas.ScreenPointInput) throws(FieldError) {
         try self.init(validatingX: wire.x, y: wire.y)
     }
 }
@@ -80,7 +80,7 @@ extension Components.Schemas.ScreenPoint {
 }
 
 extension MapGeometry.ScreenRect {
-    init(_ wire: Components.Schemas.ScreenRect) throws(FieldError) {
+    init(_ wire: Components.Schemas.ScreenRectInput) throws(FieldError) {
         try self.init(
             validatingOrigin: (wire.origin.x, wire.origin.y),
             size: (wire.size.width, wire.size.height)

@@ -75,10 +75,10 @@ extension Components.Schemas.RegionShape {
     init(_ shape: RegionShape) {
         switch shape {
         case .circle(let center, let radius):
-            self.init(circle: .init(center: .init(center), radius: radius))
+            self = .CircleRegion(.init(circle: .init(center: .init(center), radius: radius)))
         case .polygon(let polygon):
             let rings = [polygon.polygon.exterior] + polygon.polygon.holes
-            self.init(_type: .polygon, coordinates: rings.map { $0.map { [$0.longitude, $0.latitude] } })
+            self = .PolygonRegion(.init(_type: .polygon, coordinates: rings.map { $0.map { [$0.longitude, $0.latitude] } }))
         }
     }
 }

@@ -122,7 +122,7 @@ struct StoredSubscription: Codable {
                 shape = .circle(center: Coordinate(latitude: circle.la, longitude: circle.lo), radius: radius)
             } else {
                 let rings = (rings ?? []).map { $0.map { Coordinate(latitude: $0.la, longitude: $0.lo) } }
-                guard let polygon = try? PolygonShape(GeoPolygon(exterior: rings.first ?? [], holes: Array(rings.dropFirst()))) else { return nil }
+                guard let polygon = PolygonShape(GeoPolygon(exterior: rings.first ?? [], holes: Array(rings.dropFirst()))) else { return nil }
                 shape = .polygon(polygon)
             }
             guard let entry, let exit, let hysteresis, let initial else { return nil }

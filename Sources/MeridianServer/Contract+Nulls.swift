@@ -1,0 +1,79 @@
+import WireJSON
+
+/// Where each operation's request body may hold `null`, read off the contract's schemas, so the
+/// rule lives in one place (`openapi.yaml`) and ``JSONBodyMiddleware`` refuses the rest.
+extension Contract {
+    /// Operation id → the shape of its request body's nulls (operations without a body are absent).
+    static func requestNulls(_ document: [String: Any]) -> [String: NullShape] {
+        let reader = NullShapeReader(schemas: ((document["components"] as? [String: Any])?["schemas"] as? [String: Any]) ?? [:])
+        var shapes: [String: NullShape] = [:]
+        for case let item as [String: Any] in (document["paths"] as? [String: Any] ?? [:]).values {
+            for case let operation as [String: Any] in item.values {
+                guard let id = operation["operationId"] as? String,
+                      let content = (operation["requestBody"] as? [String: Any])?["content"] as? [String: Any],
+                      let media = content.values.first as? [String: Any],
+                      let shape = reader.shape(media["schema"]) else { continue }
+                shapes[id] = shape
+            }
+        }
+        return shapes
+    }
+}
+
+/// Reads a ``NullShape`` off a JSON Schema (as YAML mappings): `type` lists `null` or is absent
+/// where null is allowed; `allOf` parts all hold, one of `oneOf`/`anyOf` does. Nil stands for a
+/// schema that says nothing about nulls below it (free-form values).
+struct NullShapeReader {
+    let schemas: [String: Any]
+    /// Deeper than this the schema is taken as free (the contract has no recursive request schemas).
+    private static let maxDepth = 32
+
+    func shape(_ value: Any?, depth: Int = 0) -> NullShape? {
+        guard depth < Self.maxDepth, let schema = value as? [String: Any] else { return nil }
+        if let ref = schema["$ref"] as? String {
+            return shape(schemas[String(ref.split(separator: "/").last ?? "")], depth: depth + 1)
+        }
+        let types = (schema["type"] as? String).map { [$0] } ?? (schema["type"] as? [Any])?.compactMap { $0 as? String }
+        var members: [String: NullShape] = [:]
+        for (key, member) in schema["properties"] as? [String: Any] ?? [:] {
+            members[key] = shape(member, depth: depth + 1)
+        }
+        let other = shape(schema["additionalProperties"] as? [String: Any], depth: depth + 1)
+        let items = shape(schema["items"], depth: depth + 1)
+        var result: NullShape? = types == nil && members.isEmpty && other == nil && items == nil
+            ? nil
+            : NullShape(nullable: types?.contains("null") ?? true, members: members, otherMembers: other, items: items)
+        for part in schema["allOf"] as? [Any] ?? [] {
+            result = Self.both(result, shape(part, depth: depth + 1))
+        }
+        for key in ["oneOf", "anyOf"] {
+            guard let branches = (schema[key] as? [Any])?.map({ shape($0, depth: depth + 1) }), let first = branches.first else { continue }
+            result = Self.both(result, branches.dropFirst().reduce(first, Self.either))
+        }
+        return result
+    }
+
+    /// What holds when both hold: null only where both allow it.
+    static func both(_ a: NullShape?, _ b: NullShape?) -> NullShape? {
+        guard let a else { return b }
+        guard let b else { return a }
+        return NullShape(
+            nullable: a.nullable && b.nullable,
+            members: a.members.merging(b.members) { both($0, $1) ?? NullShape(nullable: true) },
+            otherMembers: both(a.otherMembers, b.otherMembers), items: both(a.items, b.items)
+        )
+    }
+
+    /// What holds when either does: null wherever one allows it (a member one side does not list is free).
+    static func either(_ a: NullShape?, _ b: NullShape?) -> NullShape? {
+        guard let a, let b else { return nil }
+        var members: [String: NullShape] = [:]
+        for key in Set(a.members.keys).intersection(b.members.keys) {
+            members[key] = either(a.members[key], b.members[key])
+        }
+        return NullShape(
+            nullable: a.nullable || b.nullable, members: members,
+            otherMembers: either(a.otherMembers, b.otherMembers), items: either(a.items, b.items)
+        )
+    }
+}
