@@ -27,8 +27,9 @@ extension AnnotationContent {
         try Self.checkKey(kind, field: "kind")
         try Self.checkKey(clusteringIdentifier, field: "clusteringIdentifier")
         for (field, text) in [("title", title), ("subtitle", subtitle)] {
-            if let text, text.count > Limits.maxTextLength {
-                throw FieldError(path: [field], message: "must be at most \(Limits.maxTextLength) characters, got \(text.count)")
+            // Characters as JSON Schema counts them: code points.
+            if let text, text.unicodeScalars.count > Limits.maxTextLength {
+                throw FieldError(path: [field], message: "must be at most \(Limits.maxTextLength) characters, got \(text.unicodeScalars.count)")
             }
         }
         guard (0...Self.requiredDisplayPriority).contains(displayPriority) else {

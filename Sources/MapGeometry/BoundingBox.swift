@@ -36,7 +36,8 @@ public struct BoundingBox: Hashable, Sendable {
     public static let queryPattern: String = {
         let longitude = #"-?(180(\.0+)?|(1[0-7][0-9]|[1-9]?[0-9])(\.[0-9]+)?)"#
         let latitude = #"-?(90(\.0+)?|[1-8]?[0-9](\.[0-9]+)?)"#
-        return "^\(longitude),\(latitude),\(longitude),\(latitude)$"
+        // `(?!\n)`: Python's `$` (which schemathesis uses) also matches before a final newline.
+        return "^\(longitude),\(latitude),\(longitude),\(latitude)$(?!\\n)"
     }()
 
     nonisolated(unsafe) private static let queryRegex = try! Regex(queryPattern)

@@ -45,8 +45,9 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
 // MARK: - RFC 3339
 
 extension Instant {
-    /// Parses an RFC 3339 date-time (`2026-11-23T08:15:30.123456Z`, `…+01:00`); digits past the
-    /// microsecond are dropped. Nil for anything else, including impossible dates.
+    /// Parses an RFC 3339 date-time of a year 0001…9999 (`2026-11-23T08:15:30.123456Z`,
+    /// `…+01:00`); digits past the microsecond are dropped. Nil for anything else, including
+    /// impossible dates. Exactly the strings the contract's `Timestamp` pattern matches.
     public init?(rfc3339 text: some StringProtocol) {
         var reader = DigitReader(Array(text.utf8))
         guard let year = reader.number(4), reader.take("-"), let month = reader.number(2), reader.take("-"),
@@ -54,7 +55,7 @@ extension Instant {
               let hour = reader.number(2), reader.take(":"), let minute = reader.number(2), reader.take(":"),
               let second = reader.number(2)
         else { return nil }
-        guard (1...12).contains(month), (1...Self.daysIn(month: month, year: year)).contains(day),
+        guard year >= 1, (1...12).contains(month), (1...Self.daysIn(month: month, year: year)).contains(day),
               hour < 24, minute < 60, second < 61  // 60: a leap second, read as the next second
         else { return nil }
         var fraction: Int64 = 0
@@ -79,17 +80,22 @@ extension Instant {
         let days = Self.daysSinceEpoch(year: year, month: month, day: day)
         let seconds = Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + second) - Int64(offsetMinutes * 60)
         microseconds = seconds * 1_000_000 + fraction
-        // Only instants ``rfc3339`` can write back: years 0001…9999 in UTC.
-        guard Self.writable.contains(microseconds) else { return nil }
     }
 
-    /// 0001-01-01T00:00:00Z … 9999-12-31T23:59:59.999999Z.
-    private static let writable: ClosedRange<Int64> =
+    /// 0001-01-01T00:00:00Z … 9999-12-31T23:59:59.999999Z: what UTC can write with a four-digit year.
+    private static let utcWritable: ClosedRange<Int64> =
         Int64(daysSinceEpoch(year: 1, month: 1, day: 1)) * 86_400_000_000...(Int64(daysSinceEpoch(year: 10_000, month: 1, day: 1)) * 86_400_000_000 - 1)
+    /// The widest offset RFC 3339 writes, in minutes.
+    private static let widestOffset: Int64 = 23 * 60 + 59
 
-    /// RFC 3339 in UTC: milliseconds when the instant has none finer, else microseconds.
+    /// RFC 3339 in UTC: milliseconds when the instant has none finer, else microseconds. The few
+    /// instants a read can give outside UTC's years 0001…9999 (`0001-01-01T00:00:00+01:00`) are
+    /// written at the widest offset that brings them back inside, so every answer reads again.
     public var rfc3339: String {
-        let (seconds, micros) = microseconds.quotientAndRemainder(dividingBy: 1_000_000)
+        let offset: Int64 = if microseconds < Self.utcWritable.lowerBound { Self.widestOffset }
+            else if microseconds > Self.utcWritable.upperBound { -Self.widestOffset } else { 0 }
+        let local = microseconds + offset * 60_000_000
+        let (seconds, micros) = local.quotientAndRemainder(dividingBy: 1_000_000)
         let (wholeSeconds, fraction) = micros < 0 ? (seconds - 1, micros + 1_000_000) : (seconds, micros)
         let (days, secondOfDay) = wholeSeconds.quotientAndRemainder(dividingBy: 86_400)
         let (day, time) = secondOfDay < 0 ? (days - 1, secondOfDay + 86_400) : (days, secondOfDay)
@@ -99,7 +105,8 @@ extension Instant {
             return String(repeating: "0", count: max(0, width - text.count)) + text
         }
         let fractionText = fraction % 1000 == 0 ? pad(fraction / 1000, 3) : pad(fraction, 6)
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(dayOfMonth, 2))T\(pad(time / 3600, 2)):\(pad(time / 60 % 60, 2)):\(pad(time % 60, 2)).\(fractionText)Z"
+        let zone = offset == 0 ? "Z" : "\(offset > 0 ? "+" : "-")\(pad(abs(offset) / 60, 2)):\(pad(abs(offset) % 60, 2))"
+        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(dayOfMonth, 2))T\(pad(time / 3600, 2)):\(pad(time / 60 % 60, 2)):\(pad(time % 60, 2)).\(fractionText)\(zone)"
     }
 
     private static func daysIn(month: Int, year: Int) -> Int {

@@ -15,7 +15,7 @@ extension APIHandler {
         let body = switch input.body { case .json(let body): body }
         let content = try AnnotationContent(body)
         let key = try input.headers.idempotencyKey.map { key throws(ProblemError) in
-            guard (1...IdempotencyKey.maxLength).contains(key.count) else {
+            guard (1...IdempotencyKey.maxLength).contains(key.unicodeScalars.count) else {  // code points, as the contract's maxLength counts
                 throw ProblemError.invalid([.init(parameter: "Idempotency-Key", detail: "must be 1 to \(IdempotencyKey.maxLength) characters")])
             }
             return IdempotencyKey(key: key, fingerprint: content.fingerprint)
