@@ -39,10 +39,11 @@ struct NullShapeReader {
             members[key] = shape(member, depth: depth + 1)
         }
         let other = shape(schema["additionalProperties"] as? [String: Any], depth: depth + 1)
+        let closed = schema["additionalProperties"] as? Bool == false
         let items = shape(schema["items"], depth: depth + 1)
-        var result: NullShape? = types == nil && members.isEmpty && other == nil && items == nil
+        var result: NullShape? = types == nil && members.isEmpty && other == nil && items == nil && !closed
             ? nil
-            : NullShape(nullable: types?.contains("null") ?? true, members: members, otherMembers: other, items: items)
+            : NullShape(nullable: types?.contains("null") ?? true, members: members, otherMembers: other, closed: closed, items: items)
         for part in schema["allOf"] as? [Any] ?? [] {
             result = Self.both(result, shape(part, depth: depth + 1))
         }
@@ -60,20 +61,23 @@ struct NullShapeReader {
         return NullShape(
             nullable: a.nullable && b.nullable,
             members: a.members.merging(b.members) { both($0, $1) ?? NullShape(nullable: true) },
-            otherMembers: both(a.otherMembers, b.otherMembers), items: both(a.items, b.items)
+            otherMembers: both(a.otherMembers, b.otherMembers), closed: a.closed || b.closed, items: both(a.items, b.items)
         )
     }
 
-    /// What holds when either does: null wherever one allows it (a member one side does not list is free).
+    /// What holds when either does: null wherever one allows it. A member one side does not list
+    /// is free there, unless that side is closed (refuses it anyway): then the other side says.
     static func either(_ a: NullShape?, _ b: NullShape?) -> NullShape? {
         guard let a, let b else { return nil }
         var members: [String: NullShape] = [:]
-        for key in Set(a.members.keys).intersection(b.members.keys) {
-            members[key] = either(a.members[key], b.members[key])
+        for key in Set(a.members.keys).union(b.members.keys) {
+            let left = a.members[key] ?? (a.closed ? b.members[key] : a.otherMembers)
+            let right = b.members[key] ?? (b.closed ? a.members[key] : b.otherMembers)
+            members[key] = either(left, right)
         }
         return NullShape(
             nullable: a.nullable || b.nullable, members: members,
-            otherMembers: either(a.otherMembers, b.otherMembers), items: either(a.items, b.items)
+            otherMembers: either(a.otherMembers, b.otherMembers), closed: a.closed && b.closed, items: either(a.items, b.items)
         )
     }
 }

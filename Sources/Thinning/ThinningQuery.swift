@@ -39,11 +39,14 @@ public struct ThinningQuery: Sendable {
             errors.record(at: ["minDisplayPriority"], "must be \(Self.range(priorities)), got \(priority)")
         }
         // Filter values name keys, so they have keys' limits; their count keeps a cluster id short.
-        let keyBytes = AnnotationContent.Limits.maxKeyBytes
+        let keyLength = AnnotationContent.Limits.maxKeyLength
         for (field, values) in [("kinds", filter.kinds), ("clusteringIdentifiers", filter.clusteringIdentifiers)] {
             guard let values else { continue }
             if values.count > Self.maxFilterValues { errors.record(at: [field], "must have at most \(Self.maxFilterValues) values, got \(values.count)") }
-            if values.contains(where: { $0.utf8.count > keyBytes }) { errors.record(at: [field], "values must be at most \(keyBytes) UTF-8 bytes") }
+            // Code points, as the contract's maxLength counts them (and so at most 1 024 UTF-8 bytes).
+            if values.contains(where: { $0.unicodeScalars.count > keyLength }) {
+                errors.record(at: [field], "values must be at most \(keyLength) characters")
+            }
         }
         let read = errors.value(at: ["viewport"], readViewport)
         let viewport = try errors.check(read)

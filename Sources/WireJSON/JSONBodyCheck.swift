@@ -66,12 +66,15 @@ public final class NullShape: Sendable {
     public let members: [String: NullShape]
     /// Members not listed (`additionalProperties`); nil: anything.
     public let otherMembers: NullShape?
+    /// Whether members not listed are refused (`additionalProperties: false`).
+    public let closed: Bool
     public let items: NullShape?
 
-    public init(nullable: Bool, members: [String: NullShape] = [:], otherMembers: NullShape? = nil, items: NullShape? = nil) {
+    public init(nullable: Bool, members: [String: NullShape] = [:], otherMembers: NullShape? = nil, closed: Bool = false, items: NullShape? = nil) {
         self.nullable = nullable
         self.members = members
         self.otherMembers = otherMembers
+        self.closed = closed
         self.items = items
     }
 

@@ -25,6 +25,15 @@ import Tracking
         return try NSRegularExpression(pattern: try #require(schema["pattern"] as? String), options: .useUnixLineSeparators)
     }
 
+    /// The `pattern` of a component parameter's schema.
+    static func pattern(ofParameter name: String) throws -> NSRegularExpression {
+        let components = try #require(contract.json.value["components"] as? [String: (any Sendable)?])
+        let parameters = try #require(components["parameters"] as? [String: (any Sendable)?])
+        let parameter = try #require(parameters[name] as? [String: (any Sendable)?])
+        let schema = try #require(parameter["schema"] as? [String: (any Sendable)?])
+        return try NSRegularExpression(pattern: try #require(schema["pattern"] as? String), options: .useUnixLineSeparators)
+    }
+
     static func matches(_ regex: NSRegularExpression, _ text: String) -> Bool {
         regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
     }
@@ -75,6 +84,20 @@ import Tracking
             #expect(((try? content.validate()) != nil) == (inLength && Self.matches(key, text)), "\(text.debugDescription)")
         }
         #expect(DeviceIdentifier.isValid(String(repeating: "a", count: 128)) && !DeviceIdentifier.isValid(String(repeating: "a", count: 129)))
+    }
+
+    @Test func ifMatchReadsExactlyWhatThePatternMatches() throws {
+        let regex = try Self.pattern(ofParameter: "IfMatch")
+        let pieces = ["\"", "\"3\"", "W/", "*", ",", " ", "\t", "3", "a", "!", "\\", "\n", "é", "\u{7F}", "\"\""]
+        var random = SeededGenerator(seed: 16)
+        for _ in 0..<20_000 {
+            let length = Int(random.unit() * 7)
+            let text = (0..<length).map { _ in pieces[Int(random.unit() * Double(pieces.count)) % pieces.count] }.joined()
+            // HTTP drops the spaces and tabs around a field value before the server sees it.
+            let sent = text.trimmingCharacters(in: CharacterSet(charactersIn: " \t"))
+            #expect((EntityTagCondition(sent) != nil) == Self.matches(regex, sent), "\(sent.debugDescription)")
+        }
+        #expect(EntityTagCondition(#""3", W/"4""#) != nil && EntityTagCondition("") == nil && EntityTagCondition("3") == nil)
     }
 
     @Test func theBBoxPatternIsTheOneTheServerReadsWith() throws {

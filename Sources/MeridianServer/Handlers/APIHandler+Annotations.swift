@@ -29,7 +29,7 @@ extension APIHandler {
 
     func getAnnotation(_ input: Operations.GetAnnotation.Input) async throws -> Operations.GetAnnotation.Output {
         let annotation = try await annotations.annotation(try Self.annotationID(input.path.id))
-        if let condition = input.headers.ifNoneMatch, EntityTagCondition(condition).matches(version: annotation.version) {
+        if let condition = input.headers.ifNoneMatch, EntityTagCondition(condition)?.matches(version: annotation.version) == true {
             return .notModified(.init(headers: .init(eTag: annotation.eTag)))
         }
         return .ok(.init(headers: .init(eTag: annotation.eTag), body: .json(.init(annotation))))
@@ -39,7 +39,7 @@ extension APIHandler {
         let id = try Self.annotationID(input.path.id)
         // The generated decoding has checked the patch's types; its nulls (removals) are in the JSON.
         let patch = RequestJSON.body
-        let annotation = try await annotations.update(id, expectedVersion: Self.expectedVersion(input.headers.ifMatch)) { content in
+        let annotation = try await annotations.update(id, expectedVersion: try Self.expectedVersion(input.headers.ifMatch)) { content in
             try content.merging(patch)
         }
         return .ok(.init(headers: .init(eTag: annotation.eTag), body: .json(.init(annotation))))
@@ -50,7 +50,7 @@ extension APIHandler {
         let externalId = input.path.externalId
         let content = try AnnotationContent(body, externalId: externalId)  // the path's id obeys the body's rules
         let (annotation, status) = try await annotations.upsert(
-            externalId: externalId, content, expectedVersion: Self.expectedVersion(input.headers.ifMatch)
+            externalId: externalId, content, expectedVersion: try Self.expectedVersion(input.headers.ifMatch)
         )
         if status == .created {
             return .created(.init(headers: .init(location: annotation.location, eTag: annotation.eTag), body: .json(.init(annotation))))
@@ -59,7 +59,7 @@ extension APIHandler {
     }
 
     func deleteAnnotation(_ input: Operations.DeleteAnnotation.Input) async throws -> Operations.DeleteAnnotation.Output {
-        try await annotations.delete(try Self.annotationID(input.path.id), expectedVersion: Self.expectedVersion(input.headers.ifMatch))
+        try await annotations.delete(try Self.annotationID(input.path.id), expectedVersion: try Self.expectedVersion(input.headers.ifMatch))
         return .noContent(.init())
     }
 
@@ -75,7 +75,12 @@ extension APIHandler {
     }
 
     /// What `If-Match` demands; no condition without the header.
-    static func expectedVersion(_ ifMatch: String?) -> VersionCondition {
-        ifMatch.map { EntityTagCondition($0).versionCondition } ?? .none
+    static func expectedVersion(_ ifMatch: String?) throws(ProblemError) -> VersionCondition {
+        guard let ifMatch else { return .none }
+        guard let condition = EntityTagCondition(ifMatch) else {
+            throw ProblemError(.badRequest, detail: "If-Match must be * or a list of entity tags such as \"3\"",
+                               errors: [.init(parameter: "If-Match", detail: "must be * or a list of entity tags such as \"3\"")])
+        }
+        return condition.versionCondition
     }
 }

@@ -101,15 +101,40 @@ struct EntityTagCondition {
     private let tags: [(weak: Bool, opaque: String)]
     private let any: Bool
 
-    init(_ header: String) {
-        any = header.trimmingCharacters(in: .whitespaces) == "*"
-        tags = header.split(separator: ",").compactMap { part in
-            var text = Substring(part.trimmingCharacters(in: .whitespaces))
-            let weak = text.hasPrefix("W/")
-            if weak { text = text.dropFirst(2) }
-            guard text.count >= 2, text.first == "\"", text.last == "\"" else { return nil }
-            return (weak, String(text.dropFirst().dropLast()))
+    /// Reads `*` or a list of entity tags (RFC 9110 §8.8.3: `W/` for weak, then a quoted run of
+    /// visible ASCII other than `"`), separated by commas with optional spaces or tabs; nil for
+    /// anything else. Exactly what the contract's `If-Match` pattern matches (around the spaces and
+    /// tabs HTTP drops).
+    init?(_ header: String) {
+        let bytes = Array(header.utf8)
+        var index = 0
+        func skipSpace() { while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x09 { index += 1 } }
+        skipSpace()
+        if bytes[index...].starts(with: [UInt8(ascii: "*")]) {
+            index += 1
+            skipSpace()
+            guard index == bytes.count else { return nil }
+            (any, tags) = (true, [])
+            return
         }
+        var tags: [(weak: Bool, opaque: String)] = []
+        while true {
+            let weak = bytes[index...].starts(with: Array("W/".utf8))
+            if weak { index += 2 }
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { return nil }
+            index += 1
+            let start = index
+            while index < bytes.count, bytes[index] == 0x21 || (0x23...0x7E).contains(bytes[index]) { index += 1 }
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { return nil }
+            tags.append((weak, String(decoding: bytes[start..<index], as: UTF8.self)))
+            index += 1
+            skipSpace()
+            if index == bytes.count { break }
+            guard bytes[index] == UInt8(ascii: ",") else { return nil }
+            index += 1
+            skipSpace()
+        }
+        (any, self.tags) = (false, tags)
     }
 
     /// What an `If-Match` demands: `*` an existing annotation; a list, one of its strong tags'

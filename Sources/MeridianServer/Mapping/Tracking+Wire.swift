@@ -24,7 +24,7 @@ extension LocationFix {
 extension Components.Schemas.Fix {
     init(_ fix: LocationFix) {
         self.init(
-            coordinate: .init(fix.coordinate), timestamp: fix.timestamp.rfc3339, horizontalAccuracy: fix.horizontalAccuracy,
+            coordinate: .init(latitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude), timestamp: fix.timestamp.rfc3339, horizontalAccuracy: fix.horizontalAccuracy,
             speed: fix.speed, course: fix.course, altitude: fix.altitude, verticalAccuracy: fix.verticalAccuracy
         )
     }
