@@ -66,7 +66,7 @@ func buildRouterAndIndex(_ configuration: ServerConfiguration, logger: Logger) a
         thinNulls: contract.requestNulls["thinAnnotations"]))
     try handler.registerHandlers(on: router, configuration: APICoding.configuration, middlewares: [
         ProblemMiddleware(logger: logger, parameterTypes: contract.parameterTypes), HeaderEncodingMiddleware(),
-        JSONBodyMiddleware(nullShapes: contract.requestNulls, meaningfulNulls: ["createSubscription", "patchAnnotation"], maxBodySize: max(configuration.maxBodySize, configuration.maxImportBodySize)),
+        JSONBodyMiddleware(nullShapes: contract.requestNulls, meaningfulNulls: ["createSubscription", "patchAnnotation", "importAnnotations"], maxBodySize: max(configuration.maxBodySize, configuration.maxImportBodySize)),
     ])
     return (router, thinning)
 }

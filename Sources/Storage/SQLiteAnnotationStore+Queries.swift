@@ -37,7 +37,8 @@ extension SQLiteAnnotationStore {
             var results: [(id: AnnotationID, status: WriteStatus)] = []
             var last: Int64?
             while let contents = try nextChunk() {
-                let existing = try Self.live(externalIds: contents.compactMap(\.externalId), in: db)
+                // Features apply in order: a later one with an external id an earlier one wrote updates it.
+                var existing = try Self.live(externalIds: contents.compactMap(\.externalId), in: db)
                 for content in contents {
                     if let externalId = content.externalId, let record = existing[externalId] {
                         if try record.holds(content), let id = AnnotationID(record.id) {
@@ -45,12 +46,14 @@ extension SQLiteAnnotationStore {
                             continue
                         }
                         let (annotation, sequence) = try Self.replace(try record.annotation(), with: content, at: at, in: db)
+                        existing[externalId] = AnnotationRecord(annotation)
                         results.append((annotation.id, .updated))
                         last = sequence ?? last
                     } else {
-                        // The external id is free: no live row has it, and it does not repeat within the import.
                         let annotation = Annotation(id: ids.next(), content: content, version: 1, createdAt: at, updatedAt: at)
-                        last = try writer.insert(AnnotationRecord(annotation))
+                        let record = AnnotationRecord(annotation)
+                        last = try writer.insert(record)
+                        if let externalId = content.externalId { existing[externalId] = record }
                         results.append((annotation.id, .created))
                     }
                 }

@@ -43,7 +43,6 @@ import WireJSON
         #"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":null}]}"#,
         #"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[0,91]}}]}"#,
         #"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[0,0]},"properties":{"title":5}}]}"#,
-        #"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[0,0]},"properties":{"externalId":"x"}},{"type":"Feature","geometry":{"type":"Point","coordinates":[1,1]},"properties":{"externalId":"x"}}]}"#,
         #"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"LineString","coordinates":[[0,0],[1,1]]}}]}"#,
         #"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[0,0]},"properties":{"displayPriority":2.5}}]}"#,
         // Not JSON or not a FeatureCollection: both decline.

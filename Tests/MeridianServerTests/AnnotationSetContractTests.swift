@@ -162,14 +162,14 @@ import Testing
               {"type":"Feature","geometry":{"type":"Point","coordinates":[10,95]}},
               {"type":"Feature","geometry":{"type":"Point","coordinates":["x",1]}},
               {"type":"Feature","geometry":{"type":"Point","coordinates":[0,0]},"properties":{"displayPriority":5000}},
-              {"type":"Feature","geometry":{"type":"Point","coordinates":[0,0]},"properties":{"externalId":"a"}},
+              {"type":"Feature","geometry":{"type":"Point","coordinates":[0,0]},"properties":{"externalId":"a","title":"again"}},
               {"type":"Polygon","geometry":{"type":"Point","coordinates":[0,0]}}
             ]}
             """#
             let problem = try await client.send(.post, "/v1/annotations/import", json: collection, headers: [.contentType: "application/geo+json"]).problem(.unprocessableContent)
             #expect(problem.pointers == [
                 "/features/1/geometry", "/features/2/geometry/type", "/features/3/geometry/coordinates/1",
-                "/features/4/geometry/coordinates", "/features/5/properties/displayPriority", "/features/6/properties/externalId", "/features/7/type",
+                "/features/4/geometry/coordinates", "/features/5/properties/displayPriority", "/features/7/type",
             ])
             #expect(try await client.get("/v1/annotations", as: Page.self).annotations.isEmpty)
             #expect(try await client.get("/v1/annotations/changes", as: ChangePage.self).changes.isEmpty)

@@ -107,6 +107,20 @@ import Timeline
         #expect(try await store.changes(after: 2, limit: 10).map(\.kind) == [.updated, .created, .created])
     }
 
+    /// An import is its features' upserts in order: one that repeats an external id updates what
+    /// the earlier one wrote (or leaves it unchanged), within a chunk and across chunks.
+    @Test func featuresSharingAnExternalIdApplyInOrder() async throws {
+        let store = try await makeStore()
+        let results = try await store.importContents([pin(1, 1, externalId: "a"), pin(2, 2, externalId: "a"), pin(2, 2, externalId: "a"), pin(3, 3)])
+        #expect(results.map(\.status) == [.created, .updated, .unchanged, .created])
+        #expect(results[1].id == results[0].id && results[2].id == results[0].id)
+        let stored = try await store.annotation(results[0].id)
+        #expect(stored.version == 2 && stored.content.coordinate == Coordinate(latitude: 2, longitude: 2))
+        let chunks = Mutex([[pin(7, 7, externalId: "b")], [pin(8, 8, externalId: "b")]])
+        let across = try await store.importContents(chunks: { chunks.withLock { $0.isEmpty ? nil : $0.removeFirst() } })
+        #expect(across.map(\.status) == [.created, .updated] && across[0].id == across[1].id)
+    }
+
     @Test func aLongPollWakesOnTheNextWriteAndTimesOutWithout() async throws {
         let store = try await makeStore()
         let clock = ContinuousClock()

@@ -5,8 +5,8 @@ import WireJSON
 /// collection, and the annotation fields of each feature's `properties` read directly (no tree
 /// for them), the free properties as ``JSONValue``.
 ///
-/// It takes only the valid case: a null where a value is expected, a repeated key, an invalid
-/// feature or a repeated external id gives false, and ``GeoJSONImport`` reads the body again as a
+/// It takes only the valid case: a null where a value is expected, a repeated key or an invalid
+/// feature gives false, and ``GeoJSONImport`` reads the body again as a
 /// tree, which lists every error. Tests compare both readers on the same input.
 public enum AnnotationFeatureReader {
     /// Contents per chunk: big enough to amortize the hand-over, small enough that the writer starts early.
@@ -17,12 +17,10 @@ public enum AnnotationFeatureReader {
     public static func read(_ bytes: UnsafeRawBufferPointer, chunkSize: Int = chunkSize, emit: ([AnnotationContent]) -> Void) -> Bool {
         var pending: [AnnotationContent] = []
         pending.reserveCapacity(chunkSize)
-        var externalIds = Set<String>()
         let complete = GeoJSONPointReader.read(bytes, readProperties: Fields.read) { feature in
             let coordinate = Coordinate(latitude: feature.latitude, longitude: feature.longitude)
             let content = (feature.properties ?? Fields()).content(at: coordinate)
             guard (try? content.validate()) != nil else { return false }
-            if let externalId = content.externalId, !externalIds.insert(externalId).inserted { return false }
             pending.append(content)
             if pending.count == chunkSize {
                 emit(pending)

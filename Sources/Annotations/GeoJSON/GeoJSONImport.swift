@@ -10,7 +10,7 @@ public enum GeoJSONImport {
     public typealias Results = [(id: AnnotationID, status: WriteStatus)]
 
     /// Features that cannot be imported; nothing was stored. Paths start at the body
-    /// (`features/7/geometry`), one error per bad feature (and per repeated external id).
+    /// (`features/7/geometry`), one error per bad feature.
     public struct InvalidFeatures: Error, Sendable, CustomStringConvertible {
         public var errors: FieldErrors
 
@@ -45,22 +45,15 @@ public enum GeoJSONImport {
         }
     }
 
-    /// The content of every feature, or every bad feature (and each repeated external id).
+    /// The content of every feature, or every bad feature. Features that share an external id
+    /// apply in order (the later updates what the earlier wrote).
     public static func contents(of features: [GeoJSONFeature]) throws(InvalidFeatures) -> [AnnotationContent] {
         var errors = FieldErrors()
         var contents: [AnnotationContent] = []
         contents.reserveCapacity(features.count)
-        var firstIndex: [String: Int] = [:]
         for (index, feature) in features.enumerated() {
             let path = ["features", String(index)]
             guard let content = errors.value(at: path, { () throws(FieldError) in try AnnotationContent(feature: feature) }) else { continue }
-            if let externalId = content.externalId {
-                if let first = firstIndex[externalId] {
-                    errors.record(at: path + ["properties", "externalId"], "repeats the external id of feature \(first)")
-                } else {
-                    firstIndex[externalId] = index
-                }
-            }
             contents.append(content)
         }
         guard errors.isEmpty else { throw InvalidFeatures(errors: errors) }

@@ -1,3 +1,4 @@
+import WireJSON
 import Annotations
 import Foundation
 import HTTPTypes
@@ -42,11 +43,12 @@ extension APIHandler {
     }
 
     func importAnnotations(_ input: Operations.ImportAnnotations.Input) async throws -> Operations.ImportAnnotations.Output {
-        let collection: Components.Schemas.FeatureCollection
-        switch input.body {
-        case .applicationGeoJson(let body), .json(let body): collection = body
+        // The generated decoding has checked the collection's shape; the features are read from the
+        // JSON as the fast route reads them (a null field is absent, other members are free properties).
+        guard let features = GeoJSONFeature.features(of: .object(RequestJSON.body)) else {
+            throw ProblemError(.badRequest, detail: "the body is not a GeoJSON FeatureCollection")
         }
-        let results = try await annotations.importContents(try GeoJSONImport.contents(of: collection.features.map(GeoJSONFeature.init)))
+        let results = try await annotations.importContents(try GeoJSONImport.contents(of: features))
         return .ok(.init(body: .json(.init(results))))
     }
 
