@@ -9,7 +9,8 @@ binary=$1; venv=$2; examples=${3:-${CONTRACT_EXAMPLES:-50}}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 "$binary" import Data/cities.geojson --database "$work/fuzz.sqlite" >/dev/null
-export SERVER_DATABASE="$work/fuzz.sqlite" MERIDIAN_MAX_WAIT=1
+# The contract's own formats (proj-crs) are taught to schemathesis by a hooks module.
+export SERVER_DATABASE="$work/fuzz.sqlite" MERIDIAN_MAX_WAIT=1 PYTHONPATH="$PWD/scripts" SCHEMATHESIS_HOOKS=schemathesis_hooks
 scripts/with-server.sh "$binary" bash -c '
     "$0/st" --config-file schemathesis.toml run "$MERIDIAN_URL/openapi.json" --checks all --max-examples "$1" --seed 14 \
         --request-timeout 10 --generation-database none --no-color \

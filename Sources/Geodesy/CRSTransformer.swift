@@ -47,12 +47,10 @@ final class CRSTransformer: @unchecked Sendable {
         proj_context_destroy(context)
     }
 
-    /// Transforms positions in place: `[x, y]` or `[x, y, z]` each.
-    /// - Throws: ``GeodesyError/positionNotTransformable(index:)`` for the first position PROJ
-    ///   cannot map (it answers infinity for those).
-    func transform(_ positions: inout [[Double]]) throws(GeodesyError) {
-        for index in positions.indices {
-            let p = positions[index]
+    /// Transforms positions: `[x, y]` or `[x, y, z]` each; nil for a position PROJ cannot map
+    /// (outside the transformation's domain: PROJ answers infinity for those).
+    func transform(_ positions: [[Double]]) -> [[Double]?] {
+        positions.map { p in
             let hasZ = p.count > 2
             let input = proj_coord(p[0], p[1], hasZ ? p[2] : 0, .infinity)
             // proj_trans returns HUGE_VAL components on failure and sets the context errno.
@@ -60,9 +58,9 @@ final class CRSTransformer: @unchecked Sendable {
             let (x, y, z) = (output.v.0, output.v.1, output.v.2)
             guard x.isFinite, y.isFinite, !hasZ || z.isFinite else {
                 proj_errno_reset(transformation)
-                throw .positionNotTransformable(index: index)
+                return nil
             }
-            positions[index] = hasZ ? [x, y, z] : [x, y]
+            return hasZ ? [x, y, z] : [x, y]
         }
     }
 

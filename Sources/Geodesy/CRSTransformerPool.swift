@@ -19,9 +19,9 @@ public final class CRSTransformerPool: Sendable {
     }
 
     /// Transforms `positions` (`[x, y]` or `[x, y, z]`, x = longitude or easting) from `source` to `target`.
-    /// - Throws: ``GeodesyError`` for an unknown CRS, a missing transformation, or a position
-    ///   outside the target's domain.
-    public func transform(_ positions: [[Double]], from source: String, to target: String) throws(GeodesyError) -> [[Double]] {
+    /// - Returns: the positions in order; nil for one outside the transformation's domain.
+    /// - Throws: ``GeodesyError`` for an unknown CRS or a missing transformation.
+    public func transform(_ positions: [[Double]], from source: String, to target: String) throws(GeodesyError) -> [[Double]?] {
         let key = Key(source: source, target: target)
         let pooled = idle.withLock { $0[key]?.popLast() }
         let transformer: CRSTransformer
@@ -32,8 +32,6 @@ public final class CRSTransformerPool: Sendable {
                 if pool[key, default: []].count < maxIdlePerPair { pool[key, default: []].append(transformer) }
             }
         }
-        var result = positions
-        try transformer.transform(&result)
-        return result
+        return transformer.transform(positions)
     }
 }

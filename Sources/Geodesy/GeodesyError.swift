@@ -4,8 +4,6 @@ public enum GeodesyError: Error, Hashable, Sendable {
     case unknownCRS(field: String, identifier: String, reason: String)
     /// PROJ knows both CRSs but has no transformation between them.
     case noTransformation(source: String, target: String, reason: String)
-    /// A position that has no image in the target CRS (outside its domain). `index` is its place in the batch.
-    case positionNotTransformable(index: Int)
     /// A geometry GEOS refuses, with GEOS's reason ("Self-intersection[1 1]").
     case invalidGeometry(reason: String)
     /// A failure inside GEOS, with its messages.

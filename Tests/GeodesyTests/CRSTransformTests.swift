@@ -5,7 +5,7 @@ import Testing
     let pool = CRSTransformerPool()
 
     @Test func tokyoInWebMercatorMatchesTheReference() throws {
-        let result = try pool.transform([[139.767125, 35.681236]], from: "EPSG:4326", to: "EPSG:3857")
+        let result = try pool.transform([[139.767125, 35.681236]], from: "EPSG:4326", to: "EPSG:3857").compactMap { $0 }
         #expect(abs(result[0][0] - 15_558_805.184_639_815) < 1e-6)
         #expect(abs(result[0][1] - 4_256_848.120_219_802) < 1e-6)
     }
@@ -13,16 +13,16 @@ import Testing
     @Test func axisOrderIsAlwaysEastingFirst() throws {
         // EPSG:6677 (JGD2011 / Japan Plane Rectangular CS IX) declares northing first; we answer easting first.
         // Reference: pyproj 3.8 with always_xy=True gives (-5992.919570392903, -35363.23774493004).
-        let result = try pool.transform([[139.767125, 35.681236]], from: "EPSG:4326", to: "EPSG:6677")
+        let result = try pool.transform([[139.767125, 35.681236]], from: "EPSG:4326", to: "EPSG:6677").compactMap { $0 }
         #expect(abs(result[0][0] - -5_992.919_570_392_903) < 1e-3)
         #expect(abs(result[0][1] - -35_363.237_744_930_04) < 1e-3)
-        let back = try pool.transform(result, from: "EPSG:6677", to: "EPSG:4326")
+        let back = try pool.transform(result, from: "EPSG:6677", to: "EPSG:4326").compactMap { $0 }
         #expect(abs(back[0][0] - 139.767125) < 1e-9 && abs(back[0][1] - 35.681236) < 1e-9)
     }
 
     @Test func threeDimensionalPositionsKeepTheirHeight() throws {
         let result = try pool.transform([[2.35, 48.85, 35]], from: "EPSG:4326", to: "EPSG:3857")
-        #expect(result[0].count == 3)
+        #expect(result[0]?.count == 3)
     }
 
     @Test func unknownCodesNameTheField() {
@@ -36,10 +36,9 @@ import Testing
         }
     }
 
-    @Test func positionsOutsideTheProjectionAreNamed() {
+    @Test func positionsOutsideTheProjectionAreNil() throws {
         // UTM zone 54N (central meridian 141°E) has no image 90° of longitude away on the equator.
-        #expect(throws: GeodesyError.positionNotTransformable(index: 1)) {
-            try pool.transform([[141, 0], [-129, 0]], from: "EPSG:4326", to: "EPSG:32654")
-        }
+        let result = try pool.transform([[141, 0], [-129, 0]], from: "EPSG:4326", to: "EPSG:32654")
+        #expect(result[0] != nil && result[1] == nil)
     }
 }

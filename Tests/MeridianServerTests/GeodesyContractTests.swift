@@ -41,15 +41,26 @@ import Testing
                 json: #"{"source":"EPSG:4326","target":"EPSG:3857","positions":[[139.767125,35.681236]]}"#,
                 as: Components.Schemas.TransformAnswer.self
             )
-            #expect(close(answer.positions[0][0], 15_558_805.184639815, 1e-6))
-            #expect(close(answer.positions[0][1], 4_256_848.120219802, 1e-6))
+            let tokyo = try #require(answer.positions[0])
+            #expect(close(tokyo[0], 15_558_805.184639815, 1e-6))
+            #expect(close(tokyo[1], 4_256_848.120219802, 1e-6))
             let plane = try await client.post(
                 "/v1/crs/transform",
                 json: #"{"source":"EPSG:4326","target":"EPSG:6677","positions":[[139.767125,35.681236]]}"#,
                 as: Components.Schemas.TransformAnswer.self
             )
-            #expect(close(plane.positions[0][0], -5_992.919570392903, 1e-3))
-            #expect(close(plane.positions[0][1], -35_363.23774493004, 1e-3))
+            let inPlane = try #require(plane.positions[0])
+            #expect(close(inPlane[0], -5_992.919570392903, 1e-3))
+            #expect(close(inPlane[1], -35_363.23774493004, 1e-3))
+        }
+    }
+
+    /// A position the target CRS has no image for is null in its place; the others are answered.
+    @Test func aPositionOutsideTheDomainIsNullInItsPlace() async throws {
+        try await TestApp.withClient { client in
+            let response = try await client.send(.post, "/v1/crs/transform", json: #"{"source":"EPSG:4326","target":"EPSG:32654","positions":[[141,0],[-129,0]]}"#)
+            #expect(response.status == .ok)
+            #expect(String(buffer: response.body).hasSuffix(",null]}"))
         }
     }
 }

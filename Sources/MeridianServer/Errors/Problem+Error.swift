@@ -50,8 +50,6 @@ enum ProblemMapping {
             return ProblemError.invalid(pointer: "/\(field)", "is not a coordinate reference system PROJ knows (\(identifier)): \(reason)").problem
         case .noTransformation(let source, let target, let reason):
             return ProblemError.invalid(pointer: "/target", "PROJ has no transformation from \(source) to \(target): \(reason)").problem
-        case .positionNotTransformable(let index):
-            return ProblemError.invalid(pointer: "/positions/\(index)", "lies outside the area where the transformation is defined").problem
         case .invalidGeometry(let reason):
             return ProblemDetails(status: .unprocessableContent, detail: "invalid geometry: \(reason)")
         case .geosFailure:

@@ -36,8 +36,9 @@ extension APIHandler {
         case .json(let body):
             var errors = FieldErrors()
             for (field, identifier) in [("source", body.source), ("target", body.target)] {
-                if identifier.isEmpty || identifier.utf8.count > Self.maxCRSLength {
-                    errors.record(at: [field], "must name a CRS in 1 to \(Self.maxCRSLength) bytes")
+                // Code points, as the contract's minLength and maxLength count them.
+                if identifier.isEmpty || identifier.unicodeScalars.count > Self.maxCRSLength {
+                    errors.record(at: [field], "must name a CRS in 1 to \(Self.maxCRSLength) characters")
                 }
             }
             let positions = errors.batch(body.positions, at: ["positions"], maxItems: limits.maxBatchSize, Self.checkPosition)
