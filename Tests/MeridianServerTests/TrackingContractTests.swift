@@ -179,7 +179,12 @@ import Testing
             #expect(abs(occurredAt.timeIntervalSince(before)) < 5)
             _ = try await client.send(.get, "/v1/subscriptions/\(region.id)").problem(.gone)
             _ = try await client.send(.delete, "/v1/subscriptions/\(region.id)").problem(.gone)
-            #expect(try await client.events(of: region.id).events.map(\.type) == ["enter", "exit"])
+            // Gone as a resource, its events stay in the log.
+            _ = try await client.send(.get, "/v1/subscriptions/\(region.id)/events").problem(.gone)
+            let log = try await client.send(.get, "/v1/events?subscriptionId=\(region.id)").decode(WireEventPage.self)
+            #expect(log.events.map(\.type) == ["enter", "exit"])
+            #expect(try await client.send(.get, "/v1/events?after=1").decode(WireEventPage.self).events.map(\.sequence) == [2])
+            _ = try await client.send(.get, "/v1/events?subscriptionId=nope").problem(.notFound)
             // The deleted region no longer evaluates fixes.
             #expect(try await client.postFixes("car-1", [Trace.fix(Trace.at(5_000), 20), Trace.fix(Trace.at(0), 30)]).events.isEmpty)
         }

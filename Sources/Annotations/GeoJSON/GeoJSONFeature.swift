@@ -79,7 +79,8 @@ extension AnnotationContent {
             throw FieldError(path: ["geometry", "type"], message: "must be \"Point\", got \"\(geometry.type)\"")
         }
         guard case .array(let position) = geometry.coordinates, (2...3).contains(position.count),
-              case .number(let longitude) = position[0], case .number(let latitude) = position[1]
+              case .number(let longitude) = position[0], case .number(let latitude) = position[1],
+              position.count == 2 || { if case .number = position[2] { true } else { false } }()
         else {
             throw FieldError(path: ["geometry", "coordinates"], message: "must be [longitude, latitude] (numbers)")
         }

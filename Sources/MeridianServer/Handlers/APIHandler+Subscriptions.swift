@@ -53,12 +53,24 @@ extension APIHandler {
     }
 
     func listSubscriptionEvents(_ input: Operations.ListSubscriptionEvents.Input) async throws -> Operations.ListSubscriptionEvents.Output {
-        let id = input.path.subscriptionId
-        guard try await tracking.tracker.read({ $0.subscriptions[id] }) != nil else { throw Self.unknownSubscription(id) }
-        let after = try Paging.after(input.query.after)
-        let limit = try Paging.limit(input.query.limit)
-        let events = try await tracking.events(subscriptionId: id, after: after, limit: limit, wait: limits.wait(input.query.wait))
-        return .ok(.init(body: .json(.init(events: events.map(Components.Schemas.Event.init), nextAfter: events.last?.sequence ?? after))))
+        let id = try await liveSubscription(input.path.subscriptionId).id
+        let query = input.query
+        return .ok(.init(body: .json(try await eventPage(subscriptionId: id, after: query.after, limit: query.limit, wait: query.wait))))
+    }
+
+    func listEvents(_ input: Operations.ListEvents.Input) async throws -> Operations.ListEvents.Output {
+        let query = input.query
+        if let id = query.subscriptionId, try await tracking.tracker.read({ $0.subscriptions[id] }) == nil {
+            throw ProblemError(.notFound, detail: "no subscription has id \(id)", errors: [.init(parameter: "subscriptionId", detail: "names no subscription")])
+        }
+        return .ok(.init(body: .json(try await eventPage(subscriptionId: query.subscriptionId, after: query.after, limit: query.limit, wait: query.wait))))
+    }
+
+    /// A page of the event log (one subscription's, or all), waiting up to `wait` for a first event.
+    private func eventPage(subscriptionId: String?, after: Int64?, limit: Int?, wait: Double?) async throws -> Components.Schemas.EventPage {
+        let after = try Paging.after(after)
+        let events = try await tracking.events(subscriptionId: subscriptionId, after: after, limit: try Paging.limit(limit), wait: limits.wait(wait))
+        return .init(events: events.map(Components.Schemas.Event.init), nextAfter: events.last?.sequence ?? after)
     }
 
     func streamEvents(_ input: Operations.StreamEvents.Input) async throws -> Operations.StreamEvents.Output {
@@ -84,7 +96,7 @@ extension APIHandler {
 
     private static func deleted(_ subscription: Subscription) -> ProblemError {
         let id = subscription.id
-        return ProblemError(.gone, detail: "subscription \(id) was deleted at \(subscription.deletedAt?.rfc3339 ?? "?"); its events stay readable at /v1/subscriptions/\(id)/events")
+        return ProblemError(.gone, detail: "subscription \(id) was deleted at \(subscription.deletedAt?.rfc3339 ?? "?"); its events stay in the event log, /v1/events?subscriptionId=\(id)")
     }
 
     private static func unknownSubscription(_ id: String) -> ProblemError {

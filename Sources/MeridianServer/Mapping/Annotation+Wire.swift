@@ -124,7 +124,7 @@ struct EntityTagCondition {
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { return nil }
             index += 1
             let start = index
-            while index < bytes.count, bytes[index] == 0x21 || (0x23...0x7E).contains(bytes[index]) { index += 1 }
+            while index < bytes.count, Self.isTagByte(bytes[index]) { index += 1 }
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { return nil }
             tags.append((weak, String(decoding: bytes[start..<index], as: UTF8.self)))
             index += 1
@@ -135,6 +135,12 @@ struct EntityTagCondition {
             skipSpace()
         }
         (any, self.tags) = (false, tags)
+    }
+
+    /// Visible ASCII but `"`, `%` and `+` (the generated header decoding reads those two as URI
+    /// escapes; no Meridian tag has them).
+    private static func isTagByte(_ byte: UInt8) -> Bool {
+        byte == 0x21 || ((0x23...0x7E).contains(byte) && byte != UInt8(ascii: "%") && byte != UInt8(ascii: "+"))
     }
 
     /// What an `If-Match` demands: `*` an existing annotation; a list, one of its strong tags'
