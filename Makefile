@@ -22,7 +22,7 @@ run: build-release ## build, load the demo cities into an empty database, start 
 	@echo "Meridian on http://$(HOST):$(PORT)  (contract: http://$(HOST):$(PORT)/openapi.yaml)"
 	$$($(SWIFT) build -c release --show-bin-path)/meridian serve --host $(HOST) --port $(PORT) --database $(DATABASE)
 
-test: build unit crosscheck ## every test: Swift Testing suites, then the pyproj/geographiclib cross-check
+test: build unit crosscheck contract ## every test: Swift Testing suites, the pyproj/geographiclib/mercantile cross-check, schemathesis over the contract
 
 unit:
 	$(SWIFT) test --skip-build
@@ -38,11 +38,16 @@ crosscheck: build $(PYTHON) ## compare the running server with pyproj and geogra
 	scripts/with-server.sh "$$($(SWIFT) build --show-bin-path)/meridian" $(PYTHON) scripts/crosscheck.py
 
 CONTRACT_VENV := .venv-contract
+CONTRACT_ST   := $(CONTRACT_VENV)/bin/st
+CONTRACT_EXAMPLES ?= 20
 
-contract: build ## schemathesis 4.32.5 over the whole contract against a live server with the demo cities (not yet in `make test`: see README)
+$(CONTRACT_ST): scripts/requirements-contract.txt
 	python3 -m venv $(CONTRACT_VENV) || { scripts/install-deps.sh python3-venv && python3 -m venv $(CONTRACT_VENV); }
 	$(CONTRACT_VENV)/bin/pip install -q --disable-pip-version-check -r scripts/requirements-contract.txt
-	scripts/contract-fuzz.sh "$$($(SWIFT) build --show-bin-path)/meridian" $(CONTRACT_VENV)/bin
+	@touch $(CONTRACT_ST)
+
+contract: build $(CONTRACT_ST) ## schemathesis 4.32.5, every check, over the whole contract against a live server with the demo cities; any failure fails
+	scripts/contract-fuzz.sh "$$($(SWIFT) build --show-bin-path)/meridian" $(CONTRACT_VENV)/bin $(CONTRACT_EXAMPLES)
 
 bench: ## HTTP throughput of the release build with wrk (see README, Performance)
 	@scripts/install-deps.sh wrk

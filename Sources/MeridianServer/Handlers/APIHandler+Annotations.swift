@@ -76,7 +76,8 @@ extension APIHandler {
 
     /// What `If-Match` demands; no condition without the header.
     static func expectedVersion(_ ifMatch: String?) throws(ProblemError) -> VersionCondition {
-        guard let ifMatch else { return .none }
+        // Empty (which HTTP tooling sends for a header set to nothing) is no condition.
+        guard let ifMatch, !ifMatch.allSatisfy({ $0 == " " || $0 == "\t" }) else { return .none }
         guard let condition = EntityTagCondition(ifMatch) else {
             throw ProblemError(.badRequest, detail: "If-Match must be * or a list of entity tags such as \"3\"",
                                errors: [.init(parameter: "If-Match", detail: "must be * or a list of entity tags such as \"3\"")])
