@@ -152,6 +152,25 @@ import Testing
         }
     }
 
+    /// A feature that repeats an earlier one's external id updates what that one wrote: the
+    /// contract cannot say "unique within the array", so the import is its upserts in order.
+    @Test func featuresRepeatingAnExternalIdApplyInOrder() async throws {
+        try await TestApp.withClient { client in
+            let collection = #"""
+            {"type":"FeatureCollection","features":[
+              {"type":"Feature","geometry":{"type":"Point","coordinates":[0,0]},"properties":{"externalId":"a","title":"first"}},
+              {"type":"Feature","geometry":{"type":"Point","coordinates":[1,1]},"properties":{"externalId":"a","title":"second"}},
+              {"type":"Feature","geometry":{"type":"Point","coordinates":[1,1]},"properties":{"externalId":"a","title":"second"}}
+            ]}
+            """#
+            let answer = try await client.send(.post, "/v1/annotations/import", json: collection, headers: [.contentType: "application/geo+json"]).decode(ImportAnswer.self)
+            #expect(answer.results.map(\.status) == ["created", "updated", "unchanged"])
+            #expect(Set(answer.results.map(\.id)).count == 1 && answer.created == 1 && answer.updated == 1 && answer.unchanged == 1)
+            let stored = try await client.send(.get, "/v1/annotations/\(answer.results[0].id)").decode(WireAnnotation.self)
+            #expect(stored.title == "second" && stored.version == 2)
+        }
+    }
+
     @Test func anInvalidImportListsEveryBadFeatureAndStoresNothing() async throws {
         try await TestApp.withClient { client in
             let collection = #"""
