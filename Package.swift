@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "Geodesy", targets: ["Geodesy"]),
         .library(name: "Timeline", targets: ["Timeline"]),
         .library(name: "WireJSON", targets: ["WireJSON"]),
+        .library(name: "Access", targets: ["Access"]),
         .library(name: "Annotations", targets: ["Annotations"]),
         .library(name: "Thinning", targets: ["Thinning"]),
         .library(name: "Tracking", targets: ["Tracking"]),
@@ -39,6 +40,9 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
         // Pure Swift: coordinates, map points, regions, viewports and every conversion formula.
@@ -62,6 +66,9 @@ let package = Package(
         // and byte cursor, the conversion batch scanner, the GeoJSON Point reader.
         .target(name: "WireJSON", swiftSettings: handWrittenSettings),
 
+        // Who may do what: API keys (made, hashed and checked with swift-crypto), roles, tenants (pure domain).
+        .target(name: "Access", dependencies: ["Timeline", .product(name: "Crypto", package: "swift-crypto")], swiftSettings: handWrittenSettings),
+
         // Annotations with stable identity: model, validation, merge patch, the GeoJSON import use case (pure domain).
         .target(name: "Annotations", dependencies: ["MapGeometry", "Timeline", "WireJSON"], swiftSettings: handWrittenSettings),
 
@@ -75,7 +82,7 @@ let package = Package(
         .target(
             name: "Storage",
             dependencies: [
-                "Annotations", "MapGeometry", "Geodesy", "Thinning", "Timeline", "Tracking", "WireJSON",
+                "Access", "Annotations", "MapGeometry", "Geodesy", "Thinning", "Timeline", "Tracking", "WireJSON",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
@@ -94,8 +101,10 @@ let package = Package(
         .target(
             name: "MeridianServer",
             dependencies: [
-                "MapGeometry", "Geodesy", "Timeline", "WireJSON", "Annotations", "Thinning", "Tracking", "Storage", "MeridianAPI",
+                "Access", "MapGeometry", "Geodesy", "Timeline", "WireJSON", "Annotations", "Thinning", "Tracking", "Storage", "MeridianAPI",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -168,7 +177,7 @@ let package = Package(
         .testTarget(
             name: "MeridianServerTests",
             dependencies: [
-                "MeridianServer", "MeridianAPI", "MapGeometry", "Annotations", "Geodesy", "Storage", "Thinning", "Timeline", "Tracking", "WireJSON",
+                "Access", "MeridianServer", "MeridianAPI", "MapGeometry", "Annotations", "Geodesy", "Storage", "Thinning", "Timeline", "Tracking", "WireJSON",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),

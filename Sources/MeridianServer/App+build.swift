@@ -1,3 +1,5 @@
+import CoreMetrics
+import Access
 import Annotations
 import Foundation
 import Geodesy
@@ -27,56 +29,55 @@ public func buildApplication(
 ) async throws -> some ApplicationProtocol {
     var logger = Logger(label: "meridian")
     logger.logLevel = configuration.logLevel
-    let (router, thinning) = try await buildRouterAndIndex(configuration, logger: logger)
+    let (router, tenants) = try await buildRouterAndTenants(configuration, logger: logger)
     return Application(
         router: router,
         server: .http1(configuration: .init(additionalChannelHandlers: [
             ExpectContinueHandler(maxBodySize: max(configuration.maxBodySize, configuration.maxImportBodySize)),
         ])),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "meridian"),
-        services: [ThinningFollowService(follower: thinning)],
+        services: [TenantFollowService(tenants: tenants)],
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger
     )
 }
 
-/// The router (problem+json for every error, a body limit, the fast routes, then the contract's
-/// operations) and the thinning index its handlers read (which a service keeps current).
-func buildRouterAndIndex(_ configuration: ServerConfiguration, logger: Logger) async throws -> (router: Router<AppRequestContext>, thinning: ThinningFollower) {
-    let database = try MeridianDatabase.open(path: configuration.databasePath)
-    let annotations = try await SQLiteAnnotationStore.open(on: database)
-    let thinning = try await ThinningFollower(store: annotations)
+/// The router (problem+json for every error, access, a body limit, the fast routes, then the
+/// contract's operations) and the tenants its handlers reach (whose indexes a service keeps current).
+func buildRouterAndTenants(_ configuration: ServerConfiguration, logger: Logger) async throws -> (router: Router<AppRequestContext>, tenants: TenantSpace) {
+    let metrics = ServerMetrics()
+    let commits = metrics.commitLatency
+    let database = try MeridianDatabase.open(path: configuration.databasePath) { commits.recordNanoseconds(Int64($0 * 1e9)) }
+    let tenants = try await TenantSpace(database: database, metrics: metrics)
     let contract = try Contract.load()
     let handler = APIHandler(
         contract: contract,
         limits: Limits(maxBatchSize: configuration.maxBatchSize, heartbeat: configuration.eventStreamHeartbeat, maxWait: configuration.maxWait),
         transformers: CRSTransformerPool(),
-        annotations: annotations,
-        thinning: thinning,
-        tracking: try await TrackingHub.open(on: database)
+        tenants: tenants,
+        streams: StreamGate(limit: configuration.maxStreamsPerKey, metrics: metrics),
+        metrics: metrics
     )
+    let routes = try RouteTable.recording { try handler.registerHandlers(on: $0) }
     let router = Router(context: AppRequestContext.self)
+    router.middlewares.add(ObservabilityMiddleware(routes: routes, metrics: metrics, logger: logger))
     router.middlewares.add(ProblemRouterMiddleware(logger: logger))
-    router.middlewares.add(MethodNotAllowedMiddleware(routes: try RouteTable.recording { try handler.registerHandlers(on: $0) }))
+    router.middlewares.add(MethodNotAllowedMiddleware(routes: routes))
+    router.middlewares.add(AccessMiddleware(
+        gatekeeper: try Gatekeeper(store: SQLiteKeyStore(database: database), openWhenNoKeys: configuration.openWhenNoKeys),
+        routes: routes,
+        limiter: RateLimiter(rate: configuration.rateLimit, burst: configuration.rateBurst)
+    ))
     router.middlewares.add(BodyLimitMiddleware(
         maxBodySize: configuration.maxBodySize,
         largeBodies: [Paths.annotationImport: configuration.maxImportBodySize]
     ))
-    router.middlewares.add(FastRoutes<AppRequestContext, SQLiteAnnotationStore>(store: annotations, thinning: thinning, maxBatchSize: configuration.maxBatchSize,
+    router.middlewares.add(FastRoutes<AppRequestContext>(tenants: tenants, maxBatchSize: configuration.maxBatchSize,
         thinNulls: contract.requestNulls["thinAnnotations"]))
     try handler.registerHandlers(on: router, configuration: APICoding.configuration, middlewares: [
         ProblemMiddleware(logger: logger, parameterTypes: contract.parameterTypes), HeaderEncodingMiddleware(),
         JSONBodyMiddleware(nullShapes: contract.requestNulls, meaningfulNulls: ["createSubscription", "patchAnnotation", "importAnnotations"], maxBodySize: max(configuration.maxBodySize, configuration.maxImportBodySize)),
     ])
-    return (router, thinning)
-}
-
-/// Catches the thinning index up whenever the change feed grows, so answers rarely wait for it.
-struct ThinningFollowService: Service {
-    let follower: ThinningFollower
-
-    func run() async throws {
-        await cancelWhenGracefulShutdown { await follower.follow() }
-    }
+    return (router, tenants)
 }
 

@@ -4,15 +4,19 @@ import OpenAPIRuntime
 
 /// The contract's paths and the methods each one has, read from the generated handler
 /// registration itself (so it cannot drift from `openapi.yaml`). It answers which methods a
-/// request path allows: a path that exists but lacks the method is 405 with `Allow`.
+/// request path allows (a path that exists but lacks the method is 405 with `Allow`), and which
+/// template a path is (the route of access rules, logs and metrics, never the raw URL).
 struct RouteTable: Sendable {
     /// One path template (`/v1/annotations/{id}`) split into segments; `nil` is a `{parameter}`.
     private struct Template: Sendable {
+        var path: String
         var segments: [Substring?]
         var methods: [HTTPRequest.Method]
     }
 
     private var templates: [Template] = []
+    /// Templates without parameters, by path: most requests are found here without a scan.
+    private var literal: [String: Int] = [:]
 
     /// The table of every operation `register` declares, without serving any of them.
     static func recording(_ register: (any ServerTransport) throws -> Void) rethrows -> RouteTable {
@@ -23,15 +27,26 @@ struct RouteTable: Sendable {
 
     /// The methods the contract has at `path`, nil when no template matches it.
     func methods(at path: String) -> [HTTPRequest.Method]? {
+        matches(path).map { $0.flatMap(\.methods) }
+    }
+
+    /// The contract's template of `path` (`/v1/annotations/{id}`), nil when none matches it.
+    func template(at path: String) -> String? {
+        matches(path)?.first?.path
+    }
+
+    /// Every template `path` matches with the fewest parameters: the router prefers literal
+    /// segments (`/annotations/changes` over `/annotations/{id}`), and so does the table.
+    private func matches(_ path: String) -> [Template]? {
+        if let index = literal[path] { return [templates[index]] }
         let segments = path.split(separator: "/", omittingEmptySubsequences: false)
         let found = templates.filter { template in
             template.segments.count == segments.count
                 && zip(template.segments, segments).allSatisfy { pattern, segment in pattern.map { $0 == segment } ?? !segment.isEmpty }
         }
-        // The router prefers literal segments (`/annotations/changes` over `/annotations/{id}`): so does the table.
         let parameters = { (template: Template) in template.segments.count { $0 == nil } }
         guard let fewest = found.map(parameters).min() else { return nil }
-        return found.filter { parameters($0) == fewest }.flatMap(\.methods)
+        return found.filter { parameters($0) == fewest }
     }
 
     /// The `Allow` header value for a path's methods.
@@ -44,7 +59,8 @@ struct RouteTable: Sendable {
         if let index = templates.firstIndex(where: { $0.segments == segments }) {
             templates[index].methods.append(method)
         } else {
-            templates.append(Template(segments: segments, methods: [method]))
+            if !segments.contains(nil) { literal[path] = templates.count }
+            templates.append(Template(path: path, segments: segments, methods: [method]))
         }
     }
 }

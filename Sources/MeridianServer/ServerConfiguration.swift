@@ -9,11 +9,16 @@ public import Storage
 /// | `port` | `8080` | port to listen on; 0 picks a free one |
 /// | `databasePath` | `./meridian.sqlite` | SQLite file; `:memory:` for tests |
 /// | `logLevel` | `.info` | swift-log level |
-/// | `maxBodySize` | 8 MiB | larger request bodies answer 413 |
+/// | `maxBodySize` | 1 MiB | larger request bodies answer 413 |
 /// | `maxImportBodySize` | 64 MiB | limit of `POST /v1/annotations/import` |
 /// | `maxBatchSize` | 10 000 | items per conversion batch |
 /// | `eventStreamHeartbeat` | 15 s | silence after which `/v1/events/stream` sends a heartbeat comment |
 /// | `maxWait` | none | cap on long-poll waits and on an event stream's life (a contract fuzzer's run) |
+/// | `openWhenNoKeys` | true | serve without keys while none was ever created (`serve` sets it only on loopback or `--insecure-open`) |
+/// | `rateLimit`, `rateBurst` | 1 000/s, 2 000 | each key's token bucket: requests per second and burst; more answer 429 |
+/// | `requestTimeout` | 30 s | a request still unanswered after this answers 503 (streams and long polls excepted) |
+/// | `maxStreamsPerKey` | 16 | open event streams and long polls per key; more answer 429 |
+/// | `logFormat` | `.text` | `.json`: one JSON object per line |
 public struct ServerConfiguration: Sendable {
     /// Address to listen on.
     public var host: String
@@ -34,6 +39,18 @@ public struct ServerConfiguration: Sendable {
     /// When set, long polls answer after at most this long whatever `wait` asked for, and event
     /// streams end after it (clients resume with `Last-Event-ID`); for runs that must finish.
     public var maxWait: Duration?
+    /// Whether requests need no key while no key was ever created (open mode).
+    public var openWhenNoKeys = true
+    /// Requests per second each key may make on average.
+    public var rateLimit: Double = 1_000
+    /// Requests each key may make at once.
+    public var rateBurst: Double = 2_000
+    /// How long a request may take before it answers 503 (event streams and long polls excepted).
+    public var requestTimeout: Duration = .seconds(30)
+    /// Most event streams and long polls one key holds open at once.
+    public var maxStreamsPerKey = 16
+    /// How log lines are written.
+    public var logFormat: LogFormat = .text
 
     /// A configuration; every key has the documented default.
     public init(
@@ -41,7 +58,7 @@ public struct ServerConfiguration: Sendable {
         port: Int = 8080,
         databasePath: String = MeridianDatabase.defaultPath,
         logLevel: Logger.Level = .info,
-        maxBodySize: Int = 8 << 20,
+        maxBodySize: Int = 1 << 20,
         maxImportBodySize: Int = 64 << 20,
         maxBatchSize: Int = 10_000
     ) {

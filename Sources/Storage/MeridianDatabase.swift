@@ -1,4 +1,6 @@
+public import Foundation
 public import GRDB
+import Synchronization
 public import Timeline
 
 /// Meridian's SQLite database: one writer per file, migrated on open.
@@ -11,29 +13,64 @@ public struct MeridianDatabase: Sendable {
     public static let defaultPath = "./meridian.sqlite"
 
     let writer: any DatabaseWriter
-    /// Where long polls of the annotation feed wait; every store on this database advances it.
-    public let annotationFeed: SequenceSignal
+    /// Per tenant, where long polls of the annotation feed wait; every store on this database advances it.
+    private let annotationFeeds: FeedSignals
 
     /// Wraps an open connection and migrates it.
     public init(_ writer: any DatabaseWriter) throws {
         self.writer = writer
         try Migrations.migrator.migrate(writer)
-        let latest = try writer.read { db in try Int64.fetchOne(db, sql: "SELECT max(sequence) FROM annotationChange") }
-        annotationFeed = SequenceSignal(latest: latest ?? 0)
+        let counters = try writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT tenant, last FROM feedCounter WHERE feed = ?", arguments: [FeedCounter.annotations])
+        }
+        var feeds: [TenantID: SequenceSignal] = [:]
+        for row in counters {
+            if let tenant = TenantID(row["tenant"]) { feeds[tenant] = SequenceSignal(latest: row["last"]) }
+        }
+        annotationFeeds = FeedSignals(feeds)
+    }
+
+    /// The signal of `tenant`'s annotation feed (a tenant that never wrote starts at 0).
+    public func annotationFeed(for tenant: TenantID) -> SequenceSignal {
+        annotationFeeds.signal(for: tenant)
     }
 
     /// Opens (creating if needed) the database at `path`, or an in-memory one for `:memory:`.
-    public static func open(path: String) throws -> MeridianDatabase {
+    /// - Parameter onCommit: told how long each write transaction's COMMIT took, in seconds.
+    public static func open(path: String, onCommit: (@Sendable (TimeInterval) -> Void)? = nil) throws -> MeridianDatabase {
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
             // 64 MiB of page cache per connection (default 2 MiB): bulk imports touch four indexes in random order.
             try db.execute(sql: "PRAGMA cache_size = -65536")
+            if let onCommit, !db.configuration.readonly {
+                db.trace(options: .profile) { event in
+                    if case .profile(let statement, let duration) = event, statement.sql.hasPrefix("COMMIT") { onCommit(duration) }
+                }
+            }
         }
         if path == ":memory:" {
             return try MeridianDatabase(DatabaseQueue(configuration: configuration))
         }
         return try MeridianDatabase(DatabasePool(path: path, configuration: configuration))
+    }
+}
+
+/// One ``SequenceSignal`` per tenant, made on first use.
+final class FeedSignals: Sendable {
+    private let signals: Mutex<[TenantID: SequenceSignal]>
+
+    init(_ signals: [TenantID: SequenceSignal]) {
+        self.signals = Mutex(signals)
+    }
+
+    func signal(for tenant: TenantID) -> SequenceSignal {
+        signals.withLock { signals in
+            if let signal = signals[tenant] { return signal }
+            let signal = SequenceSignal(latest: 0)
+            signals[tenant] = signal
+            return signal
+        }
     }
 }

@@ -96,6 +96,9 @@ enum Migrations {
             }
             try db.create(index: "trackingEvent_on_subscription", on: "trackingEvent", columns: ["subscriptionId", "sequence"])
         }
+        migrator.registerMigration("v4: tenants and keys") { db in
+            try TenantMigration.migrate(db)
+        }
         return migrator
     }
 }

@@ -7,7 +7,7 @@ public import Timeline
 extension SQLiteAnnotationStore {
     public func annotations(matching query: AnnotationQuery) async throws -> AnnotationPage {
         try await database.writer.read { db in
-            var request = AnnotationRecord.order(Column("id"))
+            var request = AnnotationRecord.filter(Column("tenant") == tenant.description).order(Column("id"))
             if let after = query.after { request = request.filter(Column("id") > after.description) }
             if let kind = query.kind { request = request.filter(Column("kind") == kind) }
             if let bbox = query.bbox {
@@ -38,20 +38,20 @@ extension SQLiteAnnotationStore {
             var last: Int64?
             while let contents = try nextChunk() {
                 // Features apply in order: a later one with an external id an earlier one wrote updates it.
-                var existing = try Self.live(externalIds: contents.compactMap(\.externalId), in: db)
+                var existing = try live(externalIds: contents.compactMap(\.externalId), in: db)
                 for content in contents {
                     if let externalId = content.externalId, let record = existing[externalId] {
                         if try record.holds(content), let id = AnnotationID(record.id) {
                             results.append((id, .unchanged))
                             continue
                         }
-                        let (annotation, sequence) = try Self.replace(try record.annotation(), with: content, at: at, in: db)
-                        existing[externalId] = AnnotationRecord(annotation)
+                        let (annotation, sequence) = try replace(try record.annotation(), with: content, at: at, in: db)
+                        existing[externalId] = AnnotationRecord(annotation, tenant: tenant)
                         results.append((annotation.id, .updated))
                         last = sequence ?? last
                     } else {
                         let annotation = Annotation(id: ids.next(), content: content, version: 1, createdAt: at, updatedAt: at)
-                        let record = AnnotationRecord(annotation)
+                        let record = AnnotationRecord(annotation, tenant: tenant)
                         last = try writer.insert(record)
                         if let externalId = content.externalId { existing[externalId] = record }
                         results.append((annotation.id, .created))
@@ -65,13 +65,13 @@ extension SQLiteAnnotationStore {
     }
 
     /// The live rows that have one of `externalIds`, by external id.
-    private static func live(externalIds: [String], in db: Database) throws -> [String: AnnotationRecord] {
+    private func live(externalIds: [String], in db: Database) throws -> [String: AnnotationRecord] {
         var rows: [String: AnnotationRecord] = [:]
         for chunk in SQLiteBatch.slices(externalIds) {
             let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ",")
             // Not cached: each slice length is another SQL text.
-            let statement = try db.makeStatement(sql: "SELECT * FROM annotation WHERE externalId IN (\(placeholders))")
-            for record in try AnnotationRecord.fetchAll(statement, arguments: StatementArguments(chunk)) {
+            let statement = try db.makeStatement(sql: "SELECT * FROM annotation WHERE tenant = ? AND externalId IN (\(placeholders))")
+            for record in try AnnotationRecord.fetchAll(statement, arguments: StatementArguments([tenant.description] + chunk)) {
                 if let externalId = record.externalId { rows[externalId] = record }
             }
         }
@@ -81,7 +81,7 @@ extension SQLiteAnnotationStore {
     public func changes(after sequence: Int64, limit: Int) async throws -> [AnnotationChange] {
         try await database.writer.read { db in
             try AnnotationChangeRecord
-                .filter(Column("sequence") > sequence)
+                .filter(Column("tenant") == tenant.description && Column("sequence") > sequence)
                 .order(Column("sequence"))
                 .limit(limit)
                 .fetchAll(db)
@@ -90,7 +90,7 @@ extension SQLiteAnnotationStore {
     }
 
     public func waitForChanges(after sequence: Int64, timeout: Duration) async {
-        await database.annotationFeed.wait(after: sequence, timeout: timeout)
+        await feed.wait(after: sequence, timeout: timeout)
     }
 
     /// The greatest annotation id ever stored, live or deleted: seed for the id generator.

@@ -10,14 +10,15 @@ public import Timeline
 extension SQLiteAnnotationStore: ThinningSource {
     private static let entryColumns = "id, latitude, longitude, kind, clusteringIdentifier, displayPriority"
 
-    public var latestSequence: Int64 { database.annotationFeed.latest }
+    public var latestSequence: Int64 { feed.latest }
 
     public func thinningSnapshot() async throws -> (entries: [ThinningEntry], sequence: Int64) {
+        let tenant: StatementArguments = [tenant.description]
         let (sequence, count, lowest, highest) = try await database.writer.read { db in
-            (try Int64.fetchOne(db, sql: "SELECT coalesce(max(sequence), 0) FROM annotationChange") ?? 0,
-             try Int.fetchOne(db, sql: "SELECT count(*) FROM annotation") ?? 0,
-             try Int64.fetchOne(db, sql: "SELECT coalesce(min(rowid), 0) FROM annotation") ?? 0,
-             try Int64.fetchOne(db, sql: "SELECT coalesce(max(rowid), -1) FROM annotation") ?? -1)
+            (try Int64.fetchOne(db, sql: "SELECT coalesce(max(sequence), 0) FROM annotationChange WHERE tenant = ?", arguments: tenant) ?? 0,
+             try Int.fetchOne(db, sql: "SELECT count(*) FROM annotation WHERE tenant = ?", arguments: tenant) ?? 0,
+             try Int64.fetchOne(db, sql: "SELECT coalesce(min(rowid), 0) FROM annotation WHERE tenant = ?", arguments: tenant) ?? 0,
+             try Int64.fetchOne(db, sql: "SELECT coalesce(max(rowid), -1) FROM annotation WHERE tenant = ?", arguments: tenant) ?? -1)
         }
         // Two halves by rowid on two reader connections at once (SQLite's C API per row: a million
         // rows through GRDB's Row cost more than SQLite itself). The halves may see later commits
@@ -32,8 +33,8 @@ extension SQLiteAnnotationStore: ThinningSource {
     private func rows(from lowest: Int64, through highest: Int64, expected: Int) async throws -> [ThinningEntry] {
         guard lowest <= highest else { return [] }
         return try await database.writer.read { db in
-            let statement = try db.makeStatement(sql: "SELECT \(Self.entryColumns) FROM annotation WHERE rowid BETWEEN ? AND ?")
-            try statement.setArguments([lowest, highest])
+            let statement = try db.makeStatement(sql: "SELECT \(Self.entryColumns) FROM annotation WHERE rowid BETWEEN ? AND ? AND tenant = ?")
+            try statement.setArguments([lowest, highest, tenant.description])
             // Rowid order is (nearly always) id order, which the index sorts by.
             return try Self.entries(statement, capacity: min(Int(highest - lowest + 1), expected + expected / 4))
         }
@@ -41,14 +42,15 @@ extension SQLiteAnnotationStore: ThinningSource {
 
     public func thinningChanges(after sequence: Int64, limit: Int) async throws -> (upserts: [ThinningEntry], removals: [AnnotationID], through: Int64) {
         try await database.writer.read { db in
-            let changed = try AnnotationChangeRecord.filter(Column("sequence") > sequence).order(Column("sequence")).limit(limit).fetchAll(db)
+            let changed = try AnnotationChangeRecord.filter(Column("tenant") == tenant.description && Column("sequence") > sequence)
+                .order(Column("sequence")).limit(limit).fetchAll(db)
             guard let through = changed.last?.sequence else { return ([], [], sequence) }
             let ids = Set(try changed.map { try $0.change().id })
             var upserts: [ThinningEntry] = []
             for slice in SQLiteBatch.slices(ids.map(\.description)) {
                 let marks = Array(repeating: "?", count: slice.count).joined(separator: ",")
-                let statement = try db.makeStatement(sql: "SELECT \(Self.entryColumns) FROM annotation WHERE id IN (\(marks))")
-                try statement.setArguments(StatementArguments(slice))
+                let statement = try db.makeStatement(sql: "SELECT \(Self.entryColumns) FROM annotation WHERE tenant = ? AND id IN (\(marks))")
+                try statement.setArguments(StatementArguments([tenant.description] + slice))
                 upserts += try Self.entries(statement, capacity: slice.count)
             }
             let live = Set(upserts.map(\.id))
@@ -62,7 +64,7 @@ extension SQLiteAnnotationStore: ThinningSource {
         return try await database.writer.read { db in
             var found: [AnnotationID: Annotation] = [:]
             for slice in SQLiteBatch.slices(ids.map(\.description)) {
-                for record in try AnnotationRecord.filter(slice.contains(Column("id"))).fetchAll(db) {
+                for record in try AnnotationRecord.filter(Column("tenant") == tenant.description && slice.contains(Column("id"))).fetchAll(db) {
                     let annotation = try record.annotation()
                     found[annotation.id] = annotation
                 }

@@ -3,23 +3,37 @@ public import Foundation
 import GRDB
 public import Timeline
 
-/// ``AnnotationStore`` on SQLite: every write one transaction, committed before it returns.
+/// ``AnnotationStore`` on SQLite, confined to one tenant: every read and write names the
+/// tenant, so another tenant's ids are not found. Every write is one transaction, committed
+/// before it returns.
 public struct SQLiteAnnotationStore: AnnotationStore {
     let database: MeridianDatabase
     let ids: any UUIDv7Source
+    /// Whose annotations these are.
+    public let tenant: TenantID
+    /// The tenant's feed signal (``MeridianDatabase/annotationFeed(for:)``).
+    let feed: SequenceSignal
     private let now: @Sendable () -> Date
 
-    /// A store over `database`, issuing ids from `ids` and times from `now`.
-    public init(database: MeridianDatabase, ids: any UUIDv7Source, now: @escaping @Sendable () -> Date = Date.init) {
+    /// `tenant`'s store over `database`, issuing ids from `ids` (one source for every tenant:
+    /// ids are unique across tenants) and times from `now`.
+    public init(database: MeridianDatabase, tenant: TenantID = .default, ids: any UUIDv7Source, now: @escaping @Sendable () -> Date = Date.init) {
         self.database = database
+        self.tenant = tenant
         self.ids = ids
         self.now = now
+        feed = database.annotationFeed(for: tenant)
     }
 
-    /// The store on `database`, issuing ids after the greatest one it ever stored.
-    public static func open(on database: MeridianDatabase) async throws -> SQLiteAnnotationStore {
+    /// `tenant`'s store on `database`, issuing ids after the greatest one it ever stored.
+    public static func open(on database: MeridianDatabase, tenant: TenantID = .default) async throws -> SQLiteAnnotationStore {
         let lastIssued = try await SQLiteAnnotationStore(database: database, ids: UUIDv7Generator()).lastIssuedID()
-        return SQLiteAnnotationStore(database: database, ids: UUIDv7Generator(after: lastIssued))
+        return SQLiteAnnotationStore(database: database, tenant: tenant, ids: UUIDv7Generator(after: lastIssued))
+    }
+
+    /// The same database and id source, confined to `tenant`.
+    public func forTenant(_ tenant: TenantID) -> SQLiteAnnotationStore {
+        SQLiteAnnotationStore(database: database, tenant: tenant, ids: ids, now: now)
     }
 
     /// The store on the SQLite database at `path` (`:memory:` for one that lives with the process).
@@ -30,24 +44,24 @@ public struct SQLiteAnnotationStore: AnnotationStore {
     public func create(_ content: AnnotationContent, idempotencyKey: IdempotencyKey?) async throws -> (annotation: Annotation, replayed: Bool) {
         let at = timestamp()
         let (annotation, replayed, sequence) = try await database.writer.write { db -> (Annotation, Bool, Int64?) in
-            if let idempotencyKey, let first = try Self.replay(idempotencyKey, content, at: at, in: db) {
+            if let idempotencyKey, let first = try replay(idempotencyKey, content, at: at, in: db) {
                 return (first, true, nil)
             }
             let annotation = try insert(content, at: at, in: db)
             if let idempotencyKey {
-                try IdempotencyKeyRecord(
-                    key: idempotencyKey.key, fingerprint: idempotencyKey.fingerprint,
-                    annotationId: annotation.id.description, createdAt: UnixMilliseconds.from(at)
-                ).upsert(db)
+                // A plain statement: GRDB's upsert reads back the rowid, which this table has not.
+                try db.execute(
+                    sql: "INSERT OR REPLACE INTO idempotencyKey (tenant, key, fingerprint, annotationId, createdAt) VALUES (?, ?, ?, ?, ?)",
+                    arguments: [tenant.description, idempotencyKey.key, idempotencyKey.fingerprint, annotation.id.description, UnixMilliseconds.from(at)])
             }
-            return (annotation, false, try Self.record(.created, annotation.id, version: 1, at: at, in: db))
+            return (annotation, false, try record(.created, annotation.id, version: 1, at: at, in: db))
         }
         announce(sequence)
         return (annotation, replayed)
     }
 
     public func annotation(_ id: AnnotationID) async throws -> Annotation {
-        try await database.writer.read { db in try Self.current(id, in: db) }
+        try await database.writer.read { db in try current(id, in: db) }
     }
 
     public func update(
@@ -55,9 +69,9 @@ public struct SQLiteAnnotationStore: AnnotationStore {
     ) async throws -> Annotation {
         let at = timestamp()
         let (annotation, sequence) = try await database.writer.write { db -> (Annotation, Int64?) in
-            let annotation = try Self.current(id, in: db)
+            let annotation = try current(id, in: db)
             try Self.check(expectedVersion, against: annotation)
-            return try Self.replace(annotation, with: change(annotation.content), at: at, in: db)
+            return try replace(annotation, with: change(annotation.content), at: at, in: db)
         }
         announce(sequence)
         return annotation
@@ -67,14 +81,14 @@ public struct SQLiteAnnotationStore: AnnotationStore {
         precondition(content.externalId == externalId, "the content of an upsert carries its external id")
         let at = timestamp()
         let (annotation, status, sequence) = try await database.writer.write { db -> (Annotation, WriteStatus, Int64?) in
-            if let existing = try Self.live(externalId: externalId, in: db) {
+            if let existing = try live(externalId: externalId, in: db) {
                 try Self.check(expectedVersion, against: existing)
-                let (annotation, sequence) = try Self.replace(existing, with: content, at: at, in: db)
+                let (annotation, sequence) = try replace(existing, with: content, at: at, in: db)
                 return (annotation, sequence == nil ? .unchanged : .updated, sequence)
             }
             if expectedVersion != .none { throw AnnotationStoreError.externalIdNotFound(externalId) }
             let annotation = try insert(content, at: at, in: db)
-            return (annotation, .created, try Self.record(.created, annotation.id, version: 1, at: at, in: db))
+            return (annotation, .created, try record(.created, annotation.id, version: 1, at: at, in: db))
         }
         announce(sequence)
         return (annotation, status)
@@ -83,11 +97,13 @@ public struct SQLiteAnnotationStore: AnnotationStore {
     public func delete(_ id: AnnotationID, expectedVersion: VersionCondition) async throws {
         let at = timestamp()
         let sequence = try await database.writer.write { db in
-            let annotation = try Self.current(id, in: db)
+            let annotation = try current(id, in: db)
             try Self.check(expectedVersion, against: annotation)
             _ = try AnnotationRecord.deleteOne(db, key: id.description)
-            try AnnotationTombstoneRecord(id: id.description, version: annotation.version + 1, deletedAt: UnixMilliseconds.from(at)).insert(db)
-            return try Self.record(.deleted, id, version: annotation.version + 1, at: at, in: db)
+            try AnnotationTombstoneRecord(
+                tenant: tenant.description, id: id.description, version: annotation.version + 1, deletedAt: UnixMilliseconds.from(at)
+            ).insert(db)
+            return try record(.deleted, id, version: annotation.version + 1, at: at, in: db)
         }
         announce(sequence)
     }
@@ -100,48 +116,55 @@ public struct SQLiteAnnotationStore: AnnotationStore {
 
     /// Wakes long polls once a transaction that wrote feed entries has committed.
     func announce(_ sequence: Int64?) {
-        if let sequence { database.annotationFeed.advance(to: sequence) }
+        if let sequence { feed.advance(to: sequence) }
     }
 
     // MARK: - Inside a transaction
 
     /// Inserts `content` as a new annotation, version 1, under a fresh id.
     func insert(_ content: AnnotationContent, at: Date, in db: Database) throws -> Annotation {
-        try Self.checkExternalId(content.externalId, in: db, except: nil)
+        try checkExternalId(content.externalId, in: db, except: nil)
         let annotation = Annotation(id: ids.next(), content: content, version: 1, createdAt: at, updatedAt: at)
-        try AnnotationRecord(annotation).insert(db)
+        try AnnotationRecord(annotation, tenant: tenant).insert(db)
         return annotation
     }
 
     /// Gives `annotation` new content; returns the feed sequence, or nil when nothing changed.
-    static func replace(_ annotation: Annotation, with content: AnnotationContent, at: Date, in db: Database) throws -> (Annotation, Int64?) {
+    func replace(_ annotation: Annotation, with content: AnnotationContent, at: Date, in db: Database) throws -> (Annotation, Int64?) {
         guard !content.isIdentical(to: annotation.content) else { return (annotation, nil) }
         try checkExternalId(content.externalId, in: db, except: annotation.id)
         var annotation = annotation
         annotation.content = content
         annotation.version += 1
         annotation.updatedAt = at
-        try AnnotationRecord(annotation).update(db)
+        try AnnotationRecord(annotation, tenant: tenant).update(db)
         return (annotation, try record(.updated, annotation.id, version: annotation.version, at: at, in: db))
     }
 
-    static func current(_ id: AnnotationID, in db: Database) throws -> Annotation {
-        if let record = try AnnotationRecord.fetchOne(db, key: id.description) { return try record.annotation() }
-        if let tombstone = try AnnotationTombstoneRecord.fetchOne(db, key: id.description) {
+    /// The tenant's annotation with this id; another tenant's id is not found, as if it never existed.
+    func current(_ id: AnnotationID, in db: Database) throws -> Annotation {
+        let key = [id.description, tenant.description]
+        if let record = try AnnotationRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM annotation WHERE id = ? AND tenant = ?"), arguments: StatementArguments(key)) {
+            return try record.annotation()
+        }
+        if let tombstone = try AnnotationTombstoneRecord.fetchOne(
+            db.cachedStatement(sql: "SELECT * FROM annotationTombstone WHERE id = ? AND tenant = ?"), arguments: StatementArguments(key)) {
             throw AnnotationStoreError.gone(id, deletedAt: UnixMilliseconds.date(tombstone.deletedAt))
         }
         throw AnnotationStoreError.notFound(id)
     }
 
-    static func live(externalId: String, in db: Database) throws -> Annotation? {
-        try AnnotationRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM annotation WHERE externalId = ?"), arguments: [externalId])?.annotation()
+    func live(externalId: String, in db: Database) throws -> Annotation? {
+        try AnnotationRecord.fetchOne(
+            db.cachedStatement(sql: "SELECT * FROM annotation WHERE tenant = ? AND externalId = ?"), arguments: [tenant.description, externalId]
+        )?.annotation()
     }
 
     /// The first answer for a key seen within its lifetime; nil for a new (or expired) key.
-    private static func replay(_ key: IdempotencyKey, _ content: AnnotationContent, at: Date, in db: Database) throws -> Annotation? {
+    private func replay(_ key: IdempotencyKey, _ content: AnnotationContent, at: Date, in db: Database) throws -> Annotation? {
         let oldest = UnixMilliseconds.from(at.addingTimeInterval(-IdempotencyKey.lifetime))
         try IdempotencyKeyRecord.filter(Column("createdAt") < oldest).deleteAll(db)
-        guard let record = try IdempotencyKeyRecord.fetchOne(db, key: key.key) else { return nil }
+        guard let record = try IdempotencyKeyRecord.fetchOne(db, key: ["tenant": tenant.description, "key": key.key]) else { return nil }
         guard record.fingerprint == key.fingerprint, let id = AnnotationID(record.annotationId) else {
             throw AnnotationStoreError.idempotencyKeyReused(key.key)
         }
@@ -155,16 +178,18 @@ public struct SQLiteAnnotationStore: AnnotationStore {
         }
     }
 
-    private static func checkExternalId(_ externalId: String?, in db: Database, except id: AnnotationID?) throws {
+    private func checkExternalId(_ externalId: String?, in db: Database, except id: AnnotationID?) throws {
         guard let externalId else { return }
-        let owner = try String.fetchOne(db, sql: "SELECT id FROM annotation WHERE externalId = ?", arguments: [externalId])
+        let owner = try String.fetchOne(
+            db.cachedStatement(sql: "SELECT id FROM annotation WHERE tenant = ? AND externalId = ?"), arguments: [tenant.description, externalId])
         if let owner, owner != id?.description { throw AnnotationStoreError.externalIdTaken(externalId) }
     }
 
-    /// Appends to the feed and returns the entry's sequence.
-    static func record(_ kind: AnnotationChange.Kind, _ id: AnnotationID, version: Int, at: Date, in db: Database) throws -> Int64 {
+    /// Appends to the tenant's feed and returns the entry's sequence.
+    func record(_ kind: AnnotationChange.Kind, _ id: AnnotationID, version: Int, at: Date, in db: Database) throws -> Int64 {
+        let sequence = try FeedCounter.next(tenant.description, FeedCounter.annotations, in: db)
         let insert = try db.cachedStatement(sql: AnnotationChangeRecord.insertSQL)
-        try insert.execute(arguments: [kind.rawValue, id.description, version, UnixMilliseconds.from(at)])
-        return db.lastInsertedRowID
+        try insert.execute(arguments: [tenant.description, sequence, kind.rawValue, id.description, version, UnixMilliseconds.from(at)])
+        return sequence
     }
 }

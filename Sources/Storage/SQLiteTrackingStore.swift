@@ -4,22 +4,29 @@ import MapGeometry
 public import Tracking
 public import Timeline
 
-/// ``TrackingStore`` on SQLite: an ingest (fixes, events, device, progress) or a subscription
+/// ``TrackingStore`` on SQLite, confined to one tenant (its devices, fixes, subscriptions and
+/// event log, numbered from 1). An ingest (fixes, events, device, progress) or a subscription
 /// change is one transaction, committed (in the WAL) before the call returns.
 public struct SQLiteTrackingStore: TrackingStore {
     let database: MeridianDatabase
+    /// Whose devices and subscriptions these are.
+    public let tenant: TenantID
 
-    public init(database: MeridianDatabase) {
+    public init(database: MeridianDatabase, tenant: TenantID = .default) {
         self.database = database
+        self.tenant = tenant
     }
 
     public func loadState() throws -> TrackingState {
-        try database.writer.read { db in
-            let subscriptions = try SubscriptionRecord.order(Column("id")).fetchAll(db).map { try $0.subscription() }
-            let devices = try DeviceRecord.fetchAll(db).map { try $0.device() }
+        let tenant: StatementArguments = [tenant.description]
+        return try database.writer.read { db in
+            let subscriptions = try SubscriptionRecord.fetchAll(db, sql: "SELECT * FROM subscription WHERE tenant = ? ORDER BY id", arguments: tenant)
+                .map { try $0.subscription() }
+            let devices = try DeviceRecord.fetchAll(db, sql: "SELECT * FROM device WHERE tenant = ?", arguments: tenant).map { try $0.device() }
             var progress: [ProgressKey: SubscriptionProgress] = [:]
-            for record in try SubscriptionProgressRecord.fetchAll(db) { progress[record.key] = try record.value() }
-            let lastSequence = try Int64.fetchOne(db, sql: "SELECT max(sequence) FROM trackingEvent") ?? 0
+            let progressSQL = "SELECT p.* FROM subscriptionProgress p JOIN subscription s ON s.id = p.subscriptionId WHERE s.tenant = ?"
+            for record in try SubscriptionProgressRecord.fetchAll(db, sql: progressSQL, arguments: tenant) { progress[record.key] = try record.value() }
+            let lastSequence = try Int64.fetchOne(db, sql: "SELECT max(sequence) FROM trackingEvent WHERE tenant = ?", arguments: tenant) ?? 0
             let acceptedFixes = devices.map(\.lastAcceptedOrdinal).max() ?? 0
             return TrackingState(subscriptions: subscriptions, devices: devices, progress: progress, lastSequence: lastSequence, acceptedFixes: acceptedFixes)
         }
@@ -35,7 +42,7 @@ public struct SQLiteTrackingStore: TrackingStore {
         for stored in plan.stored {
             let fix = stored.fix
             try insertFix.execute(arguments: [
-                plan.deviceId, fix.timestamp.microseconds, fix.coordinate.latitude, fix.coordinate.longitude, fix.horizontalAccuracy,
+                tenant.description, plan.deviceId, fix.timestamp.microseconds, fix.coordinate.latitude, fix.coordinate.longitude, fix.horizontalAccuracy,
                 fix.speed, fix.course, fix.altitude, fix.verticalAccuracy, plan.receivedAt.microseconds, stored.late,
             ])
             if db.changesCount == 0 {
@@ -51,7 +58,7 @@ public struct SQLiteTrackingStore: TrackingStore {
         }
         if plan.results.contains(where: { $0.status == .accepted }) {
             try db.cachedStatement(sql: DeviceRecord.upsertSQL)
-                .execute(arguments: [plan.deviceId, plan.device.lastFix.map { StoredFix($0).text }, plan.device.lastAcceptedOrdinal])
+                .execute(arguments: [tenant.description, plan.deviceId, plan.device.lastFix.map { StoredFix($0).text }, plan.device.lastAcceptedOrdinal])
         }
         return duplicates
     }
@@ -60,14 +67,16 @@ public struct SQLiteTrackingStore: TrackingStore {
         try database.writer.write { db in
             try db.execute(
                 sql: SubscriptionRecord.insertSQL,
-                arguments: [subscription.id, try JSONColumn.text(StoredSubscription(subscription)), subscription.createdAt.microseconds, subscription.acceptedFixesBefore]
+                arguments: [tenant.description, subscription.id, try JSONColumn.text(StoredSubscription(subscription)), subscription.createdAt.microseconds, subscription.acceptedFixesBefore]
             )
         }
     }
 
     public func commit(_ plan: DeletionPlan) throws {
         try database.writer.write { db in
-            try db.execute(sql: "UPDATE subscription SET deletedAt = ? WHERE id = ?", arguments: [plan.subscription.deletedAt?.microseconds, plan.subscription.id])
+            try db.execute(
+                sql: "UPDATE subscription SET deletedAt = ? WHERE id = ? AND tenant = ?",
+                arguments: [plan.subscription.deletedAt?.microseconds, plan.subscription.id, tenant.description])
             try db.execute(sql: "DELETE FROM subscriptionProgress WHERE subscriptionId = ?", arguments: [plan.subscription.id])
             try insert(plan.events, in: db)
         }
@@ -77,11 +86,12 @@ public struct SQLiteTrackingStore: TrackingStore {
         try await database.writer.read { db in
             let records = if let subscriptionId {
                 try TrackingEventRecord.fetchAll(
-                    db.cachedStatement(sql: "SELECT * FROM trackingEvent WHERE subscriptionId = ? AND sequence > ? ORDER BY sequence LIMIT ?"),
-                    arguments: [subscriptionId, sequence, limit])
+                    db.cachedStatement(sql: "SELECT * FROM trackingEvent WHERE subscriptionId = ? AND tenant = ? AND sequence > ? ORDER BY sequence LIMIT ?"),
+                    arguments: [subscriptionId, tenant.description, sequence, limit])
             } else {
                 try TrackingEventRecord.fetchAll(
-                    db.cachedStatement(sql: "SELECT * FROM trackingEvent WHERE sequence > ? ORDER BY sequence LIMIT ?"), arguments: [sequence, limit])
+                    db.cachedStatement(sql: "SELECT * FROM trackingEvent WHERE tenant = ? AND sequence > ? ORDER BY sequence LIMIT ?"),
+                    arguments: [tenant.description, sequence, limit])
             }
             return try records.map { try $0.event() }
         }
@@ -90,8 +100,8 @@ public struct SQLiteTrackingStore: TrackingStore {
     public func fixes(deviceId: String, from: Instant?, to: Instant?, limit: Int) async throws -> [LocationFix] {
         try await database.writer.read { db in
             try LocationFixRecord.fetchAll(
-                db.cachedStatement(sql: "SELECT * FROM locationFix WHERE deviceId = ? AND timestamp BETWEEN ? AND ? ORDER BY timestamp LIMIT ?"),
-                arguments: [deviceId, from?.microseconds ?? Int64.min, to?.microseconds ?? Int64.max, limit]
+                db.cachedStatement(sql: "SELECT * FROM locationFix WHERE tenant = ? AND deviceId = ? AND timestamp BETWEEN ? AND ? ORDER BY timestamp LIMIT ?"),
+                arguments: [tenant.description, deviceId, from?.microseconds ?? Int64.min, to?.microseconds ?? Int64.max, limit]
             ).map(\.fix)
         }
     }
@@ -100,7 +110,7 @@ public struct SQLiteTrackingStore: TrackingStore {
         let statement = try db.cachedStatement(sql: TrackingEventRecord.insertSQL)
         for event in events {
             try statement.execute(arguments: [
-                event.sequence, event.id, event.subscriptionId, event.deviceId, event.kind.rawValue, event.reason,
+                tenant.description, event.sequence, event.id, event.subscriptionId, event.deviceId, event.kind.rawValue, event.reason,
                 StoredFix(event.location).text, event.previousLocation.map { StoredFix($0).text },
                 event.occurredAt.microseconds, event.recordedAt.microseconds,
             ])

@@ -4,6 +4,7 @@ import Geodesy
 import MapGeometry
 import MeridianAPI
 import OpenAPIRuntime
+import Access
 import Storage
 import Thinning
 import Testing
@@ -15,7 +16,9 @@ import WireJSON
 /// (absent optionals left out on both), for thin answers and for clusters.
 @Suite struct ThinFastPathTests {
     @Test func theDirectWriterMatchesTheGeneratedEncoderByteForByte() async throws {
-        let store = try await SQLiteAnnotationStore.open(path: ":memory:")
+        let tenants = try await TenantSpace(database: MeridianDatabase.open(path: ":memory:"))
+        let tenant = try await tenants.tenant(.default)
+        let store = tenant.annotations
         var random = SystemRandomNumberGenerator()
         var contents: [AnnotationContent] = []
         for i in 0..<400 {
@@ -29,9 +32,13 @@ import WireJSON
         // Ten coincident points: a stack, whose cluster has no expansion zoom.
         contents += (0..<10).map { _ in AnnotationContent(coordinate: Coordinate(latitude: 40.25, longitude: 10.25), kind: "a") }
         _ = try await store.importContents(contents)
-        let thinning = try await ThinningFollower(store: store)
-        let handler = APIHandler(contract: try Contract.load(), limits: Limits(maxBatchSize: 10), transformers: CRSTransformerPool(), annotations: store, thinning: thinning,
-                                 tracking: try await TrackingHub.open(on: MeridianDatabase.open(path: ":memory:")))
+        let thinning = tenant.thinning
+        let handler = APIHandler(contract: try Contract.load(), limits: Limits(maxBatchSize: 10), transformers: CRSTransformerPool(), tenants: tenants,
+                                 streams: StreamGate(limit: 4, metrics: ServerMetrics()), metrics: ServerMetrics())
+        try await RequestScope.$principal.withValue(.open) { try await compare(handler, thinning, store) }
+    }
+
+    private func compare(_ handler: APIHandler, _ thinning: ThinningFollower, _ store: SQLiteAnnotationStore) async throws {
         // The runtime's encoder, with the configuration `buildRouterAndIndex` gives it.
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

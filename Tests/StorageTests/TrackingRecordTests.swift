@@ -42,11 +42,11 @@ import Timeline
 
     @Test(arguments: [
         // An unknown rule type, a rule without its fields, a definition that is not JSON.
-        (#"INSERT INTO subscription VALUES ('s1', '{"type":"teleport"}', 0, 0, NULL)"#, "subscription", "s1"),
-        (#"INSERT INTO subscription VALUES ('s2', '{"type":"significantChange"}', 0, 0, NULL)"#, "subscription", "s2"),
-        (#"INSERT INTO subscription VALUES ('s3', 'not json', 0, 0, NULL)"#, "subscription", "s3"),
-        (#"INSERT INTO device VALUES ('d1', '{"la":1}', 1)"#, "device", "d1"),
-        (#"INSERT INTO subscriptionProgress VALUES ('s4', 'd2', '[]')"#, "subscriptionProgress", "s4/d2"),
+        (#"INSERT INTO subscription VALUES ('s1', '{"type":"teleport"}', 0, 0, NULL, 'default')"#, "subscription", "s1"),
+        (#"INSERT INTO subscription VALUES ('s2', '{"type":"significantChange"}', 0, 0, NULL, 'default')"#, "subscription", "s2"),
+        (#"INSERT INTO subscription VALUES ('s3', 'not json', 0, 0, NULL, 'default')"#, "subscription", "s3"),
+        (#"INSERT INTO device VALUES ('default', 'd1', '{"la":1}', 1)"#, "device", "d1"),
+        (#"INSERT INTO subscription VALUES ('s4', '{"type":"significantChange","distanceFilter":500,"minimumInterval":300}', 0, 0, NULL, 'default'); INSERT INTO subscriptionProgress VALUES ('s4', 'd2', '[]')"#, "subscriptionProgress", "s4/d2"),
     ])
     func loadingStateReportsTheRow(_ sql: String, _ table: String, _ id: String) throws {
         let store = try Self.database(sql)
@@ -56,7 +56,7 @@ import Timeline
     @Test func anEventOfAnUnknownKindIsReportedWhenRead() async throws {
         let location = StoredFix(TrackingRecordTests.fix).text
         let store = try Self.database("""
-            INSERT INTO trackingEvent VALUES (7, 'e7', 's1', 'd1', 'teleport', NULL, '\(location)', NULL, 0, 0)
+            INSERT INTO trackingEvent VALUES ('default', 7, 'e7', 's1', 'd1', 'teleport', NULL, '\(location)', NULL, 0, 0)
             """)
         await #expect(throws: StorageError.corruptRow(table: "trackingEvent", id: "7")) {
             try await store.events(subscriptionId: nil, after: 0, limit: 10)

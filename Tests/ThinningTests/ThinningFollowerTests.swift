@@ -58,7 +58,7 @@ import Timeline
         _ = try await store.create(AnnotationContent(coordinate: Coordinate(latitude: 1, longitude: 1)))
         let follower = try await ThinningFollower(store: store)
         // A signal ahead of the feed (it never should be): the answer comes with what there is.
-        database.annotationFeed.advance(to: 1_000)
+        database.annotationFeed(for: .default).advance(to: 1_000)
         let answer = Task { try await follower.current().count }
         let timeout = Task { try await Task.sleep(for: .seconds(10)); answer.cancel() }
         #expect(try await answer.value == 1)

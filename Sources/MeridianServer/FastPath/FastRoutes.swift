@@ -15,8 +15,8 @@ import Timeline
 /// Each route answers only requests it reads completely; it declines (nil) anything else, and the
 /// request goes on to the generated handler, so the contract's decoding errors live in one place.
 /// Domain errors a route throws become problem+json like any handler's. Tests compare both paths
-/// byte for byte on the same input.
-struct FastRoutes<Context: RequestContext, Store: AnnotationStore>: RouterMiddleware {
+/// byte for byte on the same input. Like the handlers, they reach only the caller's tenant.
+struct FastRoutes<Context: RequestContext>: RouterMiddleware {
     /// One fast path: the method and body media types it takes, and its answer (nil: decline).
     struct Route: Sendable {
         var method: HTTPRequest.Method
@@ -28,7 +28,7 @@ struct FastRoutes<Context: RequestContext, Store: AnnotationStore>: RouterMiddle
     private let exact: [String: Route]
     private let prefixed: [(prefix: String, route: Route)]
 
-    init(store: Store, thinning: ThinningFollower, maxBatchSize: Int, thinNulls: NullShape?) {
+    init(tenants: TenantSpace, maxBatchSize: Int, thinNulls: NullShape?) {
         let json: Set<String> = ["application/json"]
         exact = [
             Paths.coordinatesToMapPoints: Route(method: .post, mediaTypes: json) { _, body in
@@ -48,20 +48,21 @@ struct FastRoutes<Context: RequestContext, Store: AnnotationStore>: RouterMiddle
             // The contract's media types for the body; anything else is the generated handler's (415).
             Paths.annotationImport: Route(method: .post, mediaTypes: ["application/geo+json", "application/json"]) { _, body in
                 // Nil when the body is not a FeatureCollection: the generated decoding explains.
-                try await GeoJSONImport.importBody(Data(body.readableBytesView), into: store).map(ImportAnswerWriter.write)
+                try await GeoJSONImport.importBody(Data(body.readableBytesView), into: tenants.current().annotations).map(ImportAnswerWriter.write)
             },
             Paths.thin: Route(method: .post, mediaTypes: json) { _, body in
                 // A repeated key or a null (which JSONDecoder would let through) or a decoding error: the generated handler explains.
                 guard body.withUnsafeReadableBytes({ JSONBodyCheck.first(in: $0, nulls: thinNulls) }) == nil,
                       let wire = try? JSONDecoder().decode(Components.Schemas.ThinRequest.self, from: Data(body.readableBytesView)) else { return nil }
-                return ThinAnswerWriter.write(try await ThinningAnswer(ThinningQuery(wire), thinning: thinning, store: store))
+                let tenant = try await tenants.current()
+                return ThinAnswerWriter.write(try await ThinningAnswer(ThinningQuery(wire), thinning: tenant.thinning, store: tenant.annotations))
             },
         ]
         prefixed = [
             (Paths.clusterPrefix, Route(method: .get) { path, _ in
                 // A malformed id or a gone cluster: the generated handler says which.
                 guard let id = ClusterID(String(path.dropFirst(Paths.clusterPrefix.count))),
-                      let cluster = try await thinning.current().cluster(id) else { return nil }
+                      let cluster = try await tenants.current().thinning.current().cluster(id) else { return nil }
                 return ThinAnswerWriter.write(cluster)
             }),
         ]

@@ -1,3 +1,4 @@
+import Storage
 import WireJSON
 import Annotations
 import Foundation
@@ -30,7 +31,9 @@ extension APIHandler {
         let wait = try limits.wait(input.query.wait)
         var changes = try await annotations.changes(after: after, limit: limit)
         if changes.isEmpty && wait > .zero {
-            await annotations.waitForChanges(after: after, timeout: wait)
+            let lease = try streams.enter()
+            defer { lease.end() }
+            try await annotations.waitForChanges(after: after, timeout: wait)
             changes = try await annotations.changes(after: after, limit: limit)
         }
         let entries = changes.map { change in

@@ -1,3 +1,4 @@
+import Storage
 import Annotations
 import Foundation
 import HTTPTypes

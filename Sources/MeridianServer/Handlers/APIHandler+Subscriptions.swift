@@ -69,12 +69,15 @@ extension APIHandler {
     /// A page of the event log (one subscription's, or all), waiting up to `wait` for a first event.
     private func eventPage(subscriptionId: String?, after: Int64?, limit: Int?, wait: Double?) async throws -> Components.Schemas.EventPage {
         let after = try Paging.after(after)
-        let events = try await tracking.events(subscriptionId: subscriptionId, after: after, limit: try Paging.limit(limit), wait: limits.wait(wait))
+        let wait = try limits.wait(wait)
+        let lease = wait > .zero ? try streams.enter() : nil
+        defer { lease?.end() }
+        let events = try await tracking.events(subscriptionId: subscriptionId, after: after, limit: try Paging.limit(limit), wait: wait)
         return .init(events: events.map(Components.Schemas.Event.init), nextAfter: events.last?.sequence ?? after)
     }
 
     func streamEvents(_ input: Operations.StreamEvents.Input) async throws -> Operations.StreamEvents.Output {
-        var start = tracking.feed.latest
+        var start = try await tracking.feed.latest
         if input.query.after != nil { start = try Paging.after(input.query.after) }
         // Empty, as the SSE reconnection rules allow, is no event yet.
         if let lastEventID = input.headers.lastEventID?.trimmingCharacters(in: .whitespaces), !lastEventID.isEmpty {
@@ -83,7 +86,7 @@ extension APIHandler {
         if let id = input.query.subscriptionId, try await tracking.tracker.read({ $0.subscriptions[id] }) == nil {
             throw ProblemError(.notFound, detail: "no subscription has id \(input.query.subscriptionId ?? "")", errors: [.init(parameter: "subscriptionId", detail: "names no subscription")])
         }
-        let stream = EventStream(hub: tracking, heartbeat: limits.heartbeat, ends: limits.maxWait.map { ContinuousClock.now + $0 }, after: start, subscriptionId: input.query.subscriptionId)
+        let stream = EventStream(lease: try streams.enter(), hub: try await tracking, heartbeat: limits.heartbeat, ends: limits.maxWait.map { ContinuousClock.now + $0 }, after: start, subscriptionId: input.query.subscriptionId)
         return .ok(.init(body: .textEventStream(stream.body)))
     }
 

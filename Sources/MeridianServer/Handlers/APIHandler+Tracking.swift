@@ -1,3 +1,4 @@
+import Access
 import Foundation
 import HTTPTypes
 import MapGeometry
@@ -32,6 +33,8 @@ extension APIHandler {
             throw ProblemError(.badRequest, detail: "\(subject) not an RFC 3339 date-time", errors: ProblemMapping.fields(unreadable))
         }
         let result = try await tracking.tracker.ingest(deviceId: deviceId, fixes: fixes)
+        let stored = result.results.count { $0.status == .accepted || $0.status == .late }
+        metrics.fixesIngested(stored, tenant: try RequestScope.current().tenant.description)
         return .ok(.init(body: .json(.init(
             results: result.results.map(Components.Schemas.FixResult.init),
             skipped: result.skipped.map { .init(index: $0.index, subscriptionId: $0.subscriptionId, reason: .init($0.reason)) },

@@ -3,23 +3,32 @@ import Geodesy
 import MapGeometry
 import MeridianAPI
 import OpenAPIRuntime
+import Storage
 import Thinning
 
 /// The contract's operations: each decodes its input, calls the domain, encodes the answer.
 /// Errors are thrown, never hand-built: ``ProblemMiddleware`` turns them into problem+json.
-struct APIHandler<Store: AnnotationStore>: APIProtocol {
+/// Every store and index it reaches is the calling tenant's (``RequestScope``).
+struct APIHandler: APIProtocol {
     /// The contract text served at `/openapi.yaml`.
     let contract: Contract
     /// Batch and size limits.
     let limits: Limits
     /// PROJ transformations, reused across requests.
     let transformers: CRSTransformerPool
-    /// Where annotations live.
-    let annotations: Store
-    /// The thinning index, following `annotations`.
-    let thinning: ThinningFollower
-    /// Devices, subscriptions and the event log.
-    let tracking: TrackingHub
+    /// Every tenant's stores and indexes.
+    let tenants: TenantSpace
+    /// Open event streams and long polls per key.
+    let streams: StreamGate
+    /// What `/metrics` shows.
+    let metrics: ServerMetrics
+
+    /// The caller's annotations.
+    var annotations: SQLiteAnnotationStore { get async throws { try await tenants.current().annotations } }
+    /// The caller's thinning index, following its annotations.
+    var thinning: ThinningFollower { get async throws { try await tenants.current().thinning } }
+    /// The caller's devices, subscriptions and event log.
+    var tracking: TrackingHub { get async throws { try await tenants.current().tracking } }
 
     // MARK: - Operations
 

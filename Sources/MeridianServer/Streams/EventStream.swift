@@ -13,6 +13,8 @@ import Tracking
 struct EventStream: AsyncSequence, Sendable {
     typealias Element = ArraySlice<UInt8>
 
+    /// The caller's place among its key's open streams, held while the body lives.
+    let lease: StreamGate.Lease
     let hub: TrackingHub
     let heartbeat: Duration
     /// When the stream ends by itself (``ServerConfiguration/maxWait``); nil: never.
@@ -35,6 +37,7 @@ struct EventStream: AsyncSequence, Sendable {
         var cursor: Int64
         var page: ArraySlice<TrackingEvent> = []
         var started = false
+        var finished = false
         var lastWrite = ContinuousClock.now
 
         mutating func next() async throws -> ArraySlice<UInt8>? {
@@ -50,7 +53,7 @@ struct EventStream: AsyncSequence, Sendable {
                     return ArraySlice(EventStream.message(for: event).utf8)
                 }
                 let now = ContinuousClock.now
-                if let ends = stream.ends, now >= ends { return nil }
+                if let ends = stream.ends, now >= ends { break }
                 let due = Swift.min(lastWrite + stream.heartbeat, stream.ends ?? lastWrite + stream.heartbeat)
                 if now >= due {
                     lastWrite = now
@@ -62,9 +65,16 @@ struct EventStream: AsyncSequence, Sendable {
                     try await hub.events(subscriptionId: subscriptionId, after: after, limit: EventStream.pageSize, wait: due - now)
                 }[...]
             }
-            return nil
+            stream.lease.end()
+            // A graceful shutdown says so in a last message, so the client knows to reconnect elsewhere.
+            guard Task.isShuttingDownGracefully, !finished else { return nil }
+            finished = true
+            return ArraySlice(EventStream.shutdownMessage.utf8)
         }
     }
+
+    /// The last message of a stream the server closes to shut down.
+    static let shutdownMessage = "event: shutdown\ndata: {\"reason\":\"the server is shutting down; reconnect with Last-Event-ID\"}\n\n"
 
     /// One SSE message; the JSON is one line, as `data:` needs.
     static func message(for event: TrackingEvent) -> String {

@@ -1,5 +1,6 @@
 import Foundation
 import Storage
+import Synchronization
 import Tracking
 import Timeline
 
@@ -8,20 +9,40 @@ struct TrackingHub: Sendable {
     let tracker: Tracker
     /// Advanced to the last event sequence after every commit that wrote events.
     let feed: SequenceSignal
+    /// The greatest sequence any reader (long poll, stream) has been given: the events after it
+    /// are unread, and the oldest one's age is a metric.
+    let delivered: HighWaterMark
 
-    /// A hub on `database`, its state loaded, issuing UUIDv7 ids after the last one it stored.
+    /// A hub on `database` for tests: its own id generator, seeded from the store.
     static func open(on database: MeridianDatabase) async throws -> TrackingHub {
-        let store = SQLiteTrackingStore(database: database)
-        let ids = UUIDv7Generator(after: try await store.lastIssuedID())
+        try open(on: database, ids: UUIDv7Generator(after: try await SQLiteTrackingStore(database: database).lastIssuedID()))
+    }
+
+    /// `tenant`'s hub on `database`, its state loaded, issuing UUIDv7 ids from `ids`.
+    /// - Parameter appended: told how many events each commit appended.
+    static func open(
+        on database: MeridianDatabase, tenant: TenantID = .default, ids: UUIDv7Generator, appended: @escaping @Sendable (Int64) -> Void = { _ in }
+    ) throws -> TrackingHub {
+        let store = SQLiteTrackingStore(database: database, tenant: tenant)
         let feed = SequenceSignal(latest: 0)
         let tracker = try Tracker(
             store: store,
             now: { Instant(secondsSince1970: Date().timeIntervalSince1970) },
             newID: { ids.next().description },
-            committed: { feed.advance(to: $0) }
+            committed: { last in
+                let before = feed.latest
+                feed.advance(to: last)
+                if last > before { appended(last - before) }
+            }
         )
         feed.advance(to: tracker.loadedLastSequence)
-        return TrackingHub(tracker: tracker, feed: feed)
+        return TrackingHub(tracker: tracker, feed: feed, delivered: HighWaterMark())
+    }
+
+    /// The age of the oldest event no reader has been given yet, in seconds; 0 when all were read.
+    func oldestUnreadAge(now: Instant) async throws -> Double {
+        guard feed.latest > delivered.value, let next = try await tracker.store.events(subscriptionId: nil, after: delivered.value, limit: 1).first else { return 0 }
+        return Double(now.microseconds - next.recordedAt.microseconds) / 1e6
     }
 
     /// Events after `sequence` (of one subscription, or all); when there are none yet, waits up
@@ -33,11 +54,28 @@ struct TrackingHub: Sendable {
             let latest = feed.latest
             let events = try await tracker.store.events(subscriptionId: subscriptionId, after: sequence, limit: limit)
             let now = ContinuousClock.now
+            if let last = events.last, subscriptionId == nil { delivered.raise(to: last.sequence) }
             if !events.isEmpty || now >= deadline || Task.isCancelled { return events }
             // Nothing of this subscription up to `latest`: wait for the log to grow past it.
             scanned = max(scanned, latest)
             await feed.wait(after: scanned, timeout: deadline - now)
             if Task.isCancelled { return [] }
+        }
+    }
+}
+
+/// A number that only goes up, shared across tasks.
+final class HighWaterMark: Sendable {
+    private let mark = Atomic<Int64>(0)
+
+    var value: Int64 { mark.load(ordering: .relaxed) }
+
+    func raise(to value: Int64) {
+        var current = mark.load(ordering: .relaxed)
+        while value > current {
+            let (exchanged, original) = mark.compareExchange(expected: current, desired: value, ordering: .relaxed)
+            if exchanged { return }
+            current = original
         }
     }
 }

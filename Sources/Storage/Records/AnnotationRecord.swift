@@ -9,6 +9,7 @@ import WireJSON
 struct AnnotationRecord: Codable, FetchableRecord, PersistableRecord {
     static let databaseTableName = "annotation"
 
+    var tenant: String
     var id: String
     var externalId: String?
     var latitude: Double
@@ -23,8 +24,9 @@ struct AnnotationRecord: Codable, FetchableRecord, PersistableRecord {
     var createdAt: Int64  // Unix milliseconds
     var updatedAt: Int64
 
-    init(_ annotation: Annotation) {
+    init(_ annotation: Annotation, tenant: TenantID) {
         let content = annotation.content
+        self.tenant = tenant.description
         id = annotation.id.description
         externalId = content.externalId
         latitude = content.coordinate.latitude
@@ -67,9 +69,9 @@ struct AnnotationRecord: Codable, FetchableRecord, PersistableRecord {
 
     /// A plain INSERT for bulk imports (``BulkWriter``): the row `insert(_:)` writes.
     static let insertSQL = """
-        INSERT INTO annotation (id, externalId, latitude, longitude, title, subtitle, kind, clusteringIdentifier,
+        INSERT INTO annotation (tenant, id, externalId, latitude, longitude, title, subtitle, kind, clusteringIdentifier,
                                 displayPriority, properties, version, createdAt, updatedAt)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
 
     /// Whether the row holds exactly `content`: columns compared first, properties by their
@@ -94,6 +96,7 @@ struct AnnotationRecord: Codable, FetchableRecord, PersistableRecord {
 /// A row of `annotationTombstone`: a deleted id, forever.
 struct AnnotationTombstoneRecord: Codable, FetchableRecord, PersistableRecord {
     static let databaseTableName = "annotationTombstone"
+    var tenant: String
     var id: String
     var version: Int
     var deletedAt: Int64  // Unix milliseconds
@@ -102,6 +105,7 @@ struct AnnotationTombstoneRecord: Codable, FetchableRecord, PersistableRecord {
 /// A row of `idempotencyKey`.
 struct IdempotencyKeyRecord: Codable, FetchableRecord, PersistableRecord {
     static let databaseTableName = "idempotencyKey"
+    var tenant: String
     var key: String
     var fingerprint: String
     var annotationId: String
@@ -111,9 +115,10 @@ struct IdempotencyKeyRecord: Codable, FetchableRecord, PersistableRecord {
 /// A row of `annotationChange`, the feed.
 struct AnnotationChangeRecord: Decodable, FetchableRecord, TableRecord {
     static let databaseTableName = "annotationChange"
-    /// Appends an entry: kind, annotation id, version, Unix milliseconds; the sequence is the rowid.
-    static let insertSQL = "INSERT INTO annotationChange (kind, annotationId, version, at) VALUES (?, ?, ?, ?)"
+    /// Appends an entry: tenant, sequence (``FeedCounter``), kind, annotation id, version, Unix milliseconds.
+    static let insertSQL = "INSERT INTO annotationChange (tenant, sequence, kind, annotationId, version, at) VALUES (?, ?, ?, ?, ?, ?)"
 
+    var tenant: String
     var sequence: Int64
     var kind: String
     var annotationId: String

@@ -164,7 +164,7 @@ enum JSONColumn {
 /// A row of `subscription`: the definition as JSON, the bookkeeping in columns.
 struct SubscriptionRecord: Codable, FetchableRecord, TableRecord {
     static let databaseTableName = "subscription"
-    static let insertSQL = "INSERT INTO subscription (id, definition, createdAt, acceptedFixesBefore, deletedAt) VALUES (?, ?, ?, ?, NULL)"
+    static let insertSQL = "INSERT INTO subscription (tenant, id, definition, createdAt, acceptedFixesBefore, deletedAt) VALUES (?, ?, ?, ?, ?, NULL)"
     var id: String
     var definition: String
     var createdAt: Int64  // Unix microseconds
@@ -180,7 +180,7 @@ struct SubscriptionRecord: Codable, FetchableRecord, TableRecord {
 /// A row of `device`: its newest accepted fix.
 struct DeviceRecord: Codable, FetchableRecord, TableRecord {
     static let databaseTableName = "device"
-    static let upsertSQL = "INSERT OR REPLACE INTO device (id, lastFix, lastAcceptedOrdinal) VALUES (?, ?, ?)"
+    static let upsertSQL = "INSERT OR REPLACE INTO device (tenant, id, lastFix, lastAcceptedOrdinal) VALUES (?, ?, ?, ?)"
     var id: String
     var lastFix: String?
     var lastAcceptedOrdinal: Int64
@@ -211,8 +211,8 @@ struct SubscriptionProgressRecord: Codable, FetchableRecord, TableRecord {
 struct TrackingEventRecord: Codable, FetchableRecord, TableRecord {
     static let databaseTableName = "trackingEvent"
     static let insertSQL = """
-        INSERT INTO trackingEvent (sequence, id, subscriptionId, deviceId, kind, reason, location, previousLocation, occurredAt, recordedAt)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        INSERT INTO trackingEvent (tenant, sequence, id, subscriptionId, deviceId, kind, reason, location, previousLocation, occurredAt, recordedAt)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
     var sequence: Int64
     var id: String
@@ -241,8 +241,8 @@ struct LocationFixRecord: Codable, FetchableRecord, TableRecord {
     static let databaseTableName = "locationFix"
     /// A late fix meeting a stored instant is a duplicate: the insert does nothing.
     static let insertSQL = """
-        INSERT OR IGNORE INTO locationFix (deviceId, timestamp, latitude, longitude, horizontalAccuracy, speed, course,
-          altitude, verticalAccuracy, receivedAt, late) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        INSERT OR IGNORE INTO locationFix (tenant, deviceId, timestamp, latitude, longitude, horizontalAccuracy, speed, course,
+          altitude, verticalAccuracy, receivedAt, late) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
     var deviceId: String
     var timestamp: Int64  // Unix microseconds

@@ -1,0 +1,49 @@
+import Access
+import HTTPTypes
+
+/// What each of the contract's operations needs from the caller's role, by method and path
+/// template. Every GET (and HEAD) reads; every other method is listed here, and a test checks the
+/// list against the contract so no operation is left to a default.
+enum OperationAccess {
+    /// Answered without a key: liveness, readiness, the contract itself.
+    static let publicPaths: Set<String> = ["/healthz", "/readyz", "/openapi.yaml", "/openapi.json"]
+    /// Prometheus metrics: the operator's, so an admin key of the default tenant (or open mode).
+    static let metricsPath = "/metrics"
+
+    /// Writes and computations by `METHOD /template`.
+    static let permissions: [String: Permission] = {
+        var table: [String: Permission] = [:]
+        let computations = [
+            "/v1/convert/coordinates-to-map-points", "/v1/convert/map-points-to-coordinates", "/v1/convert/regions-to-map-rects",
+            "/v1/convert/map-rects-to-regions", "/v1/convert/coordinates-to-screen-points", "/v1/convert/screen-points-to-coordinates",
+            "/v1/convert/map-points-to-screen-points", "/v1/convert/screen-points-to-map-points", "/v1/convert/regions-to-screen-rects",
+            "/v1/convert/screen-rects-to-regions", "/v1/convert/map-rects-to-screen-rects", "/v1/convert/screen-rects-to-map-rects",
+            "/v1/convert/coordinates-to-tiles", "/v1/convert/tiles-to-regions", "/v1/viewport", "/v1/regions/with-distance",
+            "/v1/regions/fit", "/v1/meters-per-map-point", "/v1/geodesic/inverse", "/v1/geodesic/direct", "/v1/crs/transform",
+            "/v1/annotations/thin",
+        ]
+        for path in computations { table["POST \(path)"] = .read }
+        for key in ["POST /v1/annotations", "PATCH /v1/annotations/{id}", "DELETE /v1/annotations/{id}",
+                    "PUT /v1/annotations/by-external-id/{externalId}", "POST /v1/annotations/import"] {
+            table[key] = .writeAnnotations
+        }
+        table["POST /v1/devices/{deviceId}/locations"] = .ingestLocations
+        table["POST /v1/subscriptions"] = .administer
+        table["DELETE /v1/subscriptions/{subscriptionId}"] = .administer
+        return table
+    }()
+
+    /// The route label of a path no contract template matches: the public paths by name, anything
+    /// else one label (a raw URL would give every scanner's probe a series of its own).
+    static func unmatchedRoute(_ path: String) -> String {
+        path == metricsPath ? path : "unmatched"
+    }
+
+    /// The permission `method` on `template` needs; a method not listed (an unknown route, which
+    /// answers 404 or 405) needs a valid key and nothing more.
+    static func permission(_ method: HTTPRequest.Method, _ template: String?) -> Permission? {
+        guard let template else { return nil }
+        if method == .get || method == .head { return .read }
+        return permissions["\(method.rawValue) \(template)"]
+    }
+}

@@ -1,0 +1,20 @@
+import Prometheus
+import Thinning
+import Foundation
+import MeridianAPI
+import OpenAPIRuntime
+import Timeline
+
+extension APIHandler {
+    func getMetrics(_ input: Operations.GetMetrics.Input) async throws -> Operations.GetMetrics.Output {
+        // Per-tenant gauges are read now, for the tenants this process has opened.
+        let now = Instant(secondsSince1970: Date().timeIntervalSince1970)
+        for (id, tenant) in await tenants.openedTenants() {
+            let index = tenant.thinning.index
+            metrics.gauge("meridian_annotations_live", tenant: id.description, Double(index.count))
+            metrics.gauge("meridian_thinning_index_bytes", tenant: id.description, Double(index.memoryFootprint))
+            metrics.gauge("meridian_oldest_unread_event_age_seconds", tenant: id.description, try await tenant.tracking.oldestUnreadAge(now: now))
+        }
+        return .ok(.init(body: .plainText(HTTPBody(metrics.registry.emitToBuffer()))))
+    }
+}

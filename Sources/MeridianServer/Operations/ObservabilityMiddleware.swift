@@ -1,0 +1,57 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import Synchronization
+
+/// What one request's log line says about its caller, filled in by ``AccessMiddleware`` further
+/// down the chain (a task-local value set there would not reach back up here).
+final class RequestRecord: Sendable {
+    private let caller = Mutex<(tenant: String?, keyID: String?)>((nil, nil))
+
+    func note(tenant: String, keyID: String?) { caller.withLock { $0 = (tenant, keyID) } }
+    var noted: (tenant: String?, keyID: String?) { caller.withLock { $0 } }
+
+    @TaskLocal static var current: RequestRecord?
+}
+
+/// The outermost middleware: gives every request an id (`X-Request-Id` as sent when it is a
+/// sane token, else a new UUID) echoed in the answer, writes one log line per request (method,
+/// route template, status, duration, request id, tenant and key id — never a secret or a body),
+/// and counts it in the metrics by route template and status.
+struct ObservabilityMiddleware<Context: RequestContext>: RouterMiddleware {
+    let routes: RouteTable
+    let metrics: ServerMetrics
+    let logger: Logger
+    /// The header carrying the request id both ways.
+    static var requestIDField: HTTPField.Name { HTTPField.Name("X-Request-Id")! }
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let start = ContinuousClock.now
+        let requestID = request.headers[Self.requestIDField].flatMap(Self.sane) ?? UUID().uuidString.lowercased()
+        let record = RequestRecord()
+        var status = 500
+        defer {
+            let duration = ContinuousClock.now - start
+            let route = routes.template(at: request.uri.path) ?? OperationAccess.unmatchedRoute(request.uri.path)
+            metrics.request(route: route, method: request.method.rawValue, status: status, duration: duration)
+            let caller = record.noted
+            var metadata: Logger.Metadata = [
+                "requestId": "\(requestID)", "method": "\(request.method.rawValue)", "route": "\(route)", "status": "\(status)",
+                "durationMs": "\(Double(duration.components.attoseconds / 1_000_000_000_000) / 1_000 + Double(duration.components.seconds) * 1_000)",
+            ]
+            if let tenant = caller.tenant { metadata["tenant"] = "\(tenant)" }
+            if let keyID = caller.keyID { metadata["keyId"] = "\(keyID)" }
+            logger.info("request", metadata: metadata)
+        }
+        var response = try await RequestRecord.$current.withValue(record) { try await next(request, context) }
+        status = response.status.code
+        response.headers[Self.requestIDField] = requestID
+        return response
+    }
+
+    /// A client's request id, kept when it is 1–128 visible ASCII characters (it goes into logs).
+    static func sane(_ value: String) -> String? {
+        (1...128).contains(value.utf8.count) && value.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) ? value : nil
+    }
+}

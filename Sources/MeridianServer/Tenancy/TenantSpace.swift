@@ -1,0 +1,96 @@
+import Access
+import Foundation
+import ServiceLifecycle
+import Storage
+import Synchronization
+import Thinning
+import Timeline
+
+/// Every tenant's stores and in-memory indexes, opened on the first request that needs them and
+/// kept for the life of the server: a tenant is part of every store query and owns its own
+/// thinning index, tracker (region index, devices) and feed signals, so nothing one tenant does
+/// is visible to another.
+final class TenantSpace: Sendable {
+    /// One tenant's share of the server.
+    struct Tenant: Sendable {
+        let annotations: SQLiteAnnotationStore
+        /// The tenant's thinning index, following its change feed.
+        let thinning: ThinningFollower
+        /// The tenant's devices, subscriptions and event log.
+        let tracking: TrackingHub
+    }
+
+    private let database: MeridianDatabase
+    private let metrics: ServerMetrics
+    /// Annotation ids for every tenant: one generator, so ids never repeat across tenants.
+    private let annotationIDs: UUIDv7Generator
+    /// Subscription and event ids for every tenant.
+    private let trackingIDs: UUIDv7Generator
+    private let opened = Mutex<[TenantID: Task<Tenant, any Error>]>([:])
+    /// The background catch-up of each opened tenant's thinning index.
+    private let followers = Mutex<[Task<Void, Never>]>([])
+
+    /// The space over `database`, issuing ids after the greatest ones it stored.
+    init(database: MeridianDatabase, metrics: ServerMetrics = ServerMetrics()) async throws {
+        self.database = database
+        self.metrics = metrics
+        annotationIDs = UUIDv7Generator(after: try await SQLiteAnnotationStore(database: database, ids: UUIDv7Generator()).lastIssuedID())
+        trackingIDs = UUIDv7Generator(after: try await SQLiteTrackingStore(database: database).lastIssuedID())
+    }
+
+    /// The tenant of the current request (``RequestScope``).
+    func current() async throws -> Tenant {
+        try await tenant(RequestScope.current().tenant)
+    }
+
+    /// `id`'s stores and indexes, opening them on first use (concurrent first uses share one opening).
+    func tenant(_ id: TenantID) async throws -> Tenant {
+        let task = opened.withLock { opened in
+            if let task = opened[id] { return task }
+            let task = Task { try await self.open(id) }
+            opened[id] = task
+            return task
+        }
+        do {
+            return try await task.value
+        } catch {
+            // A failed opening (the database was unreadable) is retried by the next request.
+            opened.withLock { if $0[id] == task { $0[id] = nil } }
+            throw error
+        }
+    }
+
+    /// Tenants opened so far, by name (for metrics).
+    func openedTenants() async -> [(TenantID, Tenant)] {
+        let tasks = opened.withLock { $0 }
+        var tenants: [(TenantID, Tenant)] = []
+        for (id, task) in tasks.sorted(by: { $0.key < $1.key }) {
+            if let tenant = try? await task.value { tenants.append((id, tenant)) }
+        }
+        return tenants
+    }
+
+    /// Stops every tenant's background catch-up (graceful shutdown).
+    func stopFollowing() {
+        for task in followers.withLock({ $0 }) { task.cancel() }
+    }
+
+    private func open(_ id: TenantID) async throws -> Tenant {
+        let annotations = SQLiteAnnotationStore(database: database, tenant: id, ids: annotationIDs)
+        let thinning = try await ThinningFollower(store: annotations)
+        let metrics = metrics
+        let tracking = try TrackingHub.open(on: database, tenant: id, ids: trackingIDs) { metrics.eventsAppended($0, tenant: id.description) }
+        followers.withLock { $0.append(Task { await thinning.follow() }) }
+        return Tenant(annotations: annotations, thinning: thinning, tracking: tracking)
+    }
+}
+
+/// Keeps every opened tenant's thinning index caught up until the server shuts down gracefully.
+struct TenantFollowService: Service {
+    let tenants: TenantSpace
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        tenants.stopFollowing()
+    }
+}
