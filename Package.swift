@@ -121,7 +121,7 @@ let package = Package(
         .executableTarget(
             name: "meridian",
             dependencies: [
-                "MeridianServer", "Annotations", "Storage", "WireJSON",
+                "Access", "MeridianServer", "Annotations", "Storage", "Timeline", "WireJSON",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

@@ -29,14 +29,15 @@ public func buildApplication(
 ) async throws -> some ApplicationProtocol {
     var logger = Logger(label: "meridian")
     logger.logLevel = configuration.logLevel
-    let (router, tenants) = try await buildRouterAndTenants(configuration, logger: logger)
+    let (router, tenants, database) = try await buildRouterAndTenants(configuration, logger: logger)
     return Application(
         router: router,
         server: .http1(configuration: .init(additionalChannelHandlers: [
             ExpectContinueHandler(maxBodySize: max(configuration.maxBodySize, configuration.maxImportBodySize)),
+            EarlyAnswerHandler(),
         ])),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "meridian"),
-        services: [TenantFollowService(tenants: tenants)],
+        services: [ShutdownService(tenants: tenants, database: database, logger: logger)],
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger
     )
@@ -44,7 +45,9 @@ public func buildApplication(
 
 /// The router (problem+json for every error, access, a body limit, the fast routes, then the
 /// contract's operations) and the tenants its handlers reach (whose indexes a service keeps current).
-func buildRouterAndTenants(_ configuration: ServerConfiguration, logger: Logger) async throws -> (router: Router<AppRequestContext>, tenants: TenantSpace) {
+func buildRouterAndTenants(
+    _ configuration: ServerConfiguration, logger: Logger
+) async throws -> (router: Router<AppRequestContext>, tenants: TenantSpace, database: MeridianDatabase) {
     let metrics = ServerMetrics()
     let commits = metrics.commitLatency
     let database = try MeridianDatabase.open(path: configuration.databasePath) { commits.recordNanoseconds(Int64($0 * 1e9)) }
@@ -68,6 +71,7 @@ func buildRouterAndTenants(_ configuration: ServerConfiguration, logger: Logger)
         routes: routes,
         limiter: RateLimiter(rate: configuration.rateLimit, burst: configuration.rateBurst)
     ))
+    router.middlewares.add(TimeoutMiddleware(timeout: configuration.requestTimeout))
     router.middlewares.add(BodyLimitMiddleware(
         maxBodySize: configuration.maxBodySize,
         largeBodies: [Paths.annotationImport: configuration.maxImportBodySize]
@@ -78,6 +82,6 @@ func buildRouterAndTenants(_ configuration: ServerConfiguration, logger: Logger)
         ProblemMiddleware(logger: logger, parameterTypes: contract.parameterTypes), HeaderEncodingMiddleware(),
         JSONBodyMiddleware(nullShapes: contract.requestNulls, meaningfulNulls: ["createSubscription", "patchAnnotation", "importAnnotations"], maxBodySize: max(configuration.maxBodySize, configuration.maxImportBodySize)),
     ])
-    return (router, tenants)
+    return (router, tenants, database)
 }
 

@@ -30,6 +30,18 @@ public struct MeridianDatabase: Sendable {
         annotationFeeds = FeedSignals(feeds)
     }
 
+    /// Moves everything in the WAL into the database file and empties the WAL (graceful shutdown,
+    /// before a file copy); waits for readers to finish.
+    public func checkpoint() throws {
+        try writer.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+    }
+
+    /// Copies the whole database into a new file at `path` with SQLite's online backup API: a
+    /// consistent snapshot, taken while writers go on.
+    public func backup(to path: String) throws {
+        try writer.backup(to: DatabaseQueue(path: path))
+    }
+
     /// The signal of `tenant`'s annotation feed (a tenant that never wrote starts at 0).
     public func annotationFeed(for tenant: TenantID) -> SequenceSignal {
         annotationFeeds.signal(for: tenant)

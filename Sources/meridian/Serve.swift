@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import Logging
 import MeridianServer
+import Storage
 
 /// `meridian serve`: runs the HTTP server until SIGINT or SIGTERM.
 struct Serve: AsyncParsableCommand {
@@ -23,6 +24,18 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Cap long-poll waits and event-stream lives at this many seconds (env MERIDIAN_MAX_WAIT); for contract fuzzing runs.")
     var maxWait: Double?
 
+    @Option(help: "Log lines as text or json (one object per line) (env MERIDIAN_LOG_FORMAT).")
+    var logFormat: String?
+
+    @Option(help: "Requests per second each API key may make on average (env MERIDIAN_RATE_LIMIT; default 1000).")
+    var rateLimit: Double?
+
+    @Option(help: "Requests each API key may make at once (env MERIDIAN_RATE_BURST; default 2000).")
+    var rateBurst: Double?
+
+    @Flag(help: "Serve without keys beyond loopback while no key exists. Anyone who reaches the port can read and write everything.")
+    var insecureOpen = false
+
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         let defaults = ServerConfiguration()
@@ -40,10 +53,25 @@ struct Serve: AsyncParsableCommand {
             guard seconds.isFinite, seconds >= 0 else { throw ValidationError("--max-wait must be a number of seconds ≥ 0, got \(seconds)") }
             configuration.maxWait = .milliseconds(Int64(seconds * 1000))
         }
+        let formatName = logFormat ?? environment["MERIDIAN_LOG_FORMAT"] ?? LogFormat.text.rawValue
+        guard let format = LogFormat(rawValue: formatName) else { throw ValidationError("--log-format must be text or json, got \(formatName)") }
+        if format == .json { LoggingSystem.bootstrap(JSONLogHandler.init) }
+        configuration.logFormat = format
+        for (value, name, keyPath) in [(rateLimit, "RATE_LIMIT", \ServerConfiguration.rateLimit), (rateBurst, "RATE_BURST", \.rateBurst)] {
+            guard let rate = value ?? environment["MERIDIAN_\(name)"].flatMap(Double.init) else { continue }
+            guard rate.isFinite, rate > 0 else { throw ValidationError("--\(name.lowercased().replacingOccurrences(of: "_", with: "-")) must be a number > 0") }
+            configuration[keyPath: keyPath] = rate
+        }
+        let mode = try AccessMode.decide(configuration, insecureOpen: insecureOpen)
+        configuration.openWhenNoKeys = mode.openWhenNoKeys
         let app = try await buildApplication(configuration) { [configuration] port in
-            // One line on stdout that scripts and tests wait for.
-            let line = "meridian listening on http://\(configuration.host):\(port) (database \(configuration.databasePath))\n"
-            FileHandle.standardOutput.write(Data(line.utf8))
+            // The first line on stdout is the one scripts and tests wait for.
+            let base = "http://\(configuration.host):\(port)"
+            let lines = [
+                "meridian listening on \(base) (database \(configuration.databasePath)); \(mode.description)",
+                "  contract \(base)/openapi.yaml · metrics \(base)/metrics · health \(base)/healthz",
+            ]
+            FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
         }
         try await app.runService()
     }

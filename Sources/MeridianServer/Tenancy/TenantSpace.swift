@@ -1,5 +1,6 @@
 import Access
 import Foundation
+import Logging
 import ServiceLifecycle
 import Storage
 import Synchronization
@@ -85,12 +86,22 @@ final class TenantSpace: Sendable {
     }
 }
 
-/// Keeps every opened tenant's thinning index caught up until the server shuts down gracefully.
-struct TenantFollowService: Service {
+/// Waits for graceful shutdown (SIGTERM), which stops the server first (it is the application's
+/// last service, and services stop in reverse order): then stops every tenant's background
+/// catch-up and checkpoints SQLite, so the database file is whole when the process exits 0.
+struct ShutdownService: Service {
     let tenants: TenantSpace
+    let database: MeridianDatabase
+    let logger: Logger
 
     func run() async throws {
         try? await gracefulShutdown()
         tenants.stopFollowing()
+        do {
+            try database.checkpoint()
+            logger.info("database checkpointed; stopped")
+        } catch {
+            logger.error("checkpoint at shutdown failed (the WAL still holds every commit)", metadata: ["error": "\(error)"])
+        }
     }
 }

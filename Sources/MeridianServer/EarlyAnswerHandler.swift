@@ -1,0 +1,57 @@
+import HTTPTypes
+import NIOCore
+import NIOHTTPTypes
+
+/// When the server answers before it has read the whole request body (413, 401, 403, 429 are
+/// decided from the head), the answer says `Connection: close`, the rest of the body is read and
+/// dropped, and the connection closes once it has arrived.
+///
+/// Reading it matters: a client that writes its whole body before it reads (Python's `urllib`)
+/// would otherwise block on a full TCP window and never see the answer — Hummingbird stops
+/// reading after a request that said `Connection: close`, which urllib always says. Closing
+/// matters too: what follows an unread body cannot be trusted as the next request.
+final class EarlyAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    /// Most bytes dropped before the connection is closed without waiting for the body's end.
+    static let maxDrainedBytes = 1 << 30
+
+    private var requestInProgress = false
+    private var draining = false
+    private var drained = 0
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let part = unwrapInboundIn(data)
+        switch part {
+        case .head: requestInProgress = true
+        case .end: requestInProgress = false
+        case .body: break
+        }
+        guard draining else { return context.fireChannelRead(data) }
+        switch part {
+        case .body(let buffer):
+            drained += buffer.readableBytes
+            if drained > Self.maxDrainedBytes { context.close(promise: nil) } else { context.read() }
+        case .end, .head:
+            context.close(promise: nil)
+        }
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        guard case .head(var response) = unwrapOutboundIn(data), requestInProgress, response.status.code >= 200 else {
+            return context.write(data, promise: promise)
+        }
+        response.headerFields[.connection] = "close"
+        draining = true
+        context.write(wrapOutboundOut(.head(response)), promise: promise)
+    }
+
+    func flush(context: ChannelHandlerContext) {
+        context.flush()
+        // Keep reading while the application no longer asks for the body.
+        if draining { context.read() }
+    }
+}

@@ -1,0 +1,76 @@
+import Access
+import ArgumentParser
+import Foundation
+import Storage
+import Timeline
+
+/// `meridian keys create|list|revoke`: API keys, kept in the database the server reads them from.
+struct Keys: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Create, list and revoke API keys (a revocation holds for the server's next request).",
+        subcommands: [Create.self, List.self, Revoke.self]
+    )
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Make a key and print it once; only a salted HMAC of it is stored.")
+
+        @Option(help: "The tenant the key reaches: 1–64 of A–Z a–z 0–9 . _ - (default: default).")
+        var tenant = TenantID.default.description
+        @Option(help: "reader (every read), writer (reader + annotation writes), feed (location ingest only) or admin (everything in its tenant).")
+        var role: String
+        @Option(help: "A label for people, e.g. ios-app.")
+        var name: String?
+        @Option(help: "SQLite database file (env MERIDIAN_DATABASE; default ./meridian.sqlite).")
+        var database: String?
+
+        func run() throws {
+            guard let tenant = TenantID(tenant) else { throw ValidationError("--tenant must be 1–64 of A–Z a–z 0–9 . _ - starting with a letter or digit") }
+            guard let role = Role(rawValue: role) else { throw ValidationError("--role must be one of \(Role.allCases.map(\.rawValue).joined(separator: ", "))") }
+            let (token, key) = KeySecret.make(tenant: tenant, role: role, name: name, at: Date())
+            try SQLiteKeyStore(database: MeridianDatabase.open(path: DatabasePath.resolve(database))).insert(key)
+            print(token)
+            print("key \(key.id): tenant \(tenant), role \(role.rawValue); this is the only time the secret is shown")
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List keys (never their secrets).")
+
+        @Option(help: "Only this tenant's keys.")
+        var tenant: String?
+        @Option(help: "SQLite database file (env MERIDIAN_DATABASE; default ./meridian.sqlite).")
+        var database: String?
+
+        func run() throws {
+            let keys = try SQLiteKeyStore(database: MeridianDatabase.open(path: DatabasePath.resolve(database))).keys(tenant: tenant.flatMap(TenantID.init))
+            print(["ID", "TENANT", "ROLE", "NAME", "CREATED", "REVOKED"].joined(separator: "\t"))
+            for key in keys {
+                let dates = [key.createdAt, key.revokedAt].map { $0.map { Instant(millisecondOf: $0).rfc3339 } ?? "-" }
+                print([key.id, key.tenant.description, key.role.rawValue, key.name ?? "-", dates[0], dates[1]].joined(separator: "\t"))
+            }
+        }
+    }
+
+    struct Revoke: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Revoke a key: the server refuses it from its next request on.")
+
+        @Argument(help: "The key's id (as keys list shows it).")
+        var id: String
+        @Option(help: "SQLite database file (env MERIDIAN_DATABASE; default ./meridian.sqlite).")
+        var database: String?
+
+        func run() throws {
+            guard try SQLiteKeyStore(database: MeridianDatabase.open(path: DatabasePath.resolve(database))).revoke(id: id, at: Date()) else {
+                throw ValidationError("no key has id \(id)")
+            }
+            print("key \(id) revoked")
+        }
+    }
+}
+
+/// The database a command works on: `--database`, else `MERIDIAN_DATABASE`, else the default.
+enum DatabasePath {
+    static func resolve(_ option: String?) -> String {
+        option ?? ProcessInfo.processInfo.environment["MERIDIAN_DATABASE"] ?? MeridianDatabase.defaultPath
+    }
+}
