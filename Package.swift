@@ -140,6 +140,11 @@ let package = Package(
             swiftSettings: handWrittenSettings
         ),
         .testTarget(
+            name: "AccessTests",
+            dependencies: ["Access", "Timeline"],
+            swiftSettings: handWrittenSettings
+        ),
+        .testTarget(
             name: "TimelineTests",
             dependencies: ["Timeline"],
             swiftSettings: handWrittenSettings

@@ -268,11 +268,11 @@ def main():
         shutil.rmtree(folder, ignore_errors=True)
 
     print(f"{args.workers} workers, {window:.1f} s of load until kill -9 (2/3 of --seconds {args.seconds:g})\n")
-    print(f"{'kind':<8} {'requests':>9} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'errors':>7} {'cut by kill':>12}")
+    print(f"{'kind':<8} {'requests':>9} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8} {'errors':>7} {'cut by kill':>12}")
     for kind in KINDS:
         values, count = sorted(run.latencies[kind]), run.requests[kind]
         print(f"{kind:<8} {count:>9} {count / window:>9.1f} {percentile(values, 50) * 1e3:>8.2f} "
-              f"{percentile(values, 99) * 1e3:>8.2f} {run.errors[kind]:>7} {run.cut[kind]:>12}")
+              f"{percentile(values, 99) * 1e3:>8.2f} {percentile(values, 100) * 1e3:>8.1f} {run.errors[kind]:>7} {run.cut[kind]:>12}")
     print(f"event stream: {run.sse['events']} events, {run.sse['heartbeats']} heartbeats"
           + (f", error {run.sse['error']}" if run.sse["error"] else ""))
     for sample in run.samples:

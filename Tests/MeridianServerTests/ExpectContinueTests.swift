@@ -35,3 +35,49 @@ import Testing
         }
     }
 }
+
+/// A client that writes its whole body before it reads (Python's urllib, which also says
+/// `Connection: close`) gets its 413 or 401 at once, with `Connection: close`, instead of waiting
+/// on a server that stopped reading.
+@Suite struct EarlyAnswerTests {
+    static let client = """
+        import sys, time, urllib.request, urllib.error
+        url, size, auth = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+        headers = {'Content-Type': 'application/json'}
+        if auth: headers['Authorization'] = auth
+        start = time.time()
+        try:
+            urllib.request.urlopen(urllib.request.Request(url, data=b' ' * size, headers=headers), timeout=15)
+            print('no refusal')
+        except urllib.error.HTTPError as e:
+            print(e.code, e.headers.get('Connection'), e.headers.get('Content-Type'), round(time.time() - start))
+        """
+
+    @Test(arguments: [(3 << 20, "", "413"), (80 << 20, "", "413"), (3 << 20, "Bearer mrd_0123456789abcdef_wrong", "401")])
+    func aClientThatWritesBeforeReadingGetsTheAnswer(size: Int, authorization: String, status: String) async throws {
+        let file = TemporaryDatabase()
+        defer { file.cleanUp() }
+        var configuration = ServerConfiguration.testing
+        configuration.databasePath = file.path
+        configuration.openWhenNoKeys = authorization.isEmpty
+        let app = try await buildApplication(configuration)
+        try await app.test(.live) { client in
+            let port = try #require(client.port)
+            let path = size > 64 << 20 ? "/v1/annotations/import" : "/v1/convert/coordinates-to-map-points"
+            let python = Process()
+            python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            python.arguments = ["python3", "-c", Self.client, "http://127.0.0.1:\(port)\(path)", String(size), authorization]
+            let output = Pipe(), errors = Pipe()
+            python.standardOutput = output
+            python.standardError = errors
+            // Wait without blocking a thread of the concurrency pool: the server in this process needs them.
+            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                python.terminationHandler = { _ in done.resume() }
+                do { try python.run() } catch { python.terminationHandler = nil; done.resume() }
+            }
+            let answer = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let trace = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            #expect(answer == "\(status) close application/problem+json 0\n", "\(trace.suffix(600))")
+        }
+    }
+}

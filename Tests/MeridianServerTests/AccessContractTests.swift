@@ -1,0 +1,126 @@
+import Access
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import NIOCore
+import MeridianServer
+import Storage
+import Testing
+import Timeline
+
+/// Keys and roles at the door: 401 without a valid key (with the Bearer challenge), 403 for a
+/// role without the permission, 429 past the key's rate, open mode only until a key exists.
+@Suite struct AccessContractTests {
+    /// One operation per endpoint family and the permission it needs (nil: any valid key).
+    static let families: [(name: String, method: HTTPRequest.Method, path: String, body: String?, needs: Permission?)] = [
+        ("convert", .post, "/v1/convert/coordinates-to-map-points", #"{"coordinates":[{"latitude":1,"longitude":2}]}"#, .read),
+        ("geodesy", .post, "/v1/geodesic/inverse", #"{"pairs":[{"from":{"latitude":0,"longitude":0},"to":{"latitude":1,"longitude":1}}]}"#, .read),
+        ("viewport", .post, "/v1/viewport", #"{"viewport":{"size":{"width":100,"height":100},"center":{"latitude":0,"longitude":0},"zoomLevel":3}}"#, .read),
+        ("list annotations", .get, "/v1/annotations", nil, .read),
+        ("change feed", .get, "/v1/annotations/changes?after=0", nil, .read),
+        ("export", .get, "/v1/annotations/export", nil, .read),
+        ("thin", .post, "/v1/annotations/thin", #"{"viewport":{"size":{"width":100,"height":100},"center":{"latitude":0,"longitude":0},"zoomLevel":3}}"#, .read),
+        ("create annotation", .post, "/v1/annotations", #"{"coordinate":{"latitude":1,"longitude":2}}"#, .writeAnnotations),
+        ("upsert annotation", .put, "/v1/annotations/by-external-id/k", #"{"coordinate":{"latitude":1,"longitude":2}}"#, .writeAnnotations),
+        ("import", .post, "/v1/annotations/import", #"{"type":"FeatureCollection","features":[]}"#, .writeAnnotations),
+        ("ingest", .post, "/v1/devices/d1/locations", #"{"locations":[]}"#, .ingestLocations),
+        ("device", .get, "/v1/devices/d1/locations", nil, .read),
+        ("subscribe", .post, "/v1/subscriptions", #"{"type":"significantChange"}"#, .administer),
+        ("subscriptions", .get, "/v1/subscriptions", nil, .read),
+        ("events", .get, "/v1/events?after=0", nil, .read),
+    ]
+
+    @Test func eachRoleReachesExactlyWhatItGrants() async throws {
+        try await KeyedApp.withClient(keys: Role.allCases.map { ("acme", $0) }) { client, tokens, _ in
+            for role in Role.allCases {
+                for family in Self.families {
+                    let response = try await client.send(family.method, family.path, json: family.body, key: tokens["acme/\(role.rawValue)"])
+                    let allowed = family.needs.map(role.grants) ?? true
+                    if allowed {
+                        #expect(![401, 403].contains(response.status.code), "\(role) \(family.name): \(String(buffer: response.body))")
+                    } else {
+                        #expect(try response.problem(.forbidden).detail?.contains("a \(role.rawValue) key may not") == true, "\(role) \(family.name)")
+                    }
+                }
+            }
+            // Metrics are the operator's: an admin of the default tenant only.
+            _ = try await client.send(.get, "/metrics", key: tokens["acme/admin"]).problem(.forbidden)
+        }
+    }
+
+    @Test func everyOperationButTheOpenOnesAnswers401WithoutAValidKey() async throws {
+        try await KeyedApp.withClient(keys: [("acme", .reader)]) { client, _, _ in
+            let served = try await client.send(.get, "/openapi.json", key: nil)
+            let document = try #require(try JSONSerialization.jsonObject(with: Data(served.body.readableBytesView)) as? [String: Any])
+            let paths = try #require(document["paths"] as? [String: [String: Any]])
+            var checked = 0
+            for (template, operations) in paths {
+                let path = template.replacingOccurrences(of: #"\{[^}]+\}"#, with: "x1", options: .regularExpression)
+                for (method, operation) in operations {
+                    guard let method = HTTPRequest.Method(method.uppercased()), let operation = operation as? [String: Any] else { continue }
+                    let isPublic = (operation["security"] as? [Any])?.isEmpty == true
+                    for token in [nil, "mrd_0123456789abcdef_not-the-secret", "Basic dXNlcjpwYXNz"] {
+                        var headers: HTTPFields = [:]
+                        if let token { headers[.authorization] = token.hasPrefix("Basic") ? token : "Bearer \(token)" }
+                        let response = try await client.send(method, path, json: method == .get || method == .delete ? nil : "{}", headers: headers)
+                        if isPublic {
+                            #expect(response.status != .unauthorized, "\(method) \(template) is public")
+                        } else {
+                            _ = try response.problem(.unauthorized)
+                            #expect(response.headers[.wwwAuthenticate]?.hasPrefix("Bearer realm=\"meridian\"") == true, "\(method) \(template)")
+                            checked += 1
+                        }
+                    }
+                }
+            }
+            #expect(checked >= 3 * 40)
+        }
+    }
+
+    @Test func aRevokedKeyIsRefusedFromTheNextRequest() async throws {
+        try await KeyedApp.withClient(keys: [("acme", .reader)]) { client, tokens, database in
+            let token = tokens["acme/reader"]!
+            #expect(try await client.send(.get, "/v1/annotations", key: token).status == .ok)
+            let id = try #require(KeySecret.parse(Substring(token))?.id)
+            // Another process's revocation (`meridian keys revoke`), through its own connection.
+            #expect(try SQLiteKeyStore(database: MeridianDatabase.open(path: database)).revoke(id: id, at: Date()))
+            let refused = try await client.send(.get, "/v1/annotations", key: token)
+            _ = try refused.problem(.unauthorized)
+            #expect(refused.headers[.wwwAuthenticate]?.contains("invalid_token") == true)
+        }
+    }
+
+    @Test func aKeyPastItsRateGets429WithRetryAfter() async throws {
+        try await KeyedApp.withClient(keys: [("acme", .reader), ("acme", .writer)], configure: { $0.rateLimit = 0.5; $0.rateBurst = 3 }) { client, tokens, _ in
+            for _ in 0..<3 { #expect(try await client.send(.get, "/v1/annotations", key: tokens["acme/reader"]).status == .ok) }
+            let refused = try await client.send(.get, "/v1/annotations", key: tokens["acme/reader"])
+            _ = try refused.problem(.tooManyRequests)
+            #expect(refused.headers[.retryAfter].flatMap(Int.init).map { (1...2).contains($0) } == true)
+            // Buckets are per key.
+            #expect(try await client.send(.get, "/v1/annotations", key: tokens["acme/writer"]).status == .ok)
+        }
+    }
+
+    @Test func openModeLastsUntilTheFirstKeyIsCreated() async throws {
+        try await KeyedApp.withClient(keys: []) { client, _, database in
+            #expect(try await client.send(.get, "/v1/annotations", key: nil).status == .ok)
+            let (_, key) = KeySecret.make(tenant: .default, role: .admin, name: nil, at: Date())
+            try SQLiteKeyStore(database: MeridianDatabase.open(path: database)).insert(key)
+            _ = try await client.send(.get, "/v1/annotations", key: nil).problem(.unauthorized)
+        }
+        // Not open at all when the configuration says so (serve beyond loopback).
+        try await KeyedApp.withClient(keys: [], configure: { $0.openWhenNoKeys = false }) { client, _, _ in
+            _ = try await client.send(.get, "/v1/annotations", key: nil).problem(.unauthorized)
+            #expect(try await client.send(.get, "/healthz", key: nil).status == .ok)
+        }
+    }
+
+    @Test func everyAnswerCarriesARequestId() async throws {
+        try await KeyedApp.withClient(keys: []) { client, _, _ in
+            let sent = try await client.send(.get, "/healthz", key: nil, headers: [HTTPField.Name("X-Request-Id")!: "trace-42"])
+            #expect(sent.headers[HTTPField.Name("X-Request-Id")!] == "trace-42")
+            let made = try await client.send(.get, "/healthz", key: nil, headers: [HTTPField.Name("X-Request-Id")!: "bad id with spaces"])
+            #expect(made.headers[HTTPField.Name("X-Request-Id")!].map { UUID(uuidString: $0) != nil } == true)
+        }
+    }
+}
