@@ -181,33 +181,44 @@ def sse_reader(run, port, token):
             run.sse["error"] = repr(error)
 
 
+def pages(client, path, items, parameter, follow):
+    """Every item of a paged list: `follow` in each page names `parameter` for the next."""
+    value = None
+    while True:
+        status, payload = client.call("GET", path + (f"&{parameter}={quote(value)}" if value else ""))
+        if status != 200:
+            sys.exit(f"GET {path} after the restart: {status} {payload[:200]!r}")
+        page = json.loads(payload)
+        yield from page[items]
+        if not (value := page.get(follow)):
+            return
+
+
 def verify(run, port, token):
     """Acknowledged writes absent after the restart: (annotation ids, {device: timestamps})."""
     client = Client(port, token, timeout=30)
-    listed, cursor = set(), None
-    while True:
-        status, payload = client.call("GET", "/v1/annotations?limit=1000" + (f"&cursor={quote(cursor)}" if cursor else ""))
-        if status != 200:
-            sys.exit(f"listing annotations after the restart: {status} {payload[:200]!r}")
-        page = json.loads(payload)
-        listed.update(a["id"] for a in page["annotations"])
-        if not (cursor := page.get("nextCursor")):
-            break
+    listed = {a["id"] for a in pages(client, "/v1/annotations?limit=1000", "annotations", "cursor", "nextCursor")}
     missing_ids = [i for i in run.ids if i not in listed and client.call("GET", f"/v1/annotations/{i}")[0] != 200]
     missing_fixes = {}
     for device, stamps in sorted(run.fixes.items()):
-        stored, start = set(), None
-        while True:
-            status, payload = client.call("GET", f"/v1/devices/{device}/locations?limit=1000" + (f"&from={quote(start)}" if start else ""))
-            if status != 200:
-                sys.exit(f"history of {device} after the restart: {status} {payload[:200]!r}")
-            page = json.loads(payload)
-            stored.update(micros(fix["timestamp"]) for fix in page["locations"])
-            if not (start := page.get("nextFrom")):
-                break
+        stored = {micros(fix["timestamp"]) for fix in pages(client, f"/v1/devices/{device}/locations?limit=1000", "locations", "from", "nextFrom")}
         if lost := stamps - stored:
             missing_fixes[device] = sorted(lost)
     return missing_ids, missing_fixes
+
+
+def print_load(run, window, workers, seconds):
+    print(f"{workers} workers, {window:.1f} s of load until kill -9 (2/3 of --seconds {seconds:g})\n")
+    print(f"{'kind':<8} {'requests':>9} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8} {'errors':>7} {'cut by kill':>12}")
+    for kind in KINDS:
+        values, count = sorted(run.latencies[kind]), run.requests[kind]
+        print(f"{kind:<8} {count:>9} {count / window:>9.1f} {percentile(values, 50) * 1e3:>8.2f} "
+              f"{percentile(values, 99) * 1e3:>8.2f} {percentile(values, 100) * 1e3:>8.1f} {run.errors[kind]:>7} {run.cut[kind]:>12}")
+    print(f"event stream: {run.sse['events']} events, {run.sse['heartbeats']} heartbeats"
+          + (f", error {run.sse['error']}" if run.sse["error"] else ""))
+    for sample in run.samples:
+        print(f"  error: {sample}")
+    sys.stdout.flush()
 
 
 def main():
@@ -249,6 +260,7 @@ def main():
         process.wait()
         for thread in threads:
             thread.join(timeout=15)
+        print_load(run, window, args.workers, args.seconds)
 
         process, port = start_server(args.binary, database)
         servers.append(process)
@@ -267,16 +279,6 @@ def main():
                 process.wait()
         shutil.rmtree(folder, ignore_errors=True)
 
-    print(f"{args.workers} workers, {window:.1f} s of load until kill -9 (2/3 of --seconds {args.seconds:g})\n")
-    print(f"{'kind':<8} {'requests':>9} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8} {'errors':>7} {'cut by kill':>12}")
-    for kind in KINDS:
-        values, count = sorted(run.latencies[kind]), run.requests[kind]
-        print(f"{kind:<8} {count:>9} {count / window:>9.1f} {percentile(values, 50) * 1e3:>8.2f} "
-              f"{percentile(values, 99) * 1e3:>8.2f} {percentile(values, 100) * 1e3:>8.1f} {run.errors[kind]:>7} {run.cut[kind]:>12}")
-    print(f"event stream: {run.sse['events']} events, {run.sse['heartbeats']} heartbeats"
-          + (f", error {run.sse['error']}" if run.sse["error"] else ""))
-    for sample in run.samples:
-        print(f"  error: {sample}")
     line = f"acknowledged writes: {len(run.ids)} annotations, {sum(map(len, run.fixes.values()))} fixes; after kill -9 and restart: "
     if not missing_ids and not missing_fixes:
         print(line + "all present")
