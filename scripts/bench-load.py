@@ -15,7 +15,8 @@ WORKERS threads on keep-alive HTTP/1.1 connections each pick at random one of:
           with strictly increasing timestamps (200 with `accepted`: the fix is acknowledged)
 
 and one thread reads GET /v1/events/stream. At 2/3 of SECONDS the server gets SIGKILL and the load
-stops; requests in flight then are counted as "cut", neither acknowledged nor errors. The server is
+stops; requests in flight then are counted as "cut", neither acknowledged nor errors (unless they
+had waited over 2 s: a hang is an error; so is any request unanswered for 10 s). The server is
 restarted on the same file and every acknowledged annotation (paged list, then GET by id) and fix
 (the device's history) must be there. Then SIGTERM must end it with exit 0 within 10 s.
 Percentiles are nearest-rank; req/s is over the window before the kill. Exits 1 on a missing
@@ -30,6 +31,7 @@ KINDS = ("thin", "read", "write", "ingest")
 DEVICES = [f"dev-{d:02d}" for d in range(50)]
 RATE_FLAGS = ["--rate-limit", "1000000", "--rate-burst", "1000000"]
 THIN = {"viewport": {"size": {"width": 800, "height": 600}, "center": {"latitude": 48.85, "longitude": 2.35}, "zoomLevel": 5}}
+STALL = 2.0  # a request unanswered this long when the kill comes is an error (a hang), not "cut"
 CONVERT = {"coordinates": [{"latitude": 45.52, "longitude": -122.68}]}
 
 
@@ -98,6 +100,7 @@ class Run:
 
     def __init__(self):
         self.lock, self.killed, self.serial = threading.Lock(), threading.Event(), itertools.count(1)
+        self.kill_time = None  # perf_counter() at the kill
         self.latencies = {k: [] for k in KINDS}
         self.requests, self.errors, self.cut = ({k: 0 for k in KINDS} for _ in range(3))
         self.samples = []  # the first few error descriptions
@@ -140,6 +143,9 @@ def worker(run, index, workers, port, token):
         try:
             status, payload = client.call(method, path, body)
         except (OSError, http.client.HTTPException) as error:
+            if run.killed.is_set() and run.kill_time - began > STALL:
+                run.record(kind, error=f"{method} {path}: no answer in the {run.kill_time - began:.1f} s before the kill")
+                return
             if run.killed.is_set():  # in flight at the kill: neither acknowledged nor an error
                 with run.lock:
                     run.cut[kind] += 1
@@ -254,6 +260,7 @@ def main():
         for thread in threads:
             thread.start()
         time.sleep(args.seconds * 2 / 3)
+        run.kill_time = time.perf_counter()
         run.killed.set()
         window = time.monotonic() - began
         os.kill(process.pid, signal.SIGKILL)

@@ -2,6 +2,7 @@ import Annotations
 import ArgumentParser
 import Foundation
 import Storage
+import Timeline
 import WireJSON
 
 /// `meridian import FILE`: loads a GeoJSON FeatureCollection of Points as annotations, with the
@@ -17,6 +18,9 @@ struct Import: AsyncParsableCommand {
     @Option(help: "SQLite database file (env MERIDIAN_DATABASE; default ./meridian.sqlite).")
     var database: String?
 
+    @Option(help: "The tenant the annotations belong to (default: default, open mode's).")
+    var tenant = "default"
+
     @Flag(help: "Import only into a database that has never held an annotation (demo data on first start).")
     var ifEmpty = false
 
@@ -29,7 +33,8 @@ struct Import: AsyncParsableCommand {
     func run() async throws {
         let path = database ?? ProcessInfo.processInfo.environment["MERIDIAN_DATABASE"] ?? MeridianDatabase.defaultPath
         let start = ContinuousClock.now
-        let store = try await SQLiteAnnotationStore.open(path: path)
+        guard let tenant = TenantID(tenant) else { Self.fail("--tenant must be 1–64 of A–Z a–z 0–9 . _ - starting with a letter or digit") }
+        let store = try await SQLiteAnnotationStore.open(on: MeridianDatabase.open(path: path), tenant: tenant)
         // Skip a database that ever held an annotation, so seeding demo data never brings back what a user deleted.
         if ifEmpty, try await !store.changes(after: 0, limit: 1).isEmpty {
             print("\(path) already holds annotations; \(file) not imported")
@@ -37,7 +42,10 @@ struct Import: AsyncParsableCommand {
         }
         let data = try Data(contentsOf: URL(fileURLWithPath: file))
         do {
-            guard let results = try await GeoJSONImport.importBody(data, into: store) else {
+            let progress = ImportProgress(file: data)
+            let imported = try await GeoJSONImport.importBody(data, into: store, progress: progress.update)
+            progress.finish()
+            guard let results = imported else {
                 let reason = data.withUnsafeBytes { JSONValueParser.parse($0) } == nil
                     ? "is not valid JSON"
                     : "is not a GeoJSON FeatureCollection (an object with \"type\": \"FeatureCollection\" and a \"features\" array of Feature objects)"

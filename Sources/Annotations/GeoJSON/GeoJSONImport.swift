@@ -29,10 +29,17 @@ public enum GeoJSONImport {
     /// nothing was written, and the JSON tree lists every invalid feature.
     /// - Returns: the results, or nil when the body is not JSON of the FeatureCollection shape (the
     ///   caller explains that: the HTTP contract's decoding, or a plain message).
+    /// - Parameter progress: told the number of features handed to the transaction so far, after each chunk.
     /// - Throws: ``InvalidFeatures``, or what the store throws.
-    public static func importBody(_ body: Data, into store: some AnnotationStore) async throws -> Results? {
+    public static func importBody(
+        _ body: Data, into store: some AnnotationStore, progress: (@Sendable (Int) -> Void)? = nil
+    ) async throws -> Results? {
         let chunks = ImportChunks()
-        async let written = store.importContents(chunks: chunks.next)
+        async let written = store.importContents(chunks: { [chunks] in
+            let chunk = try chunks.next()
+            if let chunk, let progress { progress(chunks.taken(chunk.count)) }
+            return chunk
+        })
         let accepted = body.withUnsafeBytes { bytes in AnnotationFeatureReader.read(bytes, emit: chunks.send) }
         accepted ? chunks.finish() : chunks.fail(Declined())
         do {

@@ -7,6 +7,7 @@ public final class ImportChunks: @unchecked Sendable {
     private let condition = NSCondition()  // guards everything below
     private var chunks: [[AnnotationContent]] = []
     private var end: Result<Void, any Error>?
+    private var takenCount = 0
 
     public init() {}
 
@@ -15,6 +16,14 @@ public final class ImportChunks: @unchecked Sendable {
         self.init()
         send(contents)
         finish()
+    }
+
+    /// Counts `count` more contents taken by the writer; returns the total so far.
+    func taken(_ count: Int) -> Int {
+        condition.withLock {
+            takenCount += count
+            return takenCount
+        }
     }
 
     /// Adds a chunk for the writer.
