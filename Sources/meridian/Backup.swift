@@ -13,12 +13,11 @@ struct Backup: AsyncParsableCommand {
 
     @Argument(help: "Where the copy goes; must not exist yet.")
     var file: String
-    @Option(help: "SQLite database file (env MERIDIAN_DATABASE; default ./meridian.sqlite).")
-    var database: String?
+    @OptionGroup var database: DatabaseOption
 
     func run() throws {
         guard !FileManager.default.fileExists(atPath: file) else { throw ValidationError("\(file) exists; backup writes a new file only") }
-        let path = DatabasePath.resolve(database)
+        let path = database.path
         guard FileManager.default.fileExists(atPath: path) else { throw ValidationError("no database at \(path)") }
         let start = ContinuousClock.now
         try MeridianDatabase.open(path: path).backup(to: file)
@@ -35,12 +34,11 @@ struct Export: AsyncParsableCommand {
     var file: String?
     @Option(help: "Whose annotations (default: default).")
     var tenant = "default"
-    @Option(help: "SQLite database file (env MERIDIAN_DATABASE; default ./meridian.sqlite).")
-    var database: String?
+    @OptionGroup var database: DatabaseOption
 
     func run() async throws {
         guard let tenant = TenantID(tenant) else { throw ValidationError("--tenant must be 1–64 of A–Z a–z 0–9 . _ -") }
-        let store = try await SQLiteAnnotationStore.open(on: MeridianDatabase.open(path: DatabasePath.resolve(database)), tenant: tenant)
+        let store = try await SQLiteAnnotationStore.open(on: MeridianDatabase.open(path: database.path), tenant: tenant)
         let data = try AnnotationExport.featureCollection(try await store.annotations(matching: AnnotationQuery()).annotations)
         if let file, file != "-" {
             try data.write(to: URL(fileURLWithPath: file))

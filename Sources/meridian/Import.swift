@@ -15,8 +15,7 @@ struct Import: AsyncParsableCommand {
     @Argument(help: "The GeoJSON file, e.g. Data/cities.geojson.")
     var file: String
 
-    @Option(help: "SQLite database file (env MERIDIAN_DATABASE; default ./meridian.sqlite).")
-    var database: String?
+    @OptionGroup var database: DatabaseOption
 
     @Option(help: "The tenant the annotations belong to (default: default, open mode's).")
     var tenant = "default"
@@ -31,7 +30,7 @@ struct Import: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let path = database ?? ProcessInfo.processInfo.environment["MERIDIAN_DATABASE"] ?? MeridianDatabase.defaultPath
+        let path = database.path
         let start = ContinuousClock.now
         guard let tenant = TenantID(tenant) else { Self.fail("--tenant must be 1–64 of A–Z a–z 0–9 . _ - starting with a letter or digit") }
         let store = try await SQLiteAnnotationStore.open(on: MeridianDatabase.open(path: path), tenant: tenant)

@@ -20,14 +20,13 @@ struct Keys: AsyncParsableCommand {
         var role: String
         @Option(help: "A label for people, e.g. ios-app.")
         var name: String?
-        @Option(help: "SQLite database file (env MERIDIAN_DATABASE; default ./meridian.sqlite).")
-        var database: String?
+        @OptionGroup var database: DatabaseOption
 
         func run() throws {
             guard let tenant = TenantID(tenant) else { throw ValidationError("--tenant must be 1–64 of A–Z a–z 0–9 . _ - starting with a letter or digit") }
             guard let role = Role(rawValue: role) else { throw ValidationError("--role must be one of \(Role.allCases.map(\.rawValue).joined(separator: ", "))") }
             let (token, key) = KeySecret.make(tenant: tenant, role: role, name: name, at: Date())
-            try SQLiteKeyStore(database: MeridianDatabase.open(path: DatabasePath.resolve(database))).insert(key)
+            try SQLiteKeyStore(database: MeridianDatabase.open(path: database.path)).insert(key)
             print(token)
             print("key \(key.id): tenant \(tenant), role \(role.rawValue); this is the only time the secret is shown")
         }
@@ -38,11 +37,10 @@ struct Keys: AsyncParsableCommand {
 
         @Option(help: "Only this tenant's keys.")
         var tenant: String?
-        @Option(help: "SQLite database file (env MERIDIAN_DATABASE; default ./meridian.sqlite).")
-        var database: String?
+        @OptionGroup var database: DatabaseOption
 
         func run() throws {
-            let keys = try SQLiteKeyStore(database: MeridianDatabase.open(path: DatabasePath.resolve(database))).keys(tenant: tenant.flatMap(TenantID.init))
+            let keys = try SQLiteKeyStore(database: MeridianDatabase.open(path: database.path)).keys(tenant: tenant.flatMap(TenantID.init))
             print(["ID", "TENANT", "ROLE", "NAME", "CREATED", "REVOKED"].joined(separator: "\t"))
             for key in keys {
                 let dates = [key.createdAt, key.revokedAt].map { $0.map { Instant(millisecondOf: $0).rfc3339 } ?? "-" }
@@ -56,11 +54,10 @@ struct Keys: AsyncParsableCommand {
 
         @Argument(help: "The key's id (as keys list shows it).")
         var id: String
-        @Option(help: "SQLite database file (env MERIDIAN_DATABASE; default ./meridian.sqlite).")
-        var database: String?
+        @OptionGroup var database: DatabaseOption
 
         func run() throws {
-            guard try SQLiteKeyStore(database: MeridianDatabase.open(path: DatabasePath.resolve(database))).revoke(id: id, at: Date()) else {
+            guard try SQLiteKeyStore(database: MeridianDatabase.open(path: database.path)).revoke(id: id, at: Date()) else {
                 throw ValidationError("no key has id \(id)")
             }
             print("key \(id) revoked")
@@ -68,9 +65,13 @@ struct Keys: AsyncParsableCommand {
     }
 }
 
-/// The database a command works on: `--database`, else `MERIDIAN_DATABASE`, else the default.
-enum DatabasePath {
-    static func resolve(_ option: String?) -> String {
+/// `--database`, shared by every command that opens the database.
+struct DatabaseOption: ParsableArguments {
+    @Option(name: .customLong("database"), help: "SQLite database file (env MERIDIAN_DATABASE; default ./meridian.sqlite).")
+    var option: String?
+
+    /// `--database`, else `MERIDIAN_DATABASE`, else the default.
+    var path: String {
         option ?? ProcessInfo.processInfo.environment["MERIDIAN_DATABASE"] ?? MeridianDatabase.defaultPath
     }
 }
