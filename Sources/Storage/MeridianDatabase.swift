@@ -13,17 +13,17 @@ public struct MeridianDatabase: Sendable {
     public static let defaultPath = "./meridian.sqlite"
 
     let writer: any DatabaseWriter
-    /// A connection of its own for point lookups on every request (API keys): one statement in
-    /// autocommit mode sees every commit, with no pool checkout or transaction around it.
-    private let lookupQueue: DatabaseQueue?
+    /// The per-request key lookup on a connection of its own (nil for an in-memory database,
+    /// which only its writer can see).
+    let keyLookup: KeyLookup?
     /// Per tenant, where long polls of the annotation feed wait; every store on this database advances it.
     private let annotationFeeds: FeedSignals
 
-    /// Wraps an open connection and migrates it; `lookup` is a read-only connection to the same
-    /// file for ``lookup(_:)`` (nil: the writer serves lookups too, as an in-memory database must).
-    public init(_ writer: any DatabaseWriter, lookup: DatabaseQueue? = nil) throws {
+    /// Wraps an open connection and migrates it; `path` names the file for the key lookup
+    /// connection (nil: the writer serves key lookups too, as an in-memory database must).
+    init(_ writer: any DatabaseWriter, path: String?) throws {
         self.writer = writer
-        lookupQueue = lookup
+        keyLookup = path.map(KeyLookup.init)
         try Migrations.migrator.migrate(writer)
         let counters = try writer.read { db in
             try Row.fetchAll(db, sql: "SELECT tenant, last FROM feedCounter WHERE feed = ?", arguments: [FeedCounter.annotations])
@@ -68,19 +68,9 @@ public struct MeridianDatabase: Sendable {
             }
         }
         if path == ":memory:" {
-            return try MeridianDatabase(DatabaseQueue(configuration: configuration))
+            return try MeridianDatabase(DatabaseQueue(configuration: configuration), path: nil)
         }
-        let pool = try DatabasePool(path: path, configuration: configuration)
-        var lookup = Configuration()
-        lookup.readonly = true
-        return try MeridianDatabase(pool, lookup: DatabaseQueue(path: path, configuration: lookup))
-    }
-
-    /// Runs one quick read on the lookup connection, outside any transaction (so it sees every
-    /// commit made before it, by this process or another).
-    func lookup<T>(_ read: (Database) throws -> T) throws -> T {
-        if let lookupQueue { return try lookupQueue.inDatabase(read) }
-        return try writer.unsafeReentrantRead(read)
+        return try MeridianDatabase(DatabasePool(path: path, configuration: configuration), path: path)
     }
 }
 

@@ -21,9 +21,15 @@ public struct SQLiteKeyStore: KeyStore {
     }
 
     public func key(id: String) throws -> APIKey? {
-        try database.lookup { db in
-            try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM apiKey WHERE id = ?"), arguments: [id]).map(Self.key)
+        guard let lookup = database.keyLookup else {
+            return try database.writer.unsafeReentrantRead { db in
+                try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM apiKey WHERE id = ?"), arguments: [id]).map(Self.key)
+            }
         }
+        guard let row = try lookup.key(id: id) else { return nil }
+        guard let tenant = TenantID(row.tenant), let role = Role(rawValue: row.role) else { throw StorageError.corruptRow(table: "apiKey", id: id) }
+        return APIKey(id: id, tenant: tenant, role: role, name: row.name, salt: row.salt, hash: row.hash,
+                      createdAt: UnixMilliseconds.date(row.createdAt), revokedAt: row.revokedAt.map(UnixMilliseconds.date))
     }
 
     public func keys(tenant: TenantID?) throws -> [APIKey] {
@@ -46,7 +52,8 @@ public struct SQLiteKeyStore: KeyStore {
     }
 
     public func anyKeyExists() throws -> Bool {
-        try database.lookup { db in try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM apiKey)")) ?? false }
+        if let lookup = database.keyLookup { return try lookup.anyKey() }
+        return try database.writer.unsafeReentrantRead { db in try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM apiKey)")) ?? false }
     }
 
     private static func key(_ row: Row) throws -> APIKey {
