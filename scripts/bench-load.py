@@ -253,6 +253,10 @@ def main():
             sys.exit(f"keys create failed ({keys.returncode}): {keys.stdout}{keys.stderr}")
         process, port = start_server(args.binary, database)
         servers.append(process)
+        # A significant-change subscription for every device, so ingest appends events and the SSE reader has some.
+        status, _ = Client(port, token).call("POST", "/v1/subscriptions", {"type": "significantChange", "maxLocationAge": None})
+        if status != 201:
+            sys.exit(f"could not subscribe: {status}")
         run = Run()
         threads = [threading.Thread(target=worker, args=(run, i, args.workers, port, token), daemon=True) for i in range(args.workers)]
         threads.append(threading.Thread(target=sse_reader, args=(run, port, token), daemon=True))
