@@ -72,7 +72,7 @@ bench-tracking: build-release ## issue 6's ingest fixes/s with 0 and 10 000 regi
 	python3 scripts/bench-tracking.py "$$($(SWIFT) build -c release --show-bin-path)/meridian"
 
 bench-load: build-release ## mixed load with a key (thin, reads, writes, ingest, an SSE reader), kill -9 mid-load, then every acknowledged write checked after a restart
-	python3 scripts/bench-load.py "$$($(SWIFT) build -c release --show-bin-path)/meridian"
+	python3 scripts/bench-load.py "$$($(SWIFT) build -c release --show-bin-path)/meridian" --seconds 30
 
 bench-auth: build-release ## 1-coordinate conversion req/s with a key against open mode, same run (target ≥ 0.9)
 	@scripts/install-deps.sh wrk

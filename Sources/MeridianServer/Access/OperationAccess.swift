@@ -33,12 +33,6 @@ enum OperationAccess {
         return table
     }()
 
-    /// The route label of a path no contract template matches: the public paths by name, anything
-    /// else one label (a raw URL would give every scanner's probe a series of its own).
-    static func unmatchedRoute(_ path: String) -> String {
-        path == metricsPath ? path : "unmatched"
-    }
-
     /// The permission `method` on `template` needs; a method not listed (an unknown route, which
     /// answers 404 or 405) needs a valid key and nothing more.
     static func permission(_ method: HTTPRequest.Method, _ template: String?) -> Permission? {

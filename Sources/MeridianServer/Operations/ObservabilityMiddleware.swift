@@ -24,7 +24,7 @@ struct ObservabilityMiddleware<Context: RequestContext>: RouterMiddleware {
     let metrics: ServerMetrics
     let logger: Logger
     /// The header carrying the request id both ways.
-    static var requestIDField: HTTPField.Name { HTTPField.Name("X-Request-Id")! }
+    static var requestIDField: HTTPField.Name { .requestID }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
@@ -33,7 +33,8 @@ struct ObservabilityMiddleware<Context: RequestContext>: RouterMiddleware {
         var status = 500
         defer {
             let duration = ContinuousClock.now - start
-            let route = routes.template(at: request.uri.path) ?? OperationAccess.unmatchedRoute(request.uri.path)
+            // A path no template matches gets one label: a raw URL would give every scanner's probe a series of its own.
+            let route = routes.template(at: request.uri.path) ?? "unmatched"
             metrics.request(route: route, method: request.method.rawValue, status: status, duration: duration)
             let caller = record.noted
             var metadata: Logger.Metadata = [
@@ -54,4 +55,9 @@ struct ObservabilityMiddleware<Context: RequestContext>: RouterMiddleware {
     static func sane(_ value: String) -> String? {
         (1...128).contains(value.utf8.count) && value.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) ? value : nil
     }
+}
+
+extension HTTPField.Name {
+    /// `X-Request-Id`: the request's id, as the client sent it or as the server made it.
+    static let requestID = HTTPField.Name("X-Request-Id")!
 }
