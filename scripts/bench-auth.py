@@ -146,10 +146,16 @@ def run_python(port, token, seconds, connections):
     return ok / seconds, bad
 
 
-def measure(binary, keyed, args, use_wrk):
-    """One fresh server (open or keyed), a 1 s warm-up, then the timed run: (requests/s, bad answers)."""
+# What an open-mode server ignores: a header of the same length as a real token, so the carrying
+# of a credential (parsing a longer request) and the checking of it are told apart.
+UNCHECKED_TOKEN = "mrd_0123456789abcdef_" + "x" * 43
+
+
+def measure(binary, keyed, args, use_wrk, header_only=False):
+    """One fresh server (open or keyed), a 1 s warm-up, then the timed run: (requests/s, bad answers).
+    `header_only`: open mode, every request carrying an Authorization header the server ignores."""
     folder = tempfile.mkdtemp(prefix="bench-auth-")
-    database, token = os.path.join(folder, "meridian.sqlite"), None
+    database, token = os.path.join(folder, "meridian.sqlite"), UNCHECKED_TOKEN if header_only else None
     try:
         if keyed:
             keys = subprocess.run([binary, "keys", "create", "--tenant", "bench", "--role", "reader", "--database", database],
@@ -184,8 +190,8 @@ def main():
           f"load generator: Python fallback, 2 processes × {args.connections} connections in all, {args.seconds} s "
           "(wrk not on PATH; client-bound, so the ratio understates the cost of auth)")
     print(f"POST {PATH}, 1 coordinate\n")
-    print(f"{'round':<6} {'open req/s':>12} {'keyed req/s':>12} {'keyed/open':>11}")
-    ratios, opens, keyeds, bad = [], [], [], 0
+    print(f"{'round':<6} {'open req/s':>12} {'keyed req/s':>12} {'keyed/open':>11} {'open+header':>12} {'keyed/open+header':>18}")
+    ratios, opens, keyeds, headers, checking, bad = [], [], [], [], [], 0
     for round_ in range(1, args.rounds + 1):
         # ABBA order: the machine drifts within a run (the second of two equal runs tends to be
         # slower), so each mode goes first in half the rounds.
@@ -195,15 +201,21 @@ def main():
         else:
             keyed_rate, keyed_bad = measure(args.binary, True, args, use_wrk)
             open_rate, open_bad = measure(args.binary, False, args, use_wrk)
+        header_rate, header_bad = measure(args.binary, False, args, use_wrk, header_only=True)
+        bad += header_bad
+        headers.append(header_rate)
+        checking.append(keyed_rate / header_rate if header_rate else float("nan"))
         ratio = keyed_rate / open_rate if open_rate else float("nan")
         opens.append(open_rate)
         keyeds.append(keyed_rate)
         ratios.append(ratio)
         bad += open_bad + keyed_bad
-        print(f"{round_:<6} {open_rate:>12,.0f} {keyed_rate:>12,.0f} {ratio:>11.3f}"
+        print(f"{round_:<6} {open_rate:>12,.0f} {keyed_rate:>12,.0f} {ratio:>11.3f} {header_rate:>12,.0f} {checking[-1]:>18.3f}"
               + (f"   ({open_bad} open / {keyed_bad} keyed non-2xx or socket errors)" if open_bad or keyed_bad else ""), flush=True)
     median = statistics.median(ratios)
-    print(f"{'median':<6} {statistics.median(opens):>12,.0f} {statistics.median(keyeds):>12,.0f} {median:>11.3f}\n")
+    print(f"{'median':<6} {statistics.median(opens):>12,.0f} {statistics.median(keyeds):>12,.0f} {median:>11.3f}"
+          f" {statistics.median(headers):>12,.0f} {statistics.median(checking):>18.3f}\n")
+    print(f"checking the key alone (keyed against open mode sent the same-length header): {statistics.median(checking):.3f}")
     print(f"median ratio keyed/open: {median:.3f}; target ≥ {TARGET:.2f}: {'met' if median >= TARGET else 'not met'}")
     if bad:
         print(f"warning: {bad} requests got a non-2xx answer or a socket error; the comparison is not clean")
