@@ -28,6 +28,8 @@ public enum AccessError: Error, Hashable, Sendable {
     case invalidCredentials
     /// A valid key whose role lacks the permission.
     case forbidden(Role, Permission)
+    /// The keys could not be read (the database failed): neither admitted nor refused.
+    case unavailable
 }
 
 /// Turns a request's bearer token into a ``Principal``.
@@ -59,9 +61,10 @@ public final class Gatekeeper: Sendable {
     public func principal(authorization: String?) throws(AccessError) -> Principal {
         if isOpen { return .open }
         guard let authorization, let token = Self.bearerToken(authorization) else { throw .missingCredentials }
-        guard let (id, secret) = KeySecret.parse(token), let key = try? store.key(id: id),
-              key.revokedAt == nil, KeySecret.verifies(secret, key)
-        else { throw .invalidCredentials }
+        guard let (id, secret) = KeySecret.parse(token) else { throw .invalidCredentials }
+        let found: APIKey?
+        do { found = try store.key(id: id) } catch { throw .unavailable }
+        guard let key = found, key.revokedAt == nil, KeySecret.verifies(secret, key) else { throw .invalidCredentials }
         return Principal(tenant: key.tenant, role: key.role, keyID: key.id)
     }
 

@@ -52,6 +52,8 @@ func buildRouterAndTenants(
     let commits = metrics.commitLatency
     let database = try MeridianDatabase.open(path: configuration.databasePath) { commits.recordNanoseconds(Int64($0 * 1e9)) }
     let tenants = try await TenantSpace(database: database, metrics: metrics)
+    // Indexes load before the server listens, as they did before tenants (a million annotations take seconds).
+    try await tenants.openKnownTenants()
     let contract = try Contract.load()
     let handler = APIHandler(
         contract: contract,
@@ -71,11 +73,13 @@ func buildRouterAndTenants(
         routes: routes,
         limiter: RateLimiter(rate: configuration.rateLimit, burst: configuration.rateBurst)
     ))
-    router.middlewares.add(TimeoutMiddleware(timeout: configuration.requestTimeout))
     router.middlewares.add(BodyLimitMiddleware(
         maxBodySize: configuration.maxBodySize,
-        largeBodies: [Paths.annotationImport: configuration.maxImportBodySize]
+        largeBodies: [Paths.annotationImport: configuration.maxImportBodySize],
+        routes: routes
     ))
+    // After the body is in: a slow upload is not a slow request.
+    router.middlewares.add(TimeoutMiddleware(timeout: configuration.requestTimeout, routes: routes))
     router.middlewares.add(FastRoutes<AppRequestContext>(tenants: tenants, maxBatchSize: configuration.maxBatchSize,
         thinNulls: contract.requestNulls["thinAnnotations"]))
     try handler.registerHandlers(on: router, configuration: APICoding.configuration, middlewares: [

@@ -5,11 +5,12 @@ import HTTPTypes
 struct BodyLimitMiddleware<Context: RequestContext>: RouterMiddleware {
     /// The limit of every path not in `largeBodies`.
     let maxBodySize: Int
-    /// Paths with their own, larger limit (bulk imports).
+    /// Path templates with their own, larger limit (bulk imports).
     var largeBodies: [String: Int] = [:]
+    let routes: RouteTable
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let maxBodySize = largeBodies[request.uri.path] ?? maxBodySize
+        let maxBodySize = routes.template(at: request.uri.path).flatMap { largeBodies[$0] } ?? maxBodySize
         if let length = request.headers[.contentLength].flatMap(Int.init), length > maxBodySize {
             throw HTTPError(.contentTooLarge)
         }

@@ -18,6 +18,8 @@ final class EarlyAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// Most bytes dropped before the connection is closed without waiting for the body's end.
     static let maxDrainedBytes = 1 << 30
+    /// Longest a sender may take to finish a body nobody reads before the connection is closed.
+    static let maxDrainTime: TimeAmount = .seconds(30)
 
     private var requestInProgress = false
     private var draining = false
@@ -46,6 +48,8 @@ final class EarlyAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
         response.headerFields[.connection] = "close"
         draining = true
+        let channel = context.channel
+        context.eventLoop.scheduleTask(in: Self.maxDrainTime) { channel.close(promise: nil) }
         context.write(wrapOutboundOut(.head(response)), promise: promise)
     }
 

@@ -39,7 +39,9 @@ struct RouteTable: Sendable {
     /// segments (`/annotations/changes` over `/annotations/{id}`), and so does the table.
     private func matches(_ path: String) -> [Template]? {
         if let index = literal[path] { return [templates[index]] }
-        let segments = path.split(separator: "/", omittingEmptySubsequences: false)
+        // Empty segments are dropped, as the router drops them: `/v1/annotations/` and
+        // `//v1/annotations` reach the same handler as `/v1/annotations`, so they are that template.
+        let segments = path.split(separator: "/")
         let found = templates.filter { template in
             template.segments.count == segments.count
                 && zip(template.segments, segments).allSatisfy { pattern, segment in pattern.map { $0 == segment } ?? !segment.isEmpty }
@@ -55,7 +57,7 @@ struct RouteTable: Sendable {
     }
 
     fileprivate mutating func add(_ method: HTTPRequest.Method, _ path: String) {
-        let segments: [Substring?] = path.split(separator: "/", omittingEmptySubsequences: false).map { $0.hasPrefix("{") ? nil : $0 }
+        let segments: [Substring?] = path.split(separator: "/").map { $0.hasPrefix("{") ? nil : $0 }
         if let index = templates.firstIndex(where: { $0.segments == segments }) {
             templates[index].methods.append(method)
         } else {

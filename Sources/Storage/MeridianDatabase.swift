@@ -35,6 +35,17 @@ public struct MeridianDatabase: Sendable {
         annotationFeeds = FeedSignals(feeds)
     }
 
+    /// Every tenant that holds data or a key, and `default`: the tenants to load before serving.
+    public func knownTenants() async throws -> [TenantID] {
+        let names = try await writer.read { db in
+            try String.fetchAll(db, sql: """
+                SELECT tenant FROM feedCounter UNION SELECT tenant FROM subscription UNION SELECT tenant FROM device
+                UNION SELECT tenant FROM apiKey UNION SELECT 'default'
+                """)
+        }
+        return names.compactMap(TenantID.init)
+    }
+
     /// Moves everything in the WAL into the database file and empties the WAL (graceful shutdown,
     /// before a file copy); waits for readers to finish.
     public func checkpoint() throws {

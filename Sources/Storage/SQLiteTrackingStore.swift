@@ -86,8 +86,8 @@ public struct SQLiteTrackingStore: TrackingStore {
         try await database.writer.read { db in
             let records = if let subscriptionId {
                 try TrackingEventRecord.fetchAll(
-                    db.cachedStatement(sql: "SELECT * FROM trackingEvent WHERE subscriptionId = ? AND tenant = ? AND sequence > ? ORDER BY sequence LIMIT ?"),
-                    arguments: [subscriptionId, tenant.description, sequence, limit])
+                    db.cachedStatement(sql: "SELECT * FROM trackingEvent WHERE tenant = ? AND subscriptionId = ? AND sequence > ? ORDER BY sequence LIMIT ?"),
+                    arguments: [tenant.description, subscriptionId, sequence, limit])
             } else {
                 try TrackingEventRecord.fetchAll(
                     db.cachedStatement(sql: "SELECT * FROM trackingEvent WHERE tenant = ? AND sequence > ? ORDER BY sequence LIMIT ?"),

@@ -16,6 +16,7 @@ enum TenantMigration {
             """, columns: "id, externalId, latitude, longitude, title, subtitle, kind, clusteringIdentifier, displayPriority, properties, version, createdAt, updatedAt")
         try db.execute(sql: """
             CREATE UNIQUE INDEX annotation_on_tenant_externalId ON annotation(tenant, externalId);
+            CREATE INDEX annotation_on_tenant_id ON annotation(tenant, id);
             CREATE INDEX annotation_on_tenant_longitude_latitude ON annotation(tenant, longitude, latitude);
             ALTER TABLE annotationTombstone ADD COLUMN tenant TEXT NOT NULL DEFAULT 'default';
             """)
@@ -49,7 +50,7 @@ enum TenantMigration {
               deviceId TEXT NOT NULL, kind TEXT NOT NULL, reason TEXT, location TEXT NOT NULL, previousLocation TEXT,
               occurredAt INTEGER NOT NULL, recordedAt INTEGER NOT NULL, PRIMARY KEY (tenant, sequence)) WITHOUT ROWID
             """, columns: "sequence, id, subscriptionId, deviceId, kind, reason, location, previousLocation, occurredAt, recordedAt")
-        try db.execute(sql: "CREATE INDEX trackingEvent_on_subscription ON trackingEvent(subscriptionId, sequence)")
+        try db.execute(sql: "CREATE INDEX trackingEvent_on_tenant_subscription ON trackingEvent(tenant, subscriptionId, sequence)")
         // The last number each tenant's feeds issued, advanced in the transaction that writes the entry.
         try db.execute(sql: """
             CREATE TABLE feedCounter (tenant TEXT NOT NULL, feed TEXT NOT NULL, last INTEGER NOT NULL, PRIMARY KEY (tenant, feed)) WITHOUT ROWID;

@@ -40,7 +40,11 @@ struct Keys: AsyncParsableCommand {
         @OptionGroup var database: DatabaseOption
 
         func run() throws {
-            let keys = try SQLiteKeyStore(database: MeridianDatabase.open(path: database.path)).keys(tenant: tenant.flatMap(TenantID.init))
+            let only = try tenant.map { name in
+                guard let tenant = TenantID(name) else { throw ValidationError("--tenant must be 1–64 of A–Z a–z 0–9 . _ - starting with a letter or digit") }
+                return tenant
+            }
+            let keys = try SQLiteKeyStore(database: MeridianDatabase.open(path: database.path)).keys(tenant: only)
             print(["ID", "TENANT", "ROLE", "NAME", "CREATED", "REVOKED"].joined(separator: "\t"))
             for key in keys {
                 let dates = [key.createdAt, key.revokedAt].map { $0.map { Instant(millisecondOf: $0).rfc3339 } ?? "-" }

@@ -93,37 +93,53 @@ import Timeline
     @Test func keysAreMadeListedAndRevokedFromTheCommandLineAndBackupsAreWholeDatabases() async throws {
         let database = TemporaryDatabase(), copy = TemporaryDatabase()
         defer { database.cleanUp(); copy.cleanUp() }
-        let created = try Self.meridian(["keys", "create", "--tenant", "acme", "--role", "feed", "--name", "relay", "--database", database.path])
+        let created = try await Self.meridian(["keys", "create", "--tenant", "acme", "--role", "feed", "--name", "relay", "--database", database.path])
         let token = try #require(created.stdout.split(separator: "\n").first.map(String.init))
         let id = try #require(KeySecret.parse(Substring(token))?.id)
-        let listed = try Self.meridian(["keys", "list", "--database", database.path]).stdout
+        let listed = try await Self.meridian(["keys", "list", "--database", database.path]).stdout
         #expect(listed.contains("\(id)\tacme\tfeed\trelay\t") && !listed.contains(token.split(separator: "_").last!))
-        #expect(try Self.meridian(["keys", "create", "--tenant", "a b", "--role", "feed", "--database", database.path]).status != 0)
-        #expect(try Self.meridian(["keys", "create", "--role", "owner", "--database", database.path]).status != 0)
-        #expect(try Self.meridian(["keys", "revoke", id, "--database", database.path]).stdout.contains("revoked"))
-        let revoked = try Self.meridian(["keys", "list", "--database", database.path]).stdout.split(separator: "\n").first { $0.hasPrefix(id) }
+        #expect(try await Self.meridian(["keys", "create", "--tenant", "a b", "--role", "feed", "--database", database.path]).status != 0)
+        #expect(try await Self.meridian(["keys", "create", "--role", "owner", "--database", database.path]).status != 0)
+        #expect(try await Self.meridian(["keys", "revoke", id, "--database", database.path]).stdout.contains("revoked"))
+        let revoked = try await Self.meridian(["keys", "list", "--database", database.path]).stdout.split(separator: "\n").first { $0.hasPrefix(id) }
         #expect(revoked.flatMap { $0.split(separator: "\t").last }.map { $0.hasPrefix("20") } == true, "a revocation time: \(revoked ?? "")")
 
-        _ = try ImportCommandTests.run(ImportCommandTests.valid, ["--tenant", "acme"], database: database)
-        let backup = try Self.meridian(["backup", copy.path, "--database", database.path])
+        _ = try await Self.meridian(["import", try Self.file(ImportCommandTests.valid), "--tenant", "acme", "--database", database.path])
+        let backup = try await Self.meridian(["backup", copy.path, "--database", database.path])
         #expect(backup.status == 0, "\(backup.stderr)")
         let restored = try await SQLiteAnnotationStore.open(on: MeridianDatabase.open(path: copy.path), tenant: TenantID("acme")!)
         #expect(try await restored.annotations(matching: AnnotationQuery()).annotations.count == 2)
         #expect(try SQLiteKeyStore(database: MeridianDatabase.open(path: copy.path)).key(id: id)?.revokedAt != nil)
-        #expect(try Self.meridian(["backup", copy.path, "--database", database.path]).status != 0)  // never overwrites
-        let export = try Self.meridian(["export", "--tenant", "acme", "--database", database.path]).stdout
+        #expect(try await Self.meridian(["backup", copy.path, "--database", database.path]).status != 0)  // never overwrites
+        let export = try await Self.meridian(["export", "--tenant", "acme", "--database", database.path]).stdout
         #expect(export.hasPrefix(#"{"features":["#) && export.contains("London"))
     }
 
-    static func meridian(_ arguments: [String]) throws -> ImportCommandTests.Run {
-        let process = Process()
-        process.executableURL = try ServerProcess.executable()
-        process.arguments = arguments
-        let (out, err) = (Pipe(), Pipe())
-        (process.standardOutput, process.standardError) = (out, err)
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile(), stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return .init(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+    /// A temporary file holding `text`.
+    static func file(_ text: String) throws -> String {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("operations-\(UUID()).geojson")
+        try Data(text.utf8).write(to: file)
+        return file.path
+    }
+
+    /// Runs the binary off Swift's cooperative pool (tests running beside it need its two threads).
+    static func meridian(_ arguments: [String]) async throws -> ImportCommandTests.Run {
+        let executable = try ServerProcess.executable()
+        return await withCheckedContinuation { (done: CheckedContinuation<ImportCommandTests.Run, Never>) in
+            DispatchQueue.global().async {
+                let process = Process()
+                process.executableURL = executable
+                process.arguments = arguments
+                let (out, err) = (Pipe(), Pipe())
+                (process.standardOutput, process.standardError) = (out, err)
+                do { try process.run() } catch {
+                    return done.resume(returning: .init(status: -1, stdout: "", stderr: "\(error)"))
+                }
+                let stdout = out.fileHandleForReading.readDataToEndOfFile(), stderr = err.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                done.resume(returning: .init(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+                                             stderr: String(decoding: stderr, as: UTF8.self)))
+            }
+        }
     }
 }

@@ -14,11 +14,15 @@ struct AccessMiddleware<Context: RequestContext>: RouterMiddleware {
     let limiter: RateLimiter
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let path = request.uri.path
-        if OperationAccess.publicPaths.contains(path) { return try await next(request, context) }
+        let template = routes.template(at: request.uri.path)
+        if let template, OperationAccess.publicPaths.contains(template) { return try await next(request, context) }
         let principal: Principal
         do {
             principal = try gatekeeper.principal(authorization: request.headers[.authorization])
+        } catch .unavailable {
+            var response = ProblemRouterMiddleware<Context>.response(ProblemDetails(status: .serviceUnavailable, detail: "API keys could not be read just now; retry"))
+            response.headers[.retryAfter] = "1"
+            return response
         } catch {
             return Self.unauthorized(error)
         }
@@ -29,11 +33,11 @@ struct AccessMiddleware<Context: RequestContext>: RouterMiddleware {
             response.headers[.retryAfter] = String(max(1, Int(wait.components.seconds) + (wait.components.attoseconds > 0 ? 1 : 0)))
             return response
         }
-        if path == OperationAccess.metricsPath {
+        if template == OperationAccess.metricsPath {
             if principal.tenant != .default || principal.role != .admin {
                 throw ProblemError(.forbidden, detail: "metrics are the operator's: they need an admin key of the default tenant")
             }
-        } else if let permission = OperationAccess.permission(request.method, routes.template(at: path)), !principal.role.grants(permission) {
+        } else if let permission = OperationAccess.permission(request.method, template), !principal.role.grants(permission) {
             throw ProblemError(.forbidden, detail: "a \(principal.role.rawValue) key may not \(Self.describe(permission)); this needs a key with another role")
         }
         return try await RequestScope.$principal.withValue(principal) { try await next(request, context) }

@@ -6,9 +6,10 @@ import Hummingbird
 /// their own limits bound it. A write the handler had already committed stays committed.
 struct TimeoutMiddleware<Context: RequestContext>: RouterMiddleware {
     let timeout: Duration
+    let routes: RouteTable
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        if request.uri.path == Paths.eventStream || request.uri.queryParameters["wait"] != nil {
+        if routes.template(at: request.uri.path) == Paths.eventStream || request.uri.queryParameters["wait"] != nil {
             return try await next(request, context)
         }
         let timeout = timeout

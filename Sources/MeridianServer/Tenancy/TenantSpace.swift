@@ -61,6 +61,11 @@ final class TenantSpace: Sendable {
         }
     }
 
+    /// Opens every tenant the database knows, so no request pays for loading its indexes.
+    func openKnownTenants() async throws {
+        for id in try await database.knownTenants() { _ = try await tenant(id) }
+    }
+
     /// Tenants opened so far, by name (for metrics).
     func openedTenants() async -> [(TenantID, Tenant)] {
         let tasks = opened.withLock { $0 }
