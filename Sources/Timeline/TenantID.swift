@@ -8,6 +8,8 @@ public struct TenantID: Hashable, Comparable, Sendable, CustomStringConvertible 
     public static let `default` = TenantID(unchecked: "default")
     /// Most characters of a name.
     public static let maxLength = 64
+    /// The rule a name follows, as error messages state it.
+    public static let rule = "1–64 of A–Z a–z 0–9 . _ -, starting with a letter or digit"
 
     /// The name.
     public let description: String

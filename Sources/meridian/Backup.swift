@@ -37,7 +37,7 @@ struct Export: AsyncParsableCommand {
     @OptionGroup var database: DatabaseOption
 
     func run() async throws {
-        guard let tenant = TenantID(tenant) else { throw ValidationError("--tenant must be 1–64 of A–Z a–z 0–9 . _ -") }
+        let tenant = try TenantID.option(tenant)
         let store = try await SQLiteAnnotationStore.open(on: MeridianDatabase.open(path: database.path), tenant: tenant)
         let data = try AnnotationExport.featureCollection(try await store.annotations(matching: AnnotationQuery()).annotations)
         if let file, file != "-" {

@@ -32,7 +32,7 @@ struct Import: AsyncParsableCommand {
     func run() async throws {
         let path = database.path
         let start = ContinuousClock.now
-        guard let tenant = TenantID(tenant) else { Self.fail("--tenant must be 1–64 of A–Z a–z 0–9 . _ - starting with a letter or digit") }
+        let tenant = try TenantID.option(tenant)
         let store = try await SQLiteAnnotationStore.open(on: MeridianDatabase.open(path: path), tenant: tenant)
         // Skip a database that ever held an annotation, so seeding demo data never brings back what a user deleted.
         if ifEmpty, try await !store.changes(after: 0, limit: 1).isEmpty {

@@ -23,7 +23,7 @@ struct Keys: AsyncParsableCommand {
         @OptionGroup var database: DatabaseOption
 
         func run() throws {
-            guard let tenant = TenantID(tenant) else { throw ValidationError("--tenant must be 1–64 of A–Z a–z 0–9 . _ - starting with a letter or digit") }
+            let tenant = try TenantID.option(tenant)
             guard let role = Role(rawValue: role) else { throw ValidationError("--role must be one of \(Role.allCases.map(\.rawValue).joined(separator: ", "))") }
             let (token, key) = KeySecret.make(tenant: tenant, role: role, name: name, at: Date())
             try SQLiteKeyStore(database: MeridianDatabase.open(path: database.path)).insert(key)
@@ -40,10 +40,7 @@ struct Keys: AsyncParsableCommand {
         @OptionGroup var database: DatabaseOption
 
         func run() throws {
-            let only = try tenant.map { name in
-                guard let tenant = TenantID(name) else { throw ValidationError("--tenant must be 1–64 of A–Z a–z 0–9 . _ - starting with a letter or digit") }
-                return tenant
-            }
+            let only = try tenant.map(TenantID.option)
             let keys = try SQLiteKeyStore(database: MeridianDatabase.open(path: database.path)).keys(tenant: only)
             print(["ID", "TENANT", "ROLE", "NAME", "CREATED", "REVOKED"].joined(separator: "\t"))
             for key in keys {
@@ -77,5 +74,13 @@ struct DatabaseOption: ParsableArguments {
     /// `--database`, else `MERIDIAN_DATABASE`, else the default.
     var path: String {
         option ?? ProcessInfo.processInfo.environment["MERIDIAN_DATABASE"] ?? MeridianDatabase.defaultPath
+    }
+}
+
+extension TenantID {
+    /// The tenant a `--tenant` option names, or a validation error stating the rule.
+    static func option(_ name: String) throws -> TenantID {
+        guard let tenant = TenantID(name) else { throw ValidationError("--tenant must be \(TenantID.rule), got \"\(name)\"") }
+        return tenant
     }
 }
