@@ -47,19 +47,19 @@ public final class Gatekeeper: Sendable {
         open = Atomic(openWhenNoKeys ? try !store.anyKeyExists() : false)
     }
 
-    /// Whether requests need no key now.
-    public var isOpen: Bool {
+    /// Whether requests need no key now; ``AccessError/unavailable`` when the keys cannot be read
+    /// (a passing failure must neither open the door nor close open mode for good).
+    public func isOpen() throws(AccessError) -> Bool {
         guard open.load(ordering: .relaxed) else { return false }
-        if (try? store.anyKeyExists()) ?? true {
-            open.store(false, ordering: .relaxed)
-            return false
-        }
-        return true
+        let keysExist: Bool
+        do { keysExist = try store.anyKeyExists() } catch { throw .unavailable }
+        if keysExist { open.store(false, ordering: .relaxed) }
+        return !keysExist
     }
 
     /// The caller of a request with this `Authorization` header value.
     public func principal(authorization: String?) throws(AccessError) -> Principal {
-        if isOpen { return .open }
+        if try isOpen() { return .open }
         guard let authorization, let token = Self.bearerToken(authorization) else { throw .missingCredentials }
         guard let (id, secret) = KeySecret.parse(token) else { throw .invalidCredentials }
         let found: APIKey?

@@ -68,7 +68,8 @@ final class KeyLookup: Sendable {
                 defer { sqlite3_close_v2(handle) }
                 throw Self.error(handle)
             }
-            sqlite3_busy_timeout(handle, 5_000)
+            // Short: callers hold a lock and a thread of the cooperative pool; a busy database answers 503, not a stall.
+            sqlite3_busy_timeout(handle, 100)
             connection.handle = handle
         }
         if let statement = connection[keyPath: slot] { return statement }

@@ -13,6 +13,7 @@ import Testing
         defer { database.cleanUp() }
 
         let first = try ServerProcess.start(database: database.path)
+        defer { first.kill() }  // also when the test fails half-way: a stray server keeps `swift test` waiting
         // id → the version the server acknowledged, and the id it acknowledged deleting.
         let (acknowledged, deleted) = try await TestClient.withClient(host: "127.0.0.1", port: first.port) { client in
             var acknowledged: [String: Int] = [:]
@@ -60,6 +61,9 @@ struct ServerProcess {
         process.arguments = ["serve", "--host", "127.0.0.1", "--port", "0", "--database", database, "--log-level", "warning"]
         let output = Pipe()
         process.standardOutput = output
+        // Not the test runner's stderr: a server outliving a crashed test run would hold that pipe
+        // open, and `swift test` would wait for it forever.
+        process.standardError = FileHandle.nullDevice
         try process.run()
         // Wait for the one line `serve` prints once it listens: "meridian listening on http://127.0.0.1:PORT …".
         var text = ""
