@@ -28,7 +28,7 @@ struct ObservabilityMiddleware<Context: RequestContext>: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
-        let requestID = request.headers[Self.requestIDField].flatMap(Self.sane) ?? UUID().uuidString.lowercased()
+        let requestID = request.headers[Self.requestIDField].flatMap(Self.sane) ?? Self.newRequestID()
         let record = RequestRecord()
         var status = 500
         defer {
@@ -49,6 +49,17 @@ struct ObservabilityMiddleware<Context: RequestContext>: RouterMiddleware {
         status = response.status.code
         response.headers[Self.requestIDField] = requestID
         return response
+    }
+
+    /// A random (version 4) UUID in lowercase text. Foundation's `UUID()` opens `/dev/urandom` each
+    /// time (an `openat` and a `close` per request, seen with strace); the system generator does not.
+    static func newRequestID() -> String {
+        var generator = SystemRandomNumberGenerator()
+        var bytes = (0..<2).flatMap { _ in withUnsafeBytes(of: generator.next() as UInt64) { Array($0) } }
+        bytes[6] = bytes[6] & 0x0F | 0x40  // version 4
+        bytes[8] = bytes[8] & 0x3F | 0x80  // RFC 9562 variant
+        let hex = bytes.map { byte in String(byte >> 4, radix: 16) + String(byte & 0x0F, radix: 16) }
+        return [hex[0..<4], hex[4..<6], hex[6..<8], hex[8..<10], hex[10..<16]].map { $0.joined() }.joined(separator: "-")
     }
 
     /// A client's request id, kept when it is 1–128 visible ASCII characters (it goes into logs).
