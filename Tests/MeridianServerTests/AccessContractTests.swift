@@ -120,6 +120,22 @@ import Timeline
         }
     }
 
+    @Test func aKeyHoldsAtMostItsShareOfOpenLongPolls() async throws {
+        try await KeyedApp.withClient(keys: [("acme", .reader), ("acme", .admin)], configure: { $0.maxStreamsPerKey = 1 }) { client, tokens, _ in
+            let reader = tokens["acme/reader"]!
+            async let first = client.send(.get, "/v1/events?after=0&wait=2", key: reader)
+            try await Task.sleep(for: .milliseconds(300))
+            let second = try await client.send(.get, "/v1/annotations/changes?after=0&wait=1", key: reader)
+            #expect(try second.problem(.tooManyRequests).detail?.contains("open event streams and long polls") == true)
+            // Another key has its own places; a request that does not wait needs none.
+            #expect(try await client.send(.get, "/v1/events?after=0&wait=1", key: tokens["acme/admin"]).status == .ok)
+            #expect(try await client.send(.get, "/v1/events?after=0", key: reader).status == .ok)
+            #expect(try await first.status == .ok)
+            // The place is free again once the first long poll answered.
+            #expect(try await client.send(.get, "/v1/events?after=0&wait=0.1", key: reader).status == .ok)
+        }
+    }
+
     @Test func openModeLastsUntilTheFirstKeyIsCreated() async throws {
         try await KeyedApp.withClient(keys: []) { client, _, database in
             #expect(try await client.send(.get, "/v1/annotations", key: nil).status == .ok)
