@@ -53,17 +53,20 @@ import Testing
             print(e.code, e.headers.get('Connection'), e.headers.get('Content-Type'), round(time.time() - start))
         """
 
-    @Test(arguments: [(3 << 20, "", "413"), (80 << 20, "", "413"), (3 << 20, "Bearer mrd_0123456789abcdef_wrong", "401")])
+    // The import route has its own, larger limit: lowered here to 2 MiB so that the case costs a
+    // 3 MiB body rather than 64 MiB beside the rest of the suite (the rule is the same).
+    @Test(arguments: [(3 << 20, "", "413"), (3 << 20 | 1, "", "413"), (3 << 20, "Bearer mrd_0123456789abcdef_wrong", "401")])
     func aClientThatWritesBeforeReadingGetsTheAnswer(size: Int, authorization: String, status: String) async throws {
         let file = TemporaryDatabase()
         defer { file.cleanUp() }
         var configuration = ServerConfiguration.testing
         configuration.databasePath = file.path
         configuration.openWhenNoKeys = authorization.isEmpty
+        configuration.maxImportBodySize = 2 << 20
         let app = try await buildApplication(configuration)
         try await app.test(.live) { client in
             let port = try #require(client.port)
-            let path = size > 64 << 20 ? "/v1/annotations/import" : "/v1/convert/coordinates-to-map-points"
+            let path = size & 1 == 1 ? "/v1/annotations/import" : "/v1/convert/coordinates-to-map-points"
             let python = Process()
             python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             python.arguments = ["python3", "-c", Self.client, "http://127.0.0.1:\(port)\(path)", String(size), authorization]

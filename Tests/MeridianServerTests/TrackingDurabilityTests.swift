@@ -180,7 +180,8 @@ extension TrackingDurabilityTests {
     /// Posts batches for the writer's devices in turn until the connection fails (the kill).
     static func write(writer: Int, port: Int, killSwitch: KillSwitch) async -> WriterLog {
         var log = WriterLog()
-        let client = TestClient(host: "127.0.0.1", port: port, configuration: .init(timeout: .seconds(5)))
+        // 15 s: a loaded CI machine runs the whole suite beside this test; a hung server still fails it.
+        let client = TestClient(host: "127.0.0.1", port: port, configuration: .init(timeout: .seconds(15)))
         client.connect()
         var next = Array(repeating: 0, count: devicesPerWriter)
         for round in 0..<maxBatchesPerWriter {
