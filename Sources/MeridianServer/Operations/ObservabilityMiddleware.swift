@@ -31,24 +31,27 @@ struct ObservabilityMiddleware<Context: RequestContext>: RouterMiddleware {
         let requestID = request.headers[Self.requestIDField].flatMap(Self.sane) ?? Self.newRequestID()
         let record = RequestRecord()
         var status = 500
-        defer {
-            let duration = ContinuousClock.now - start
-            // A path no template matches gets one label: a raw URL would give every scanner's probe a series of its own.
-            let route = routes.template(at: request.uri.path) ?? "unmatched"
-            metrics.request(route: route, method: request.method.rawValue, status: status, duration: duration)
-            let caller = record.noted
-            var metadata: Logger.Metadata = [
-                "requestId": "\(requestID)", "method": "\(request.method.rawValue)", "route": "\(route)", "status": "\(status)",
-                "durationMs": "\(Double(duration.components.attoseconds / 1_000_000_000_000) / 1_000 + Double(duration.components.seconds) * 1_000)",
-            ]
-            if let tenant = caller.tenant { metadata["tenant"] = "\(tenant)" }
-            if let keyID = caller.keyID { metadata["keyId"] = "\(keyID)" }
-            logger.info("request", metadata: metadata)
-        }
+        defer { finish(request, status: status, duration: ContinuousClock.now - start, requestID: requestID, caller: record.noted) }
         var response = try await RequestRecord.$current.withValue(record) { try await next(request, context) }
         status = response.status.code
         response.headers[Self.requestIDField] = requestID
         return response
+    }
+
+    /// Counts the answered request and writes its log line.
+    private func finish(_ request: Request, status: Int, duration: Duration, requestID: String, caller: (tenant: String?, keyID: String?)) {
+        // A path no template matches gets one label: a raw URL would give every scanner's probe a series of its own.
+        let route = routes.template(at: request.uri.path) ?? "unmatched"
+        metrics.request(route: route, method: request.method.rawValue, status: status, duration: duration)
+        // The line's metadata is built only when it will be written.
+        guard logger.logLevel <= .info else { return }
+        var metadata: Logger.Metadata = [
+            "requestId": "\(requestID)", "method": "\(request.method.rawValue)", "route": "\(route)", "status": "\(status)",
+            "durationMs": "\(Double(duration.components.attoseconds / 1_000_000_000_000) / 1_000 + Double(duration.components.seconds) * 1_000)",
+        ]
+        if let tenant = caller.tenant { metadata["tenant"] = "\(tenant)" }
+        if let keyID = caller.keyID { metadata["keyId"] = "\(keyID)" }
+        logger.info("request", metadata: metadata)
     }
 
     /// A random (version 4) UUID in lowercase text. Foundation's `UUID()` opens `/dev/urandom` each
