@@ -10,7 +10,7 @@ struct BodyLimitMiddleware<Context: RequestContext>: RouterMiddleware {
     let routes: RouteTable
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let maxBodySize = routes.template(at: request.uri.path).flatMap { largeBodies[$0] } ?? maxBodySize
+        let maxBodySize = RequestRecord.route(of: request, in: routes).flatMap { largeBodies[$0] } ?? maxBodySize
         if let length = request.headers[.contentLength].flatMap(Int.init), length > maxBodySize {
             throw HTTPError(.contentTooLarge)
         }

@@ -18,7 +18,6 @@ public import Storage
 /// | `rateLimit`, `rateBurst` | 1 000/s, 2 000 | each key's token bucket: requests per second and burst; more answer 429 |
 /// | `requestTimeout` | 30 s | a request still unanswered after this answers 503 (streams and long polls excepted) |
 /// | `maxStreamsPerKey` | 16 | open event streams and long polls per key; more answer 429 |
-/// | `logFormat` | `.text` | `.json`: one JSON object per line |
 public struct ServerConfiguration: Sendable {
     /// Address to listen on.
     public var host: String
@@ -49,8 +48,6 @@ public struct ServerConfiguration: Sendable {
     public var requestTimeout: Duration = .seconds(30)
     /// Most event streams and long polls one key holds open at once.
     public var maxStreamsPerKey = 16
-    /// How log lines are written.
-    public var logFormat: LogFormat = .text
 
     /// A configuration; every key has the documented default.
     public init(

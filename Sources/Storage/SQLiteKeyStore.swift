@@ -26,10 +26,7 @@ public struct SQLiteKeyStore: KeyStore {
                 try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM apiKey WHERE id = ?"), arguments: [id]).map(Self.key)
             }
         }
-        guard let row = try lookup.key(id: id) else { return nil }
-        guard let tenant = TenantID(row.tenant), let role = Role(rawValue: row.role) else { throw StorageError.corruptRow(table: "apiKey", id: id) }
-        return APIKey(id: id, tenant: tenant, role: role, name: row.name, salt: row.salt, hash: row.hash,
-                      createdAt: UnixMilliseconds.date(row.createdAt), revokedAt: row.revokedAt.map(UnixMilliseconds.date))
+        return try lookup.key(id: id).map { try Self.key(id: id, $0) }
     }
 
     public func keys(tenant: TenantID?) throws -> [APIKey] {
@@ -58,11 +55,16 @@ public struct SQLiteKeyStore: KeyStore {
 
     private static func key(_ row: Row) throws -> APIKey {
         let id: String = row["id"]
-        guard let tenant = TenantID(row["tenant"]), let role = Role(rawValue: row["role"]),
-              let salt = row["salt"] as Data?, let hash = row["hash"] as Data?
-        else { throw StorageError.corruptRow(table: "apiKey", id: id) }
-        return APIKey(
-            id: id, tenant: tenant, role: role, name: row["name"], salt: Array(salt), hash: Array(hash),
-            createdAt: UnixMilliseconds.date(row["createdAt"]), revokedAt: (row["revokedAt"] as Int64?).map(UnixMilliseconds.date))
+        guard let salt = row["salt"] as Data?, let hash = row["hash"] as Data? else { throw StorageError.corruptRow(table: "apiKey", id: id) }
+        return try key(id: id, KeyLookup.Row(
+            tenant: row["tenant"], role: row["role"], name: row["name"], salt: Array(salt), hash: Array(hash),
+            createdAt: row["createdAt"], revokedAt: row["revokedAt"]))
+    }
+
+    /// The one mapping from a stored key's columns to the domain value; an unknown tenant or role is a corrupt row.
+    private static func key(id: String, _ row: KeyLookup.Row) throws -> APIKey {
+        guard let tenant = TenantID(row.tenant), let role = Role(rawValue: row.role) else { throw StorageError.corruptRow(table: "apiKey", id: id) }
+        return APIKey(id: id, tenant: tenant, role: role, name: row.name, salt: row.salt, hash: row.hash,
+                      createdAt: UnixMilliseconds.date(row.createdAt), revokedAt: row.revokedAt.map(UnixMilliseconds.date))
     }
 }

@@ -56,7 +56,6 @@ struct Serve: AsyncParsableCommand {
         let formatName = logFormat ?? environment["MERIDIAN_LOG_FORMAT"] ?? LogFormat.text.rawValue
         guard let format = LogFormat(rawValue: formatName) else { throw ValidationError("--log-format must be text or json, got \(formatName)") }
         if format == .json { LoggingSystem.bootstrap(JSONLogHandler.init) }
-        configuration.logFormat = format
         for (value, name, keyPath) in [(rateLimit, "RATE_LIMIT", \ServerConfiguration.rateLimit), (rateBurst, "RATE_BURST", \.rateBurst)] {
             guard let rate = value ?? environment["MERIDIAN_\(name)"].flatMap(Double.init) else { continue }
             guard rate.isFinite, rate > 0 else { throw ValidationError("--\(name.lowercased().replacingOccurrences(of: "_", with: "-")) must be a number > 0") }

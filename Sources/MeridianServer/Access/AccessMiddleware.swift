@@ -14,7 +14,7 @@ struct AccessMiddleware<Context: RequestContext>: RouterMiddleware {
     let limiter: RateLimiter
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let template = routes.template(at: request.uri.path)
+        let template = RequestRecord.route(of: request, in: routes)
         if let template, OperationAccess.publicPaths.contains(template) { return try await next(request, context) }
         let principal: Principal
         do {

@@ -4,10 +4,23 @@ import Hummingbird
 import Logging
 import Synchronization
 
-/// What one request's log line says about its caller, filled in by ``AccessMiddleware`` further
-/// down the chain (a task-local value set there would not reach back up here).
+/// What the middleware chain learns about one request: its contract route, found once here and
+/// read by every middleware below, and its caller, filled in by ``AccessMiddleware`` further down
+/// (a task-local value set there would not reach back up to the log line).
 final class RequestRecord: Sendable {
+    /// The contract's path template of the request; nil when none matches.
+    let route: String?
     private let caller = Mutex<(tenant: String?, keyID: String?)>((nil, nil))
+
+    init(route: String?) {
+        self.route = route
+    }
+
+    /// The route of `request`: the record's, or found in `routes` outside the observed chain.
+    static func route(of request: Request, in routes: RouteTable) -> String? {
+        if let current { return current.route }
+        return routes.template(at: request.uri.path)
+    }
 
     func note(tenant: String, keyID: String?) { caller.withLock { $0 = (tenant, keyID) } }
     var noted: (tenant: String?, keyID: String?) { caller.withLock { $0 } }
@@ -29,9 +42,9 @@ struct ObservabilityMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
         let requestID = request.headers[Self.requestIDField].flatMap(Self.sane) ?? Self.newRequestID()
-        let record = RequestRecord()
+        let record = RequestRecord(route: routes.template(at: request.uri.path))
         var status = 500
-        defer { finish(request, status: status, duration: ContinuousClock.now - start, requestID: requestID, caller: record.noted) }
+        defer { finish(request, route: record.route, status: status, duration: ContinuousClock.now - start, requestID: requestID, caller: record.noted) }
         var response = try await RequestRecord.$current.withValue(record) { try await next(request, context) }
         status = response.status.code
         response.headers[Self.requestIDField] = requestID
@@ -39,9 +52,9 @@ struct ObservabilityMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 
     /// Counts the answered request and writes its log line.
-    private func finish(_ request: Request, status: Int, duration: Duration, requestID: String, caller: (tenant: String?, keyID: String?)) {
+    private func finish(_ request: Request, route: String?, status: Int, duration: Duration, requestID: String, caller: (tenant: String?, keyID: String?)) {
         // A path no template matches gets one label: a raw URL would give every scanner's probe a series of its own.
-        let route = routes.template(at: request.uri.path) ?? "unmatched"
+        let route = route ?? "unmatched"
         metrics.request(route: route, method: request.method.rawValue, status: status, duration: duration)
         // The line's metadata is built only when it will be written.
         guard logger.logLevel <= .info else { return }

@@ -9,7 +9,7 @@ struct TimeoutMiddleware<Context: RequestContext>: RouterMiddleware {
     let routes: RouteTable
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        if routes.template(at: request.uri.path) == Paths.eventStream || request.uri.queryParameters["wait"] != nil {
+        if RequestRecord.route(of: request, in: routes) == Paths.eventStream || request.uri.queryParameters["wait"] != nil {
             return try await next(request, context)
         }
         let timeout = timeout
