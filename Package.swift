@@ -24,6 +24,7 @@ let package = Package(
         .library(name: "Annotations", targets: ["Annotations"]),
         .library(name: "Thinning", targets: ["Thinning"]),
         .library(name: "Tracking", targets: ["Tracking"]),
+        .library(name: "Delivery", targets: ["Delivery"]),
         .library(name: "Storage", targets: ["Storage"]),
         .library(name: "MeridianServer", targets: ["MeridianServer"]),
     ],
@@ -43,6 +44,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         // Pure Swift: coordinates, map points, regions, viewports and every conversion formula.
@@ -78,11 +80,25 @@ let package = Package(
         // Location fixes, subscriptions and the evaluators that turn fixes into events (pure; clock injected).
         .target(name: "Tracking", dependencies: ["MapGeometry", "Geodesy", "Timeline"], swiftSettings: handWrittenSettings),
 
+        // Webhooks: signing (Standard Webhooks), retries with backoff, cursors, the SSRF guard, the sender (AsyncHTTPClient).
+        .target(
+            name: "Delivery",
+            dependencies: [
+                "Timeline",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: handWrittenSettings
+        ),
+
         // SQLite through GRDB: migrations, records, the stores the domain declares.
         .target(
             name: "Storage",
             dependencies: [
-                "Access", "Annotations", "MapGeometry", "Geodesy", "Thinning", "Timeline", "Tracking", "WireJSON",
+                "Access", "Annotations", "Delivery", "MapGeometry", "Geodesy", "Thinning", "Timeline", "Tracking", "WireJSON",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
@@ -101,7 +117,7 @@ let package = Package(
         .target(
             name: "MeridianServer",
             dependencies: [
-                "Access", "MapGeometry", "Geodesy", "Timeline", "WireJSON", "Annotations", "Thinning", "Tracking", "Storage", "MeridianAPI",
+                "Access", "Delivery", "MapGeometry", "Geodesy", "Timeline", "WireJSON", "Annotations", "Thinning", "Tracking", "Storage", "MeridianAPI",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -121,7 +137,7 @@ let package = Package(
         .executableTarget(
             name: "meridian",
             dependencies: [
-                "Access", "MeridianServer", "Annotations", "Storage", "Timeline", "WireJSON",
+                "Access", "Delivery", "MeridianServer", "Annotations", "Storage", "Timeline", "WireJSON",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -142,6 +158,11 @@ let package = Package(
         .testTarget(
             name: "AccessTests",
             dependencies: ["Access", "Timeline"],
+            swiftSettings: handWrittenSettings
+        ),
+        .testTarget(
+            name: "DeliveryTests",
+            dependencies: ["Delivery", "Timeline"],
             swiftSettings: handWrittenSettings
         ),
         .testTarget(
@@ -182,7 +203,7 @@ let package = Package(
         .testTarget(
             name: "MeridianServerTests",
             dependencies: [
-                "Access", "MeridianServer", "MeridianAPI", "MapGeometry", "Annotations", "Geodesy", "Storage", "Thinning", "Timeline", "Tracking", "WireJSON",
+                "Access", "Delivery", "MeridianServer", "MeridianAPI", "MapGeometry", "Annotations", "Geodesy", "Storage", "Thinning", "Timeline", "Tracking", "WireJSON",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),

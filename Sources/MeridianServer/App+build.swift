@@ -51,7 +51,7 @@ func buildRouterAndTenants(
     let metrics = ServerMetrics()
     let commits = metrics.commitLatency
     let database = try MeridianDatabase.open(path: configuration.databasePath) { commits.recordNanoseconds(Int64($0 * 1e9)) }
-    let tenants = try await TenantSpace(database: database, metrics: metrics)
+    let tenants = try await TenantSpace(database: database, metrics: metrics, delivery: configuration.delivery)
     // Indexes load before the server listens, as they did before tenants (a million annotations take seconds).
     try await tenants.openKnownTenants()
     let contract = try Contract.load()
@@ -84,7 +84,7 @@ func buildRouterAndTenants(
         thinNulls: contract.requestNulls["thinAnnotations"]))
     try handler.registerHandlers(on: router, configuration: APICoding.configuration, middlewares: [
         ProblemMiddleware(logger: logger, parameterTypes: contract.parameterTypes), HeaderEncodingMiddleware(),
-        JSONBodyMiddleware(nullShapes: contract.requestNulls, meaningfulNulls: ["createSubscription", "patchAnnotation", "importAnnotations"], maxBodySize: max(configuration.maxBodySize, configuration.maxImportBodySize)),
+        JSONBodyMiddleware(nullShapes: contract.requestNulls, meaningfulNulls: ["createSubscription", "patchAnnotation", "importAnnotations", "updateWebhook"], maxBodySize: max(configuration.maxBodySize, configuration.maxImportBodySize)),
     ])
     return (router, tenants, database)
 }

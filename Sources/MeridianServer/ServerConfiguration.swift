@@ -1,3 +1,4 @@
+public import Delivery
 public import Logging
 public import Storage
 
@@ -18,6 +19,7 @@ public import Storage
 /// | `rateLimit`, `rateBurst` | 1 000/s, 2 000 | each key's token bucket: requests per second and burst; more answer 429 |
 /// | `requestTimeout` | 30 s | a request still unanswered after this answers 503 (streams and long polls excepted) |
 /// | `maxStreamsPerKey` | 16 | open event streams and long polls per key; more answer 429 |
+/// | `delivery` | ``DeliverySettings`` | webhook backoff, attempt timeout, address ranges allowed past the SSRF guard |
 public struct ServerConfiguration: Sendable {
     /// Address to listen on.
     public var host: String
@@ -48,6 +50,8 @@ public struct ServerConfiguration: Sendable {
     public var requestTimeout: Duration = .seconds(30)
     /// Most event streams and long polls one key holds open at once.
     public var maxStreamsPerKey = 16
+    /// How webhooks are sent: backoff schedule, attempt timeout, ranges the SSRF guard lets through.
+    public var delivery = DeliverySettings()
 
     /// A configuration; every key has the documented default.
     public init(

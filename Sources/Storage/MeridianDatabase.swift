@@ -40,7 +40,7 @@ public struct MeridianDatabase: Sendable {
         let names = try await writer.read { db in
             try String.fetchAll(db, sql: """
                 SELECT tenant FROM feedCounter UNION SELECT tenant FROM subscription UNION SELECT tenant FROM device
-                UNION SELECT tenant FROM apiKey UNION SELECT 'default'
+                UNION SELECT tenant FROM apiKey UNION SELECT tenant FROM webhook UNION SELECT 'default'
                 """)
         }
         return names.compactMap(TenantID.init)

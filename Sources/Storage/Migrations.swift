@@ -99,6 +99,40 @@ enum Migrations {
         migrator.registerMigration("v4: tenants and keys") { db in
             try TenantMigration.migrate(db)
         }
+        migrator.registerMigration("v5: webhooks") { db in
+            // A webhook's progress is its committed cursor (the last acknowledged sequence of the
+            // tenant's event log); `epoch` is bumped by a replay so an older send cannot move it on.
+            try db.create(table: "webhook") { t in
+                t.primaryKey("id", .text)  // UUIDv7
+                t.column("tenant", .text).notNull()
+                t.column("url", .text).notNull()
+                t.column("subscriptionIds", .text)  // JSON array; NULL: every subscription
+                t.column("secret", .text).notNull()  // whsec_…, needed in clear to sign
+                t.column("previousSecret", .text)
+                t.column("previousSecretExpiresAt", .integer)  // Unix microseconds
+                t.column("state", .text).notNull()
+                t.column("disabledReason", .text)
+                t.column("cursor", .integer).notNull()
+                t.column("epoch", .integer).notNull()
+                t.column("createdAt", .integer).notNull()
+                t.column("updatedAt", .integer).notNull()
+            }
+            try db.create(index: "webhook_on_tenant", on: "webhook", columns: ["tenant", "id"])
+            try db.create(table: "webhookDelivery") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("webhookId", .text).notNull()
+                t.column("sequence", .integer).notNull()
+                t.column("eventId", .text).notNull()
+                t.column("attempt", .integer).notNull()
+                t.column("at", .integer).notNull()  // Unix microseconds
+                t.column("statusCode", .integer)
+                t.column("error", .text)
+                t.column("latencyMilliseconds", .double).notNull()
+                t.column("outcome", .text).notNull()
+            }
+            try db.create(index: "webhookDelivery_on_webhook", on: "webhookDelivery", columns: ["webhookId", "id"])
+            try db.create(index: "webhookDelivery_on_outcome", on: "webhookDelivery", columns: ["webhookId", "outcome", "id"])
+        }
         return migrator
     }
 }

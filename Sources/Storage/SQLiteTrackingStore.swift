@@ -124,11 +124,11 @@ public enum TrackingStoreError: Error, Hashable, Sendable {
 }
 
 extension SQLiteTrackingStore {
-    /// The greatest subscription or event id stored, so a restart issues ids above it.
+    /// The greatest subscription, event or webhook id stored, so a restart issues ids above it.
     public func lastIssuedID() async throws -> UUIDv7? {
         try await database.writer.read { db in
             let text = try String.fetchOne(db, sql: """
-                SELECT max(id) FROM (SELECT max(id) AS id FROM subscription UNION ALL SELECT max(id) FROM trackingEvent)
+                SELECT max(id) FROM (SELECT max(id) AS id FROM subscription UNION ALL SELECT max(id) FROM trackingEvent UNION ALL SELECT max(id) FROM webhook)
                 """)
             return text.flatMap { UUIDv7($0) }
         }

@@ -33,6 +33,8 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Requests each API key may make at once (env MERIDIAN_RATE_BURST; default 2000).")
     var rateBurst: Double?
 
+    @OptionGroup var webhooks: WebhookOptions
+
     @Flag(help: "Serve without keys beyond loopback while no key exists. Anyone who reaches the port can read and write everything.")
     var insecureOpen = false
 
@@ -61,6 +63,7 @@ struct Serve: AsyncParsableCommand {
             guard rate.isFinite, rate > 0 else { throw ValidationError("--\(name.lowercased().replacingOccurrences(of: "_", with: "-")) must be a number > 0") }
             configuration[keyPath: keyPath] = rate
         }
+        try webhooks.apply(to: &configuration, environment: environment)
         let mode = try AccessMode.decide(configuration, insecureOpen: insecureOpen)
         configuration.openWhenNoKeys = mode.openWhenNoKeys
         let app = try await buildApplication(configuration) { [configuration] port in

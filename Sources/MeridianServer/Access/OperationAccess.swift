@@ -30,6 +30,10 @@ enum OperationAccess {
         table["POST /v1/devices/{deviceId}/locations"] = .ingestLocations
         table["POST /v1/subscriptions"] = .administer
         table["DELETE /v1/subscriptions/{subscriptionId}"] = .administer
+        for key in ["POST /v1/webhooks", "PATCH /v1/webhooks/{webhookId}", "DELETE /v1/webhooks/{webhookId}",
+                    "POST /v1/webhooks/{webhookId}/replay", "POST /v1/webhooks/{webhookId}/test"] {
+            table[key] = .administer
+        }
         return table
     }()
 

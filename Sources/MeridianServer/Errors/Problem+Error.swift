@@ -1,4 +1,5 @@
 import Annotations
+import Delivery
 import Foundation
 import Geodesy
 import HTTPTypes
@@ -27,6 +28,8 @@ enum ProblemMapping {
             return geodesyProblem(error)
         case let error as AnnotationStoreError:
             return storeProblem(error)
+        case let error as WebhookError:
+            return webhookProblem(error)
         case TrackerError.stateLost:
             return ProblemDetails(status: .serviceUnavailable, detail: "tracking is unavailable until the server restarts: a commit failed and the database could not be read back")
         case let error as DecodingError:
@@ -54,6 +57,15 @@ enum ProblemMapping {
             return ProblemDetails(status: .unprocessableContent, detail: "invalid geometry: \(reason)")
         case .geosFailure:
             return nil
+        }
+    }
+
+    private static func webhookProblem(_ error: WebhookError) -> ProblemDetails {
+        switch error {
+        case .notFound(let id):
+            return ProblemDetails(status: .notFound, detail: "no webhook has id \(id)")
+        case .url(let reason):
+            return ProblemError.invalid(pointer: "/url", reason.description).problem
         }
     }
 

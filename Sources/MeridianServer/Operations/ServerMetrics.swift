@@ -11,7 +11,7 @@ final class ServerMetrics: Sendable {
     private struct RouteInstruments: @unchecked Sendable { var count: CoreMetrics.Counter; var latency: CoreMetrics.Timer }
 
     let registry = PrometheusCollectorRegistry()
-    private let factory: PrometheusMetricsFactory
+    let factory: PrometheusMetricsFactory
     private let routes = Mutex<[RouteKey: RouteInstruments]>([:])
     private let perTenant = Mutex<[String: CoreMetrics.Counter]>([:])
     /// SQLite write transactions, from BEGIN to COMMIT's return.
@@ -65,10 +65,15 @@ final class ServerMetrics: Sendable {
     }
 
     private func counter(_ label: String, tenant: String) -> CoreMetrics.Counter {
+        counter(label, dimensions: [("tenant", tenant)])
+    }
+
+    /// The counter `label` with `dimensions`, made once.
+    func counter(_ label: String, dimensions: [(String, String)]) -> CoreMetrics.Counter {
         perTenant.withLock { counters in
-            let key = label + "\u{0}" + tenant
+            let key = ([label] + dimensions.map { $0.0 + "=" + $0.1 }).joined(separator: "\u{0}")
             if let found = counters[key] { return found }
-            let made = CoreMetrics.Counter(label: label, dimensions: [("tenant", tenant)], factory: factory)
+            let made = CoreMetrics.Counter(label: label, dimensions: dimensions, factory: factory)
             counters[key] = made
             return made
         }

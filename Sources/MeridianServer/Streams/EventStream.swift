@@ -78,9 +78,6 @@ struct EventStream: AsyncSequence, Sendable {
 
     /// One SSE message; the JSON is one line, as `data:` needs.
     static func message(for event: TrackingEvent) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let data = (try? encoder.encode(Components.Schemas.Event(event))) ?? Data("{}".utf8)
-        return "id: \(event.sequence)\nevent: \(event.kind.rawValue)\ndata: \(String(decoding: data, as: UTF8.self))\n\n"
+        "id: \(event.sequence)\nevent: \(event.kind.rawValue)\ndata: \(String(decoding: EventJSON.bytes(event), as: UTF8.self))\n\n"
     }
 }

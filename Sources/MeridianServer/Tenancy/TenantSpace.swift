@@ -1,4 +1,5 @@
 import Access
+import Delivery
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -19,10 +20,15 @@ final class TenantSpace: Sendable {
         let thinning: ThinningFollower
         /// The tenant's devices, subscriptions and event log.
         let tracking: TrackingHub
+        /// The tenant's webhooks and their workers.
+        let delivery: DeliveryHub
     }
 
     private let database: MeridianDatabase
     private let metrics: ServerMetrics
+    private let deliverySettings: DeliverySettings
+    /// Webhook requests of every tenant.
+    private let transport: any WebhookTransport
     /// Annotation ids for every tenant: one generator, so ids never repeat across tenants.
     private let annotationIDs: UUIDv7Generator
     /// Subscription and event ids for every tenant.
@@ -32,9 +38,14 @@ final class TenantSpace: Sendable {
     private let followers = Mutex<[Task<Void, Never>]>([])
 
     /// The space over `database`, issuing ids after the greatest ones it stored.
-    init(database: MeridianDatabase, metrics: ServerMetrics = ServerMetrics()) async throws {
+    init(
+        database: MeridianDatabase, metrics: ServerMetrics = ServerMetrics(), delivery: DeliverySettings = DeliverySettings(),
+        transport: any WebhookTransport = HTTPWebhookTransport()
+    ) async throws {
         self.database = database
         self.metrics = metrics
+        self.deliverySettings = delivery
+        self.transport = transport
         annotationIDs = UUIDv7Generator(after: try await SQLiteAnnotationStore(database: database, ids: UUIDv7Generator()).lastIssuedID())
         trackingIDs = UUIDv7Generator(after: try await SQLiteTrackingStore(database: database).lastIssuedID())
     }
@@ -81,13 +92,28 @@ final class TenantSpace: Sendable {
         for task in followers.withLock({ $0 }) { task.cancel() }
     }
 
+    /// Stops every tenant's webhook workers, letting the attempts in flight finish, then closes
+    /// their connections (graceful shutdown).
+    func stopDelivering() async {
+        for (_, tenant) in await openedTenants() { await tenant.delivery.stop() }
+        await transport.shutdown()
+    }
+
     private func open(_ id: TenantID) async throws -> Tenant {
         let annotations = SQLiteAnnotationStore(database: database, tenant: id, ids: annotationIDs)
         let thinning = try await ThinningFollower(store: annotations)
         let metrics = metrics
         let tracking = try TrackingHub.open(on: database, tenant: id, ids: trackingIDs) { metrics.eventsAppended($0, tenant: id.description) }
         followers.withLock { $0.append(Task { await thinning.follow() }) }
-        return Tenant(annotations: annotations, thinning: thinning, tracking: tracking)
+        let trackingIDs = trackingIDs
+        let delivery = DeliveryHub(context: DeliveryContext(
+            store: SQLiteWebhookStore(database: database, tenant: id, attemptsKept: deliverySettings.attemptsKept),
+            events: LoggedEvents(hub: tracking, store: SQLiteTrackingStore(database: database, tenant: id)),
+            transport: transport, settings: deliverySettings, observer: DeliveryMetrics(metrics: metrics, tenant: id.description),
+            now: { Instant(secondsSince1970: Date().timeIntervalSince1970) }
+        ), newID: { trackingIDs.next().description })
+        try await delivery.start()
+        return Tenant(annotations: annotations, thinning: thinning, tracking: tracking, delivery: delivery)
     }
 }
 
@@ -102,6 +128,7 @@ struct ShutdownService: Service {
     func run() async throws {
         try? await gracefulShutdown()
         tenants.stopFollowing()
+        await tenants.stopDelivering()
         do {
             try database.checkpoint()
             logger.info("database checkpointed; stopped")

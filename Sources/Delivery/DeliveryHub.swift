@@ -1,0 +1,164 @@
+import Synchronization
+public import Timeline
+
+/// One tenant's webhooks: the use cases behind `/v1/webhooks` and a worker per webhook.
+public final class DeliveryHub: Sendable {
+    public let context: DeliveryContext
+    private let newID: @Sendable () -> String
+    private struct Running { let worker: DeliveryWorker; let task: Task<Void, Never> }
+    private struct State { var running: [String: Running] = [:]; var stopped = false }
+    private let state = Mutex(State())
+
+    /// A hub over `context`, naming webhooks with `newID` (UUIDv7).
+    public init(context: DeliveryContext, newID: @escaping @Sendable () -> String) {
+        self.context = context
+        self.newID = newID
+    }
+
+    /// Starts a worker for every stored webhook (a restart resumes from the committed cursors).
+    public func start() async throws {
+        var after: String?
+        while true {
+            let page = try await context.store.webhooks(after: after, limit: 500)
+            for webhook in page { wake(webhook.id) }
+            guard let last = page.last, page.count == 500 else { return }
+            after = last.id
+        }
+    }
+
+    /// Stops every worker, letting an attempt in flight finish, and waits for them (the transport,
+    /// which tenants share, stays open).
+    public func stop() async {
+        let running = state.withLock { state in
+            state.stopped = true
+            return Array(state.running.values)
+        }
+        for entry in running { entry.worker.stop() }
+        for entry in running { await entry.task.value }
+    }
+
+    /// A new webhook, active, its cursor at the end of the log (it receives events logged from now on).
+    public func create(url: String, secret: WebhookSecret?, subscriptionIds: [String]?) async throws -> Webhook {
+        _ = try await check(url)
+        let now = context.now()
+        let webhook = Webhook(
+            id: newID(), url: url, subscriptionIds: subscriptionIds, secrets: SigningSecrets(current: secret ?? .generate()),
+            cursor: context.events.latest, createdAt: now, updatedAt: now)
+        try await context.store.insert(webhook)
+        wake(webhook.id)
+        return webhook
+    }
+
+    /// The webhook with `id`.
+    public func webhook(_ id: String) async throws -> Webhook {
+        guard let webhook = try await context.store.webhook(id: id) else { throw WebhookError.notFound(id) }
+        return webhook
+    }
+
+    /// Changes what `change` sets; a new secret rotates (the old one signs too for a day),
+    /// `active` clears the reason it was disabled.
+    public func update(_ id: String, change: WebhookChange) async throws -> Webhook {
+        var webhook = try await webhook(id)
+        let now = context.now()
+        if let url = change.url {
+            _ = try await check(url)
+            webhook.url = url
+        }
+        if let secret = change.secret { webhook.secrets = webhook.secrets.rotated(to: secret, at: now) }
+        if let subscriptionIds = change.subscriptionIds { webhook.subscriptionIds = subscriptionIds }
+        if let state = change.state, state != webhook.state {
+            webhook.state = state
+            webhook.disabledReason = state == .disabled ? "disabled by an operator" : nil
+        }
+        webhook.updatedAt = now
+        try await save(webhook)
+        return webhook
+    }
+
+    /// Deletes the webhook and its delivery log; its worker ends.
+    public func delete(_ id: String) async throws {
+        guard try await context.store.delete(id: id) else { throw WebhookError.notFound(id) }
+        wake(id)
+    }
+
+    /// Moves the cursor back so the events with sequence ≥ `fromSequence` are sent again, in order
+    /// (a `fromSequence` past the log's end puts the cursor at the end).
+    public func replay(_ id: String, fromSequence: Int64) async throws -> Webhook {
+        var webhook = try await webhook(id)
+        // Past the end of the log there is nothing to re-send, and later events must still go out.
+        webhook.cursor = max(0, min(fromSequence - 1, context.events.latest))
+        webhook.epoch += 1
+        webhook.updatedAt = context.now()
+        try await save(webhook)
+        return webhook
+    }
+
+    /// Sends a signed ping now (whatever the state), not logged: `{"type":"ping","webhookId":…,"sentAt":…}`.
+    public func ping(_ id: String) async throws -> WebhookSender.Result {
+        let webhook = try await webhook(id)
+        let at = context.now()
+        let body = #"{"sentAt":"\#(at.rfc3339)","type":"ping","webhookId":"\#(webhook.id)"}"#
+        return await WebhookSender(context: context).send(id: "ping_" + newID(), body: Array(body.utf8), to: webhook.url, secrets: webhook.secrets.signing(at: at), at: at)
+    }
+
+    /// How far behind the webhook is: events after its cursor, and the age of the oldest (seconds).
+    public func lag(of webhook: Webhook) async throws -> (events: Int64, oldestAge: Double?) {
+        let events = try await context.events.count(after: webhook.cursor, subscriptionIds: webhook.subscriptionIds)
+        guard events > 0, let oldest = try await context.events.events(after: webhook.cursor, subscriptionIds: webhook.subscriptionIds, limit: 1).first else {
+            return (0, nil)
+        }
+        return (events, max(0, context.now().seconds(since: oldest.recordedAt)))
+    }
+
+    private func save(_ webhook: Webhook) async throws {
+        guard try await context.store.update(webhook) else { throw WebhookError.notFound(webhook.id) }
+        wake(webhook.id)
+    }
+
+    /// Checks `url` as a send would: parsed, resolved, every address allowed.
+    private func check(_ url: String) async throws(WebhookError) -> IPAddress {
+        do throws(WebhookURLError) {
+            return try await context.outbound.check(try WebhookURL(url))
+        } catch {
+            throw .url(error)
+        }
+    }
+
+    /// Pokes the webhook's worker, starting one when none runs.
+    private func wake(_ id: String) {
+        state.withLock { state in
+            if let running = state.running[id] { return running.worker.poke() }
+            guard !state.stopped else { return }
+            let worker = DeliveryWorker(webhookId: id, context: context)
+            let task = Task { [weak self] in
+                await worker.run()
+                self?.state.withLock { state in
+                    if state.running[id]?.worker === worker { state.running[id] = nil }
+                }
+            }
+            state.running[id] = Running(worker: worker, task: task)
+        }
+    }
+}
+
+/// What `PATCH /v1/webhooks/{id}` may change; nil leaves a field as it is.
+public struct WebhookChange: Sendable {
+    public var url: String?
+    public var secret: WebhookSecret?
+    /// `.some(nil)`: every subscription.
+    public var subscriptionIds: [String]??
+    public var state: Webhook.State?
+
+    public init(url: String? = nil, secret: WebhookSecret? = nil, subscriptionIds: [String]?? = nil, state: Webhook.State? = nil) {
+        self.url = url
+        self.secret = secret
+        self.subscriptionIds = subscriptionIds
+        self.state = state
+    }
+}
+
+/// Why a webhook request cannot be done (HTTP-free; the server maps each to a problem).
+public enum WebhookError: Error, Hashable, Sendable {
+    case notFound(String)
+    case url(WebhookURLError)
+}

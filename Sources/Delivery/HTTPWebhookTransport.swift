@@ -1,0 +1,90 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import Synchronization
+
+/// ``WebhookTransport`` over AsyncHTTPClient: keep-alive connections per (host, checked address),
+/// redirects never followed, the host name mapped to the checked address so nothing resolves it
+/// again (TLS still verifies and sends SNI for the name).
+public final class HTTPWebhookTransport: WebhookTransport {
+    private struct Pin: Hashable { let host: String; let address: IPAddress }
+    private let clients = Mutex<[Pin: HTTPClient]>([:])
+    /// Most distinct (host, address) pairs kept connected; beyond, all are closed and reopened.
+    static let maxClients = 256
+    /// The most of an answer's body read (and discarded) to keep the connection reusable.
+    static let maxAnswerBytes = 64 << 10
+
+    public init() {}
+
+    public func post(_ request: WebhookRequest) async -> WebhookResponse {
+        let start = ContinuousClock.now
+        var outbound = HTTPClientRequest(url: request.url.url)
+        outbound.method = .POST
+        for header in request.headers { outbound.headers.add(name: header.name, value: header.value) }
+        outbound.body = .bytes(ByteBuffer(bytes: request.body))
+        do {
+            let response = try await client(for: request).execute(outbound, timeout: .nanoseconds(Self.nanoseconds(request.timeout)))
+            var read = 0
+            for try await part in response.body {
+                read += part.readableBytes
+                if read > Self.maxAnswerBytes { break }
+            }
+            return WebhookResponse(
+                statusCode: Int(response.status.code), retryAfter: response.headers.first(name: "retry-after").flatMap(Self.retryAfter),
+                latency: ContinuousClock.now - start)
+        } catch {
+            return WebhookResponse(statusCode: nil, error: Self.describe(error), latency: ContinuousClock.now - start)
+        }
+    }
+
+    public func shutdown() async {
+        let all = clients.withLock { clients in
+            defer { clients = [:] }
+            return Array(clients.values)
+        }
+        for client in all { try? await client.shutdown() }
+    }
+
+    private func client(for request: WebhookRequest) -> HTTPClient {
+        let pin = Pin(host: request.url.host, address: request.address)
+        let (client, evicted) = clients.withLock { clients -> (HTTPClient, [HTTPClient]) in
+            if let client = clients[pin] { return (client, []) }
+            var evicted: [HTTPClient] = []
+            if clients.count >= Self.maxClients {
+                evicted = Array(clients.values)
+                clients = [:]
+            }
+            var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(10), read: .seconds(10)))
+            configuration.decompression = .disabled
+            // Whatever spelling AsyncHTTPClient reads from the URL, it connects to the checked address.
+            for host in Set([pin.host, URL(string: request.url.url)?.host ?? pin.host]) { configuration.dnsOverride[host] = pin.address.description }
+            let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+            clients[pin] = client
+            return (client, evicted)
+        }
+        if !evicted.isEmpty { Task { for old in evicted { try? await old.shutdown() } } }
+        return client
+    }
+
+    /// `Retry-After` as delay-seconds or an HTTP date.
+    static func retryAfter(_ value: String) -> Duration? {
+        let value = value.trimmingCharacters(in: .whitespaces)
+        if let seconds = Int64(value), seconds >= 0 { return .seconds(seconds) }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        guard let date = formatter.date(from: value) else { return nil }
+        return .milliseconds(Int64(max(0, date.timeIntervalSinceNow) * 1_000))
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        let text = String(describing: error)
+        return text.count > 300 ? String(text.prefix(300)) + "…" : text
+    }
+
+    static func nanoseconds(_ duration: Duration) -> Int64 {
+        duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
+    }
+}

@@ -1,0 +1,84 @@
+import Dispatch
+import Glibc
+
+/// Turns a webhook host into the addresses it stands for: the system resolver in production, an
+/// injected table in tests.
+///
+/// Whatever the lookup returns is deduplicated with its order kept; a lookup that fails, throws or
+/// finds nothing is `WebhookURLError.unresolvable`.
+public struct HostResolver: Sendable {
+    /// A lookup: the host as in `WebhookURL.host` (an IPv6 literal without brackets) to its addresses.
+    public typealias Lookup = @Sendable (String) async throws -> [IPAddress]
+
+    /// The lookup this resolver wraps.
+    private let lookup: Lookup
+
+    /// A resolver answering with `lookup`.
+    public init(_ lookup: @escaping Lookup) {
+        self.lookup = lookup
+    }
+
+    /// The addresses of `host`, without duplicates, in the order the lookup gave them; never empty.
+    public func resolve(_ host: String) async throws(WebhookURLError) -> [IPAddress] {
+        let found: [IPAddress]
+        do {
+            found = try await lookup(host)
+        } catch let error as WebhookURLError {
+            throw error
+        } catch {
+            throw .unresolvable(host: host)
+        }
+        var seen: Set<IPAddress> = []
+        let addresses = found.filter { seen.insert($0).inserted }
+        guard !addresses.isEmpty else { throw .unresolvable(host: host) }
+        return addresses
+    }
+
+    /// The operating system's resolver: a literal address is its own answer; a name goes to
+    /// `getaddrinfo` (any family, stream sockets) on a Dispatch global queue, so the blocking call
+    /// never holds a thread of Swift's cooperative pool.
+    public static let system = HostResolver { host in
+        if let literal = IPAddress(host) { return [literal] }
+        return try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { () throws(WebhookURLError) in try getaddrinfoAddresses(of: host) })
+            }
+        }
+    }
+
+    /// Every address `getaddrinfo` gives for `host` (AF_UNSPEC, SOCK_STREAM), in its order;
+    /// `.unresolvable` when it fails, finds nothing, or the name is empty or holds a NUL byte.
+    private static func getaddrinfoAddresses(of host: String) throws(WebhookURLError) -> [IPAddress] {
+        guard !host.isEmpty, !host.utf8.contains(0) else { throw .unresolvable(host: host) }
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var list: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host, nil, &hints, &list) == 0, let first = list else { throw .unresolvable(host: host) }
+        defer { freeaddrinfo(first) }
+        var addresses: [IPAddress] = []
+        var node: UnsafeMutablePointer<addrinfo>? = first
+        while let entry = node?.pointee {
+            if let address = Self.address(of: entry) { addresses.append(address) }
+            node = entry.ai_next
+        }
+        guard !addresses.isEmpty else { throw .unresolvable(host: host) }
+        return addresses
+    }
+
+    /// The IPv4 or IPv6 address of one `getaddrinfo` result; nil for another family or a short sockaddr.
+    private static func address(of entry: addrinfo) -> IPAddress? {
+        guard let socketAddress = UnsafeRawPointer(entry.ai_addr) else { return nil }
+        let length = Int(entry.ai_addrlen)
+        switch entry.ai_family {
+        case AF_INET where length >= MemoryLayout<sockaddr_in>.size:
+            let ipv4 = socketAddress.loadUnaligned(as: sockaddr_in.self).sin_addr
+            return IPAddress(bytes: withUnsafeBytes(of: ipv4) { Array($0) })
+        case AF_INET6 where length >= MemoryLayout<sockaddr_in6>.size:
+            let ipv6 = socketAddress.loadUnaligned(as: sockaddr_in6.self).sin6_addr
+            return IPAddress(bytes: withUnsafeBytes(of: ipv6) { Array($0) })
+        default:
+            return nil
+        }
+    }
+}

@@ -1,0 +1,30 @@
+import Delivery
+import MeridianAPI
+import Timeline
+
+extension Components.Schemas.Webhook {
+    /// The webhook as answers show it; `secret` only when the caller may see it (creation).
+    init(_ webhook: Webhook, lag: (events: Int64, oldestAge: Double?), secret: WebhookSecret? = nil, now: Instant) {
+        self.init(
+            id: webhook.id, url: webhook.url, subscriptionIds: webhook.subscriptionIds, secret: secret?.text,
+            state: webhook.state == .active ? .active : .disabled, disabledReason: webhook.disabledReason, cursor: webhook.cursor,
+            lag: .init(events: lag.events, oldestAge: lag.oldestAge),
+            previousSecretExpiresAt: webhook.secrets.signing(at: now).count > 1 ? webhook.secrets.previousExpiresAt?.rfc3339 : nil,
+            createdAt: webhook.createdAt.rfc3339, updatedAt: webhook.updatedAt.rfc3339)
+    }
+}
+
+extension Components.Schemas.DeliveryAttempt {
+    init(_ attempt: DeliveryAttempt) {
+        self.init(
+            id: attempt.id, sequence: attempt.sequence, eventId: attempt.eventId, attempt: attempt.attempt, at: attempt.at.rfc3339,
+            statusCode: attempt.statusCode, error: attempt.error, latencyMilliseconds: attempt.latencyMilliseconds,
+            status: .init(rawValue: attempt.outcome.rawValue) ?? .failed)
+    }
+}
+
+extension Components.Schemas.WebhookTestResult {
+    init(_ result: WebhookSender.Result) {
+        self.init(delivered: result.acknowledged, statusCode: result.statusCode, error: result.failure, latencyMilliseconds: result.latencyMilliseconds)
+    }
+}

@@ -1,0 +1,32 @@
+import GRDB
+public import Tracking
+import Timeline
+
+extension SQLiteTrackingStore {
+    /// Events after `sequence` in sequence order, of the subscriptions in `subscriptionIds` (nil: all).
+    public func events(after sequence: Int64, subscriptionIds: [String]?, limit: Int) async throws -> [TrackingEvent] {
+        guard let subscriptionIds else { return try await events(subscriptionId: nil, after: sequence, limit: limit) }
+        guard !subscriptionIds.isEmpty else { return [] }
+        let tenant = tenant.description
+        return try await database.writer.read { db in
+            try TrackingEventRecord.fetchAll(db, sql: """
+                SELECT * FROM trackingEvent WHERE tenant = ? AND sequence > ? AND subscriptionId IN (SELECT value FROM json_each(?))
+                ORDER BY sequence LIMIT ?
+                """, arguments: [tenant, sequence, try JSONColumn.text(subscriptionIds), limit]).map { try $0.event() }
+        }
+    }
+
+    /// How many events after `sequence` belong to `subscriptionIds` (nil: all).
+    public func eventCount(after sequence: Int64, subscriptionIds: [String]?) async throws -> Int64 {
+        let tenant = tenant.description
+        return try await database.writer.read { db in
+            if let subscriptionIds {
+                try Int64.fetchOne(db, sql: """
+                    SELECT count(*) FROM trackingEvent WHERE tenant = ? AND sequence > ? AND subscriptionId IN (SELECT value FROM json_each(?))
+                    """, arguments: [tenant, sequence, try JSONColumn.text(subscriptionIds)]) ?? 0
+            } else {
+                try Int64.fetchOne(db, sql: "SELECT count(*) FROM trackingEvent WHERE tenant = ? AND sequence > ?", arguments: [tenant, sequence]) ?? 0
+            }
+        }
+    }
+}

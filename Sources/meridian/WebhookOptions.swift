@@ -1,0 +1,33 @@
+import ArgumentParser
+import Delivery
+import MeridianServer
+
+/// `serve`'s webhook options, each with a `MERIDIAN_*` environment fallback.
+struct WebhookOptions: ParsableArguments {
+    @Option(help: "Waits between webhook attempts, e.g. 1s,2s,4s (ms, s, m, h; full jitter; env MERIDIAN_WEBHOOK_BACKOFF; default 5s,30s,2m,10m,30m,1h,2h,4h,8h).")
+    var webhookBackoff: String?
+
+    @Option(help: "Seconds one webhook attempt may take (env MERIDIAN_WEBHOOK_TIMEOUT; default 10).")
+    var webhookTimeout: Double?
+
+    @Option(help: "Address ranges webhooks may reach although private or loopback, comma-separated CIDRs such as 127.0.0.0/8 (env MERIDIAN_WEBHOOK_ALLOW_CIDR); for tests and private deployments only.")
+    var webhookAllowCidr: String?
+
+    /// Sets the configuration's delivery settings from the flags, then the environment.
+    func apply(to configuration: inout ServerConfiguration, environment: [String: String]) throws {
+        if let text = webhookBackoff ?? environment["MERIDIAN_WEBHOOK_BACKOFF"] {
+            guard let schedule = BackoffSchedule(parsing: text) else {
+                throw ValidationError("--webhook-backoff must be comma-separated durations such as 1s,2s,4s (ms, s, m or h), got \(text)")
+            }
+            configuration.delivery.backoff = schedule
+        }
+        if let seconds = webhookTimeout ?? environment["MERIDIAN_WEBHOOK_TIMEOUT"].flatMap(Double.init) {
+            guard seconds.isFinite, seconds > 0, seconds <= 3_600 else { throw ValidationError("--webhook-timeout must be 0 < seconds ≤ 3600, got \(seconds)") }
+            configuration.delivery.timeout = .milliseconds(Int64(seconds * 1_000))
+        }
+        if let text = webhookAllowCidr ?? environment["MERIDIAN_WEBHOOK_ALLOW_CIDR"] {
+            guard let ranges = CIDR.list(text) else { throw ValidationError("--webhook-allow-cidr must be comma-separated CIDRs such as 127.0.0.0/8, got \(text)") }
+            configuration.delivery.allowed = ranges
+        }
+    }
+}
