@@ -1,0 +1,92 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import Synchronization
+import Testing
+
+/// A real HTTP receiver on 127.0.0.1 (a Hummingbird application on a free port) that records
+/// every request and answers as its script says.
+final class WebhookReceiver: Sendable {
+    struct Received: Sendable {
+        var headers: HTTPFields
+        var body: String
+        var at: ContinuousClock.Instant
+
+        var webhookID: String { headers[HTTPField.Name("webhook-id")!] ?? "" }
+        var sequence: Int64? {
+            (try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])?["sequence"] as? Int64
+        }
+    }
+
+    /// How to answer a request: a status, optional headers, and a pause before answering.
+    struct Answer: Sendable {
+        var status: HTTPResponse.Status = .ok
+        var headers: HTTPFields = [:]
+        var delay: Duration = .zero
+    }
+
+    private let log = Mutex<[Received]>([])
+    private let script: @Sendable (_ index: Int, _ request: Received) -> Answer
+    let port: Int
+
+    private init(port: Int, script: @escaping @Sendable (Int, Received) -> Answer) {
+        self.port = port
+        self.script = script
+    }
+
+    var url: String { "http://127.0.0.1:\(port)/hook" }
+    var received: [Received] { log.withLock { $0 } }
+
+    /// Runs `body` with a receiver answering per `script` (request index from 0, the request).
+    static func run<T: Sendable>(
+        script: @escaping @Sendable (Int, Received) -> Answer = { _, _ in Answer() },
+        _ body: @Sendable (WebhookReceiver) async throws -> T
+    ) async throws -> T {
+        let holder = Mutex<WebhookReceiver?>(nil)
+        let router = Router()
+        router.post("/hook") { request, _ -> Response in
+            let bytes = try await request.body.collect(upTo: 1 << 20)
+            let received = Received(headers: request.headers, body: String(buffer: bytes), at: .now)
+            guard let receiver = holder.withLock({ $0 }) else { return Response(status: .serviceUnavailable) }
+            let index = receiver.log.withLock { log in
+                log.append(received)
+                return log.count - 1
+            }
+            let answer = receiver.script(index, received)
+            if answer.delay > .zero { try await Task.sleep(for: answer.delay) }
+            return Response(status: answer.status, headers: answer.headers)
+        }
+        var logger = Logger(label: "receiver")
+        logger.logLevel = .critical
+        let (ports, portSink) = AsyncStream.makeStream(of: Int.self)
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                              onServerRunning: { portSink.yield($0.localAddress?.port ?? 0) }, logger: logger)
+        return try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { try await app.runService(); return nil }
+            var iterator = ports.makeAsyncIterator()
+            let port = try #require(await iterator.next())
+            let receiver = WebhookReceiver(port: port, script: script)
+            holder.withLock { $0 = receiver }
+            let result = try await body(receiver)
+            group.cancelAll()
+            return result
+        }
+    }
+
+    /// Waits until `condition` holds for the requests so far (polling), at most `timeout`.
+    @discardableResult
+    func wait(timeout: Duration = .seconds(20), until condition: ([Received]) -> Bool) async throws -> [Received] {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let now = received
+            if condition(now) { return now }
+            guard ContinuousClock.now < deadline else {
+                Issue.record("the receiver waited \(timeout) and has \(now.count) requests: \(now.map(\.body))")
+                return now
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+}
