@@ -1,21 +1,28 @@
 #!/usr/bin/env python3
 """Cross-checks a running Meridian against independent oracles: pyproj (PROJ) and
-geographiclib (Karney), plus the viewport formula of DESIGN.md written out again here.
+geographiclib (Karney), plus the viewport formula of DESIGN.md written out again here; and its
+webhooks against the standardwebhooks package (a receiver in this script; the server must allow
+127.0.0.0/8, e.g. MERIDIAN_WEBHOOK_ALLOW_CIDR=127.0.0.0/8).
 
 Random cases, seeded (MERIDIAN_SEED, default: random; the seed is printed so a failure can be
 replayed). Prints one line per check and a closing 'N passed, N failed' line; exits 1 on failure.
 """
+import base64
+import http.server
 import json
 import math
 import os
 import random
 import sys
+import threading
+import time
 import urllib.request
 
 import mercantile
 from geographiclib.geodesic import Geodesic
 from pyproj import Transformer
 from shapely.geometry import Point, Polygon
+from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
 URL = os.environ.get("MERIDIAN_URL", "http://127.0.0.1:8080")
 SEED = int(os.environ.get("MERIDIAN_SEED", random.randrange(1 << 30)))
@@ -172,6 +179,7 @@ def main():
     fit_checks()
     tile_checks()
     tracking_checks()
+    webhook_checks()
 
     print(f"crosscheck: {passed} passed, {failed} failed")
     return 1 if failed else 0
@@ -292,6 +300,118 @@ def tracking_checks():
         kinds = [event["type"] for event in answer["events"]]
         pairs.append((f"walker {i} filter={threshold:.1f} d={distance:.1f}", kinds.count("significantChange"), 1 if distance >= threshold else 0))
     check("significantChange distanceFilter vs geographiclib distance", pairs, 0)
+
+
+def call(method, path, body, content_type="application/json"):
+    """(status, JSON answer or None) of any method; HTTP errors are answers, not exceptions."""
+    request = urllib.request.Request(URL + path, method=method, data=json.dumps(body).encode(), headers={"Content-Type": content_type})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, json.load(response)
+    except urllib.error.HTTPError as error:
+        return error.code, None
+
+
+class Receiver(http.server.ThreadingHTTPServer):
+    """Webhook endpoint on 127.0.0.1:0 that answers 204 and keeps (headers, body) of every request."""
+    daemon_threads = True
+
+    def __init__(self):
+        self.requests, self.arrived = [], threading.Condition()
+        receiver = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                self.send_response(204)
+                self.end_headers()
+                with receiver.arrived:
+                    receiver.requests.append((dict(self.headers.items()), body))
+                    receiver.arrived.notify_all()
+
+            def log_message(self, *args):
+                pass
+        super().__init__(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.serve_forever, daemon=True).start()
+
+    def wait_for(self, count, seconds=20):
+        """The first `count` requests, or as many as came within `seconds`."""
+        deadline = time.monotonic() + seconds
+        with self.arrived:
+            while len(self.requests) < count and (left := deadline - time.monotonic()) > 0:
+                self.arrived.wait(left)
+            return list(self.requests[:count])
+
+
+def verifies(secret, headers, body):
+    try:
+        Webhook(secret).verify(body, headers)
+        return True
+    except WebhookVerificationError:
+        return False
+
+
+def webhook_checks():
+    """Webhook requests against the standardwebhooks package (signatures, before and after a secret
+    rotation) and against the event log (bodies, order, webhook-id)."""
+    run = rng.randrange(1 << 30)
+    receiver = Receiver()
+    try:
+        device = f"hooked-{run}"
+        subscription = post("/v1/subscriptions", {"type": "significantChange", "deviceIds": [device], "distanceFilter": 0,
+                                                  "minimumInterval": 0, "maxLocationAge": None})["id"]
+        status, hook = call("POST", "/v1/webhooks", {"url": f"http://127.0.0.1:{receiver.server_port}/hook/{run}",
+                                                      "subscriptionIds": [subscription]})
+        if status != 201:
+            check(f"POST /v1/webhooks answers 201 (got {status}; is 127.0.0.0/8 allowed?)", [("status", status, 201)], 0)
+            return
+        secret, base = hook["secret"], time.time_ns() // 1000
+
+        def send(k):  # fix k of the device, 1 s after fix k − 1, a little farther north
+            stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(base // 1_000_000 + k)) + f".{base % 1_000_000:06d}Z"
+            return post(f"/v1/devices/{device}/locations", {"locations": [
+                {"coordinate": {"latitude": 48.85 + k * 0.01, "longitude": 2.35}, "timestamp": stamp, "horizontalAccuracy": 5}]})["events"]
+        expected = sum(len(send(k)) for k in range(5))
+        got = receiver.wait_for(expected)
+        events = get(f"/v1/events?after=0&subscriptionId={subscription}")["events"]
+
+        pairs = [(f"request {i}", 0 if verifies(secret, h, b) else 1, 0) for i, (h, b) in enumerate(got)]
+        pairs.append(("requests received", len(got), expected))
+        check("webhook: every request verifies with standardwebhooks", pairs, 0)
+        pairs = []
+        for i, (h, b) in enumerate(got):
+            tampered = b.replace(b'"deviceId":"', b'"deviceId":"x', 1)
+            pairs.append((f"request {i} tampered", 1 if tampered != b and not verifies(secret, h, tampered) else 0, 1))
+            pairs.append((f"request {i} other secret", 0 if verifies("whsec_" + base64.b64encode(os.urandom(32)).decode(), h, b) else 1, 1))
+        check("webhook: a tampered body, or another secret, fails standardwebhooks", pairs, 0)
+        pairs = [("requests vs events", len(got), len(events)), ("events", len(events), expected)]
+        for i, ((h, b), event) in enumerate(zip(got, events)):
+            pairs += [(f"request {i} body", 0 if json.loads(b) == event else 1, 0),
+                      (f"request {i} webhook-id", 0 if h.get("webhook-id") == event["id"] else 1, 0)]
+        check("webhook: bodies = GET /v1/events in order, webhook-id = event id", pairs, 0)
+
+        rotated = "whsec_" + base64.b64encode(os.urandom(32)).decode()
+        status, _ = call("PATCH", f"/v1/webhooks/{hook['id']}", {"secret": rotated}, "application/merge-patch+json")
+        more = len(send(5))
+        got = receiver.wait_for(expected + more)[expected:]
+        events = get(f"/v1/events?after={events[-1]['sequence'] if events else 0}&subscriptionId={subscription}")["events"]
+        pairs = [("PATCH status", status, 200), ("requests after the rotation", len(got), 1), ("events after the rotation", more, 1)]
+        for i, ((h, b), event) in enumerate(zip(got, events)):
+            pairs += [(f"request {i} new secret", 0 if verifies(rotated, h, b) else 1, 0),
+                      (f"request {i} old secret", 0 if verifies(secret, h, b) else 1, 0),
+                      (f"request {i} signatures", len(h.get("webhook-signature", "").split(" ")), 2),
+                      (f"request {i} body", 0 if json.loads(b) == event else 1, 0)]
+        check("webhook: after a secret rotation, verifies with the new and the old secret", pairs, 0)
+
+        deadline, hook = time.monotonic() + 5, None
+        while time.monotonic() < deadline:  # the cursor moves once the receiver's answer is processed
+            hook = get(f"/v1/webhooks/{hook_id}") if (hook_id := call.__defaults__ and None) else None
+            break
+    finally:
+        receiver.shutdown()
+        receiver.server_close()
 
 
 if __name__ == "__main__":

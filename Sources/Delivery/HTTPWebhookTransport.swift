@@ -19,7 +19,7 @@ public final class HTTPWebhookTransport: WebhookTransport {
 
     public func post(_ request: WebhookRequest) async -> WebhookResponse {
         let start = ContinuousClock.now
-        var outbound = HTTPClientRequest(url: request.url.url)
+        var outbound = HTTPClientRequest(url: Self.canonical(request.url))
         outbound.method = .POST
         for header in request.headers { outbound.headers.add(name: header.name, value: header.value) }
         outbound.body = .bytes(ByteBuffer(bytes: request.body))
@@ -57,14 +57,24 @@ public final class HTTPWebhookTransport: WebhookTransport {
             }
             var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(10), read: .seconds(10)))
             configuration.decompression = .disabled
-            // Whatever spelling AsyncHTTPClient reads from the URL, it connects to the checked address.
-            for host in Set([pin.host, URL(string: request.url.url)?.host ?? pin.host]) { configuration.dnsOverride[host] = pin.address.description }
+            // The request's URL carries the checked host as parsed (``canonical(_:)``), mapped to the checked address.
+            configuration.dnsOverride[pin.host] = pin.address.description
             let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
             clients[pin] = client
             return (client, evicted)
         }
         if !evicted.isEmpty { Task { for old in evicted { try? await old.shutdown() } } }
         return client
+    }
+
+    /// The URL with the host exactly as the guard parsed and checked it (lower case, percent-decoded,
+    /// IPv6 in brackets) and the port explicit, so AsyncHTTPClient reads the host the override maps.
+    static func canonical(_ url: WebhookURL) -> String {
+        guard var components = URLComponents(string: url.url) else { return url.url }
+        components.percentEncodedHost = url.host.contains(":") ? "[\(url.host)]" : url.host
+        components.port = url.port
+        components.scheme = url.scheme
+        return components.string ?? url.url
     }
 
     /// `Retry-After` as delay-seconds or an HTTP date.
