@@ -16,6 +16,7 @@ import random
 import sys
 import threading
 import time
+import urllib.error
 import urllib.request
 
 import mercantile
@@ -345,6 +346,15 @@ class Receiver(http.server.ThreadingHTTPServer):
             return list(self.requests[:count])
 
 
+def logged(subscription, after):
+    """The subscription's events in the whole log (GET /v1/events?after=…, every page) after a sequence."""
+    events = []
+    while page := get(f"/v1/events?after={after}&limit=1000")["events"]:
+        events += [e for e in page if e["subscriptionId"] == subscription]
+        after = page[-1]["sequence"]
+    return events
+
+
 def verifies(secret, headers, body):
     try:
         Webhook(secret).verify(body, headers)
@@ -365,7 +375,8 @@ def webhook_checks():
         status, hook = call("POST", "/v1/webhooks", {"url": f"http://127.0.0.1:{receiver.server_port}/hook/{run}",
                                                       "subscriptionIds": [subscription]})
         if status != 201:
-            check(f"POST /v1/webhooks answers 201 (got {status}; is 127.0.0.0/8 allowed?)", [("status", status, 201)], 0)
+            check("webhook: POST /v1/webhooks to a 127.0.0.1 receiver (the server needs MERIDIAN_WEBHOOK_ALLOW_CIDR=127.0.0.0/8)",
+                  [("status", status, 201)], 0)
             return
         secret, base = hook["secret"], time.time_ns() // 1000
 
@@ -375,7 +386,7 @@ def webhook_checks():
                 {"coordinate": {"latitude": 48.85 + k * 0.01, "longitude": 2.35}, "timestamp": stamp, "horizontalAccuracy": 5}]})["events"]
         expected = sum(len(send(k)) for k in range(5))
         got = receiver.wait_for(expected)
-        events = get(f"/v1/events?after=0&subscriptionId={subscription}")["events"]
+        events = logged(subscription, 0)
 
         pairs = [(f"request {i}", 0 if verifies(secret, h, b) else 1, 0) for i, (h, b) in enumerate(got)]
         pairs.append(("requests received", len(got), expected))
@@ -396,7 +407,7 @@ def webhook_checks():
         status, _ = call("PATCH", f"/v1/webhooks/{hook['id']}", {"secret": rotated}, "application/merge-patch+json")
         more = len(send(5))
         got = receiver.wait_for(expected + more)[expected:]
-        events = get(f"/v1/events?after={events[-1]['sequence'] if events else 0}&subscriptionId={subscription}")["events"]
+        events = logged(subscription, events[-1]["sequence"] if events else 0)
         pairs = [("PATCH status", status, 200), ("requests after the rotation", len(got), 1), ("events after the rotation", more, 1)]
         for i, ((h, b), event) in enumerate(zip(got, events)):
             pairs += [(f"request {i} new secret", 0 if verifies(rotated, h, b) else 1, 0),
@@ -405,10 +416,15 @@ def webhook_checks():
                       (f"request {i} body", 0 if json.loads(b) == event else 1, 0)]
         check("webhook: after a secret rotation, verifies with the new and the old secret", pairs, 0)
 
-        deadline, hook = time.monotonic() + 5, None
-        while time.monotonic() < deadline:  # the cursor moves once the receiver's answer is processed
-            hook = get(f"/v1/webhooks/{hook_id}") if (hook_id := call.__defaults__ and None) else None
-            break
+        last = events[-1]["sequence"] if events else None
+        deadline = time.monotonic() + 5
+        while True:  # the cursor moves once the receiver's answer is processed
+            state = get(f"/v1/webhooks/{hook['id']}")
+            if state["cursor"] == last or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+        check("webhook: GET /v1/webhooks/{id} cursor at the last event, no lag",
+              [("cursor", state["cursor"], last or 0), ("lag.events", state["lag"]["events"], 0)], 0)
     finally:
         receiver.shutdown()
         receiver.server_close()

@@ -55,10 +55,10 @@ struct ServerProcess {
     let process: Process
     let port: Int
 
-    static func start(database: String) throws -> ServerProcess {
+    static func start(database: String, arguments: [String] = []) throws -> ServerProcess {
         let process = Process()
         process.executableURL = try executable()
-        process.arguments = ["serve", "--host", "127.0.0.1", "--port", "0", "--database", database, "--log-level", "warning"]
+        process.arguments = ["serve", "--host", "127.0.0.1", "--port", "0", "--database", database, "--log-level", "warning"] + arguments
         let output = Pipe()
         process.standardOutput = output
         // Not the test runner's stderr: a server outliving a crashed test run would hold that pipe
