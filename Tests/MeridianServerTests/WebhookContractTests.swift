@@ -1,3 +1,4 @@
+import Access
 import Delivery
 import Foundation
 import HTTPTypes
@@ -92,6 +93,22 @@ import Testing
                 #expect(!ping.delivered && ping.error?.contains("loopback") == true)
             }
             #expect(receiver.received.isEmpty)
+        }
+    }
+
+    /// A webhook belongs to its tenant: another tenant's key finds no such id (404, never 403),
+    /// and reads need no more than a reader's key while changes need an admin's.
+    @Test func webhooksAreConfinedToTheirTenantAndChangedByAdminsOnly() async throws {
+        try await KeyedApp.withClient(keys: [("acme", .admin), ("acme", .reader), ("globex", .admin)], configure: { $0.delivery.allowed = [CIDR("127.0.0.0/8")!] }) { client, tokens, _ in
+            let created = try await client.send(.post, "/v1/webhooks", json: #"{"url":"http://127.0.0.1:9/"}"#, key: tokens["acme/admin"])
+            #expect(created.status == .created)
+            let id = try created.decode(WireWebhook.self).id
+            #expect(try await client.send(.get, "/v1/webhooks/\(id)", key: tokens["acme/reader"]).status == .ok)
+            _ = try await client.send(.post, "/v1/webhooks", json: #"{"url":"http://127.0.0.1:9/"}"#, key: tokens["acme/reader"]).problem(.forbidden)
+            _ = try await client.send(.post, "/v1/webhooks/\(id)/replay", json: #"{"fromSequence":1}"#, key: tokens["acme/reader"]).problem(.forbidden)
+            _ = try await client.send(.get, "/v1/webhooks/\(id)", key: tokens["globex/admin"]).problem(.notFound)
+            _ = try await client.send(.delete, "/v1/webhooks/\(id)", key: tokens["globex/admin"]).problem(.notFound)
+            #expect(try await client.send(.get, "/v1/webhooks", key: tokens["globex/admin"]).decode(WirePage.self).webhooks.isEmpty)
         }
     }
 

@@ -54,6 +54,12 @@ import Testing
                 #expect(failed.map(\.attempt) == [3, 2, 1] && failed.allSatisfy { $0.statusCode == 500 && $0.sequence == 1 })
                 try await Task.sleep(for: .milliseconds(200))
                 #expect(receiver.received.count == 8)
+                let metrics = String(buffer: try await client.send(.get, "/metrics").body)
+                #expect(metrics.contains(#"meridian_webhook_deliveries_total{tenant="default",outcome="failed"} 3"#), "\(metrics.suffix(3_000))")
+                #expect(metrics.contains(#"meridian_webhook_deliveries_total{tenant="default",outcome="delivered"} 5"#))
+                #expect(metrics.contains(#"meridian_webhook_lag_events{tenant="default",webhook="\#(webhook.id)"} 0"#))
+                #expect(metrics.contains(#"meridian_webhook_delivery_lag_seconds_count{tenant="default"} 5"#))
+                #expect(metrics.contains(#"meridian_webhook_attempt_duration_seconds_count{tenant="default"} 8"#))
             }
         }
     }
