@@ -16,3 +16,26 @@ WKT = ['GEOGCRS["WGS 84",DATUM["World Geodetic System 1984",ELLIPSOID["WGS 84",6
        'CS[ellipsoidal,2],AXIS["latitude",north],AXIS["longitude",east],ANGLEUNIT["degree",0.0174532925199433]]']
 
 schemathesis.openapi.format("proj-crs", st.sampled_from(CODES + PROJ_STRINGS + WKT))
+
+# A webhook's URL must resolve to an address the server may reach, which JSON Schema cannot state
+# (and a random host name would send DNS queries off the machine). The fuzzing server allows
+# loopback (MERIDIAN_WEBHOOK_ALLOW_CIDR in scripts/contract-fuzz.sh), so every schema-valid URL
+# becomes one on the discard port of 127.0.0.1, where nothing listens: sends fail at once, locally.
+# `subscriptionIds` must name existing subscriptions, so a valid list becomes the empty one.
+# Values of the wrong type or length are left alone: those cases must still be refused.
+FUZZ_WEBHOOK_URL = "http://127.0.0.1:9/meridian-fuzz"
+
+
+@schemathesis.hook
+def map_body(context, body):
+    operation = context.operation
+    if operation is None or not isinstance(body, dict) or not operation.path.startswith("/v1/webhooks"):
+        return body
+    if operation.method.upper() in ("POST", "PATCH") and operation.path in ("/v1/webhooks", "/v1/webhooks/{webhookId}"):
+        url = body.get("url")
+        if isinstance(url, str) and 1 <= len(url) <= 2048:
+            body["url"] = FUZZ_WEBHOOK_URL
+        ids = body.get("subscriptionIds")
+        if isinstance(ids, list) and len(ids) <= 1000 and all(isinstance(i, str) for i in ids):
+            body["subscriptionIds"] = []
+    return body
