@@ -117,7 +117,7 @@ class Receiver(http.server.ThreadingHTTPServer):
     request_queue_size = 64
 
     def __init__(self):
-        self.arrivals, self.lock = [], threading.Lock()
+        self.arrivals, self.lock, self.seen = [], threading.Lock(), {}  # seen: path -> set of sequences
         receiver = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -129,8 +129,10 @@ class Receiver(http.server.ThreadingHTTPServer):
                 self.send_response(200)
                 self.send_header("Content-Length", "0")
                 self.end_headers()
+                sequence = re.search(rb'"sequence":(\d+)', body)
                 with receiver.lock:
-                    receiver.arrivals.append((self.path, arrived, body))
+                    receiver.arrivals.append((self.path, arrived, body, self.client_address[1]))
+                    receiver.seen.setdefault(self.path, set()).add(int(sequence[1]) if sequence else -1)
 
             def log_message(self, *args):
                 pass
@@ -140,14 +142,18 @@ class Receiver(http.server.ThreadingHTTPServer):
     def received(self, path):
         """[(arrival, sequence, recordedAt µs)] of the requests to `path`, in arrival order."""
         with self.lock:
-            bodies = [(arrived, body) for p, arrived, body in self.arrivals if p == path]
+            bodies = [(arrived, body) for p, arrived, body, _ in self.arrivals if p == path]
         events = ((arrived, json.loads(body)) for arrived, body in bodies)
         return [(arrived, e["sequence"], micros(e["recordedAt"])) for arrived, e in events]
 
     def sequences(self, path):
         with self.lock:
-            bodies = [body for p, _, body in self.arrivals if p == path]
-        return {int(re.search(rb'"sequence":(\d+)', body)[1]) for body in bodies}
+            return set(self.seen.get(path, ()))
+
+    def connections(self, path):
+        """How many connections (client ports) the requests to `path` came on."""
+        with self.lock:
+            return len({port for p, _, _, port in self.arrivals if p == path})
 
 
 class Hanging:
@@ -256,14 +262,19 @@ def run_threads(target, count, *args):
         thread.join(timeout=120)
 
 
-def wait_for(receiver, path, sequences, seconds):
-    """Waits until every one of `sequences` reached `path` (or `seconds` pass); True when all came."""
-    deadline = time.monotonic() + seconds
-    while not sequences <= receiver.sequences(path):
-        if time.monotonic() > deadline:
+def wait_for(receiver, path, sequences, seconds, stall=5):
+    """Waits until every one of `sequences` reached `path`, at most `seconds`, and at most `stall`
+    seconds without a new one arriving; True when all came."""
+    deadline, progress, count = time.monotonic() + seconds, time.monotonic(), -1
+    while True:
+        got = receiver.sequences(path)
+        if sequences <= got:
+            return True
+        if len(got) != count:
+            progress, count = time.monotonic(), len(got)
+        if time.monotonic() > min(deadline, progress + stall):
             return False
         time.sleep(0.05)
-    return True
 
 
 def create_webhook(client, url):
@@ -286,7 +297,7 @@ def phase_a(port, client, receiver, seconds, problems):
     run_threads(paced_feeder, FEEDERS, feed, port, began, seconds)
     window = time.monotonic() - began
     logged = {s for s, _ in feed.events}
-    complete = wait_for(receiver, "/a", logged, 20)
+    wait_for(receiver, "/a", logged, 30)  # until all came, no new one for 5 s, or 30 s
     client.call("DELETE", f"/v1/webhooks/{hook}", expected=204)
     arrivals = receiver.received("/a")
     order = [s for _, s, _ in arrivals]
@@ -299,12 +310,12 @@ def phase_a(port, client, receiver, seconds, problems):
     values = latency(receiver, "/a", logged)
     delivered_rate = len(seen & logged) / (max(a for a, _, _ in arrivals) - began_wall) if arrivals else 0.0
     problems += feed.errors[:5]
-    if lost or reordered or not complete:
-        problems.append(f"(a): {len(lost)} events lost, {reordered} out of order")
+    if lost or reordered or foreign:
+        problems.append(f"(a): {len(lost)} events not delivered, {reordered} out of order, {len(foreign)} not logged by (a)")
     exactly = "yes" if not (lost or reordered or duplicates or foreign) else "NO"
     return {"events": len(logged), "window": window, "logged/s": len(logged) / window, "delivered/s": delivered_rate,
             "latency": values, "lost": len(lost), "duplicates": duplicates, "reordered": reordered, "foreign": len(foreign),
-            "exactly once in order": exactly, "errors": len(feed.errors)}
+            "exactly once in order": exactly, "errors": len(feed.errors), "connections": receiver.connections("/a")}
 
 
 def phase_b(port, client, receiver, seconds, problems):
@@ -334,6 +345,7 @@ def phase_b(port, client, receiver, seconds, problems):
     span = arrivals[-1][0] - arrivals[0][0] if len(arrivals) > 1 else float("nan")
     return {"backlog": len(sequences), "posted in": posted, "logged/s": len(sequences) / posted, "acknowledged": done,
             "drain s": elapsed, "drained/s": done / elapsed, "complete": cursor >= end, "requests": len(arrivals),
+            "connections": receiver.connections("/b"),
             "receiver/s": len(arrivals) / span if span == span and span > 0 else float("nan")}
 
 
@@ -367,7 +379,7 @@ def phase_c(port, client, receiver, hanging, problems):
     return result
 
 
-def print_report(binary, seconds, a, b, c, problems):
+def print_report(binary, seconds, a, b, c, stopped, problems):
     print(f"bench-webhooks: {binary}\n")
     values = a["latency"]
     p99 = percentile(values, 99)
@@ -376,13 +388,16 @@ def print_report(binary, seconds, a, b, c, problems):
     print(f"    {a['events']:>7} {a['logged/s']:>9.1f} {a['delivered/s']:>12.1f} {ms(percentile(values, 50)):>8} "
           f"{ms(percentile(values, 95)):>8} {ms(p99):>8} {ms(percentile(values, 100)):>8}")
     print(f"    exactly once in sequence order: {a['exactly once in order']} (lost {a['lost']}, duplicates {a['duplicates']}, "
-          f"out of order {a['reordered']}, not logged by this phase {a['foreign']}; request errors {a['errors']})")
+          f"out of order {a['reordered']}, not logged by this phase {a['foreign']}; request errors {a['errors']}; "
+          f"{a['connections']} receiver connection(s))")
+    if a["delivered/s"] < 0.95 * a["logged/s"]:
+        print(f"    the webhook fell behind: it acknowledged fewer events/s than were logged, so latency grew with the backlog")
     print(f"    target p99 fix→receiver < {TARGET_P99 * 1e3:.0f} ms: {'met' if p99 < TARGET_P99 else 'NOT met'} ({ms(p99)} ms)\n")
     if b:
         print(f"(b) throughput of one endpoint: backlog of {b['backlog']} events (logged in {b['posted in']:.1f} s, "
               f"{b['logged/s']:.0f}/s), replayed to a new webhook")
-        print(f"    {'acknowledged':>12} {'seconds':>8} {'events/s':>9} {'receiver/s':>11}  drained")
-        print(f"    {b['acknowledged']:>12} {b['drain s']:>8.1f} {b['drained/s']:>9.1f} {b['receiver/s']:>11.1f}  "
+        print(f"    {'acknowledged':>12} {'seconds':>8} {'events/s':>9} {'receiver/s':>11} {'connections':>12}  drained")
+        print(f"    {b['acknowledged']:>12} {b['drain s']:>8.1f} {b['drained/s']:>9.1f} {b['receiver/s']:>11.1f} {b['connections']:>12}  "
               f"{'yes' if b['complete'] else f'no (stopped after {seconds:g} s: partial)'}\n")
     print(f"(c) ingest beside a hanging receiver: single fixes, {INGEST_THREADS} threads × {INGEST_COUNT} per block, blocks H X X H")
     print(f"    {'webhooks':<22} {'requests':>8} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8} {'healthy hook p50/p99 ms':>24}")
@@ -396,6 +411,7 @@ def print_report(binary, seconds, a, b, c, problems):
           + ", ".join(f"{k} {ms(v)}" for k, v in c["blocks"]) + " ms)")
     print(f"    the hanging receiver got {c['connections']} connection(s); deleting its webhook took "
           f"{ms(c['delete']) if c['delete'] is not None else '–'} ms")
+    print(f"server: {stopped}")
     for problem in problems[:10]:
         print(f"  problem: {problem}")
 
@@ -417,7 +433,7 @@ def main():
     timer = threading.Timer(args.seconds * 3 + 60, watchdog)
     timer.daemon = True
     timer.start()
-    problems = []
+    problems, stopped = [], "not started"
     try:
         process, port, log = start_server(args.binary, os.path.join(folder, "meridian.sqlite"))
         servers.append(process)
@@ -429,17 +445,19 @@ def main():
     finally:
         for process in servers:
             if process.poll() is None:
+                began = time.monotonic()
                 process.terminate()
                 try:
-                    process.wait(timeout=10)
+                    stopped = f"SIGTERM → exit {process.wait(timeout=10)} in {time.monotonic() - began:.2f} s"
                 except subprocess.TimeoutExpired:
+                    stopped = "SIGTERM → still running after 10 s (then killed)"
                     problems.append("the server did not stop within 10 s of SIGTERM")
                     process.kill()
                     process.wait()
         hanging.close()
         receiver.shutdown()
         shutil.rmtree(folder, ignore_errors=True)
-    print_report(args.binary, args.seconds, a, b, c, problems)
+    print_report(args.binary, args.seconds, a, b, c, stopped, problems)
     if errors := [line for line in log if " error " in line or " critical " in line]:
         print(f"  server logged {len(errors)} error line(s), first: {errors[0].strip()[:300]}")
     failed = a["lost"] or a["reordered"] or a["foreign"] or problems
