@@ -56,23 +56,20 @@ public final class DeliveryHub: Sendable {
     }
 
     /// Changes what `change` sets; a new secret rotates (the old one signs too for a day),
-    /// `active` clears the reason it was disabled.
+    /// `active` clears the reason it was disabled. Cursor and epoch are left as they are.
     public func update(_ id: String, change: WebhookChange) async throws -> Webhook {
-        var webhook = try await webhook(id)
+        if let url = change.url { _ = try await check(url) }
         let now = context.now()
-        if let url = change.url {
-            _ = try await check(url)
-            webhook.url = url
+        return try await modify(id) { webhook in
+            if let url = change.url { webhook.url = url }
+            if let secret = change.secret { webhook.secrets = webhook.secrets.rotated(to: secret, at: now) }
+            if let subscriptionIds = change.subscriptionIds { webhook.subscriptionIds = subscriptionIds }
+            if let state = change.state, state != webhook.state {
+                webhook.state = state
+                webhook.disabledReason = state == .disabled ? "disabled by an operator" : nil
+            }
+            webhook.updatedAt = now
         }
-        if let secret = change.secret { webhook.secrets = webhook.secrets.rotated(to: secret, at: now) }
-        if let subscriptionIds = change.subscriptionIds { webhook.subscriptionIds = subscriptionIds }
-        if let state = change.state, state != webhook.state {
-            webhook.state = state
-            webhook.disabledReason = state == .disabled ? "disabled by an operator" : nil
-        }
-        webhook.updatedAt = now
-        try await save(webhook)
-        return webhook
     }
 
     /// Deletes the webhook and its delivery log; its worker ends.
@@ -82,15 +79,17 @@ public final class DeliveryHub: Sendable {
     }
 
     /// Moves the cursor back so the events with sequence ≥ `fromSequence` are sent again, in order
-    /// (a `fromSequence` past the log's end puts the cursor at the end).
+    /// (a `fromSequence` past the log's end puts the cursor at the end), and starts a new epoch so
+    /// an attempt in flight cannot move the cursor forward again.
     public func replay(_ id: String, fromSequence: Int64) async throws -> Webhook {
-        var webhook = try await webhook(id)
         // Past the end of the log there is nothing to re-send, and later events must still go out.
-        webhook.cursor = max(0, min(fromSequence - 1, context.events.latest))
-        webhook.epoch += 1
-        webhook.updatedAt = context.now()
-        try await save(webhook)
-        return webhook
+        let cursor = max(0, min(fromSequence - 1, context.events.latest))
+        let now = context.now()
+        return try await modify(id) { webhook in
+            webhook.cursor = cursor
+            webhook.epoch += 1
+            webhook.updatedAt = now
+        }
     }
 
     /// Sends a signed ping now (whatever the state), not logged: `{"type":"ping","webhookId":…,"sentAt":…}`.
@@ -110,9 +109,11 @@ public final class DeliveryHub: Sendable {
         return (events, max(0, context.now().seconds(since: oldest.recordedAt)))
     }
 
-    private func save(_ webhook: Webhook) async throws {
-        guard try await context.store.update(webhook) else { throw WebhookError.notFound(webhook.id) }
-        wake(webhook.id)
+    /// Changes the stored webhook atomically, then wakes its worker.
+    private func modify(_ id: String, _ change: @Sendable (inout Webhook) -> Void) async throws -> Webhook {
+        guard let webhook = try await context.store.modify(id: id, change) else { throw WebhookError.notFound(id) }
+        wake(id)
+        return webhook
     }
 
     /// Checks `url` as a send would: parsed, resolved, every address allowed.

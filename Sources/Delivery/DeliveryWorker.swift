@@ -41,6 +41,11 @@ final class DeliveryWorker: Sendable {
     static let pageSize = 100
     /// The wait before reading the store again after it failed.
     static let storeRetry = Duration.seconds(1)
+    /// How long an idle worker waits before it reads its webhook again anyway.
+    static let idleWait = Duration.seconds(3_600)
+    /// Attempts between two trims of the delivery log.
+    static let pruneEvery = 500
+    private let recorded = Atomic<Int>(0)
 
     init(webhookId: String, context: DeliveryContext) {
         self.webhookId = webhookId
@@ -60,25 +65,26 @@ final class DeliveryWorker: Sendable {
 
     /// Delivers until the webhook is deleted or the worker is stopped.
     func run() async {
-        var attempt = (sequence: Int64(0), count: 0)
-        while !isStopped {
+        var attempt = Attempt()
+        while true {
+            // Read before the stop check: a stop after it pokes past `seen`, so no wait misses it.
             let seen = wake.latest
+            guard !isStopped else { return }
             do {
                 guard let webhook = try await context.store.webhook(id: webhookId) else { return }
                 guard webhook.state == .active else {
-                    await context.events.waitOrWake(wake, after: seen, timeout: .seconds(3_600), logAfter: nil)
+                    await context.events.waitOrWake(wake, after: seen, timeout: Self.idleWait, logAfter: nil)
                     continue
                 }
                 let latest = context.events.latest
                 let page = try await context.events.events(after: webhook.cursor, subscriptionIds: webhook.subscriptionIds, limit: Self.pageSize)
                 if page.isEmpty {
-                    await context.events.waitOrWake(wake, after: seen, timeout: .seconds(3_600), logAfter: latest)
+                    await context.events.waitOrWake(wake, after: seen, timeout: Self.idleWait, logAfter: latest)
                     continue
                 }
                 pages: for event in page {
                     guard !isStopped, wake.latest == seen else { break pages }
-                    if attempt.sequence != event.sequence { attempt = (event.sequence, 0) }
-                    attempt.count += 1
+                    attempt.next(for: event.sequence, epoch: webhook.epoch)
                     switch try await deliver(event, attempt: attempt.count, of: webhook) {
                     case .next: continue
                     case .reload: break pages
@@ -90,6 +96,18 @@ final class DeliveryWorker: Sendable {
             } catch {
                 await context.events.waitOrWake(wake, after: seen, timeout: Self.storeRetry, logAfter: nil)
             }
+        }
+    }
+
+    /// Which try of which event this is: counted per event and epoch, so a replay starts again at 1.
+    private struct Attempt {
+        var sequence: Int64 = 0
+        var epoch: Int64 = -1
+        var count = 0
+
+        mutating func next(for sequence: Int64, epoch: Int64) {
+            if (sequence, epoch) != (self.sequence, self.epoch) { (self.sequence, self.epoch, count) = (sequence, epoch, 0) }
+            count += 1
         }
     }
 
@@ -106,13 +124,19 @@ final class DeliveryWorker: Sendable {
             webhookId: webhook.id, sequence: event.sequence, eventId: event.id, attempt: attempt, at: at,
             statusCode: response.statusCode, error: response.failure, latencyMilliseconds: response.latency.milliseconds, outcome: .failed)
         defer { context.observer.attempted(record, eventAge: context.now().seconds(since: event.recordedAt)) }
+        try await pruneNow()
         if response.acknowledged {
             record.outcome = .delivered
             return try await context.store.record(record, cursor: event.sequence, epoch: webhook.epoch) ? .next : .reload
         }
         if response.gone {
             _ = try await context.store.record(record, cursor: nil, epoch: webhook.epoch)
-            try await context.store.setState(webhookId: webhook.id, .disabled, reason: "the receiver answered 410 Gone", at: context.now())
+            // Only the webhook this answer was for: not one an operator has since re-pointed or replayed.
+            let (url, epoch, now) = (webhook.url, webhook.epoch, context.now())
+            _ = try await context.store.modify(id: webhook.id) { current in
+                guard current.url == url, current.epoch == epoch, current.state == .active else { return }
+                (current.state, current.disabledReason, current.updatedAt) = (.disabled, "the receiver answered 410 Gone", now)
+            }
             return .reload
         }
         var generator = SystemRandomNumberGenerator()
@@ -122,6 +146,12 @@ final class DeliveryWorker: Sendable {
         }
         _ = try await context.store.record(record, cursor: nil, epoch: webhook.epoch)
         return .retry(delay)
+    }
+
+    /// Every ``pruneEvery`` attempts, trims the webhook's delivery log to the newest ones kept.
+    private func pruneNow() async throws {
+        guard recorded.add(1, ordering: .relaxed).newValue % Self.pruneEvery == 0 else { return }
+        try await context.store.pruneAttempts(webhookId: webhookId, keeping: context.settings.attemptsKept)
     }
 }
 

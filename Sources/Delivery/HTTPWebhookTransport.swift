@@ -8,9 +8,11 @@ import Synchronization
 /// redirects never followed, the host name mapped to the checked address so nothing resolves it
 /// again (TLS still verifies and sends SNI for the name).
 public final class HTTPWebhookTransport: WebhookTransport {
-    private struct Pin: Hashable { let host: String; let address: IPAddress }
-    private let clients = Mutex<[Pin: HTTPClient]>([:])
-    /// Most distinct (host, address) pairs kept connected; beyond, all are closed and reopened.
+    private struct Pin: Hashable { let host: String; let address: IPAddress; let timeout: Duration }
+    /// A client, how many requests use it now, and when one last started.
+    private struct Entry { let client: HTTPClient; var inFlight = 0; var lastUsed = ContinuousClock.now }
+    private let clients = Mutex<[Pin: Entry]>([:])
+    /// Most distinct (host, address) pairs kept connected; beyond, the least recently used idle one is closed.
     static let maxClients = 256
     /// The most of an answer's body read (and discarded) to keep the connection reusable.
     static let maxAnswerBytes = 64 << 10
@@ -23,8 +25,10 @@ public final class HTTPWebhookTransport: WebhookTransport {
         outbound.method = .POST
         for header in request.headers { outbound.headers.add(name: header.name, value: header.value) }
         outbound.body = .bytes(ByteBuffer(bytes: request.body))
+        let (pin, client) = checkOut(for: request)
+        defer { checkIn(pin) }
         do {
-            let response = try await client(for: request).execute(outbound, timeout: .nanoseconds(Self.nanoseconds(request.timeout)))
+            let response = try await client.execute(outbound, timeout: .nanoseconds(Self.nanoseconds(request.timeout)))
             var read = 0
             for try await part in response.body {
                 read += part.readableBytes
@@ -41,30 +45,40 @@ public final class HTTPWebhookTransport: WebhookTransport {
     public func shutdown() async {
         let all = clients.withLock { clients in
             defer { clients = [:] }
-            return Array(clients.values)
+            return clients.values.map(\.client)
         }
         for client in all { try? await client.shutdown() }
     }
 
-    private func client(for request: WebhookRequest) -> HTTPClient {
-        let pin = Pin(host: request.url.host, address: request.address)
-        let (client, evicted) = clients.withLock { clients -> (HTTPClient, [HTTPClient]) in
-            if let client = clients[pin] { return (client, []) }
-            var evicted: [HTTPClient] = []
-            if clients.count >= Self.maxClients {
-                evicted = Array(clients.values)
-                clients = [:]
+    /// The client pinned to the request's host and checked address, counted as in use.
+    private func checkOut(for request: WebhookRequest) -> (Pin, HTTPClient) {
+        let pin = Pin(host: request.url.host, address: request.address, timeout: request.timeout)
+        let (client, evicted) = clients.withLock { clients -> (HTTPClient, HTTPClient?) in
+            if var entry = clients[pin] {
+                entry.inFlight += 1
+                entry.lastUsed = .now
+                clients[pin] = entry
+                return (entry.client, nil)
             }
-            var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(10), read: .seconds(10)))
+            var evicted: HTTPClient?
+            if clients.count >= Self.maxClients, let idle = clients.filter({ $0.value.inFlight == 0 }).min(by: { $0.value.lastUsed < $1.value.lastUsed }) {
+                evicted = clients.removeValue(forKey: idle.key)?.client
+            }
+            let timeout = TimeAmount.nanoseconds(Self.nanoseconds(request.timeout))
+            var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow, timeout: .init(connect: timeout, read: timeout))
             configuration.decompression = .disabled
             // The request's URL carries the checked host as parsed (``canonical(_:)``), mapped to the checked address.
             configuration.dnsOverride[pin.host] = pin.address.description
             let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-            clients[pin] = client
+            clients[pin] = Entry(client: client, inFlight: 1)
             return (client, evicted)
         }
-        if !evicted.isEmpty { Task { for old in evicted { try? await old.shutdown() } } }
-        return client
+        if let evicted { Task { try? await evicted.shutdown() } }
+        return (pin, client)
+    }
+
+    private func checkIn(_ pin: Pin) {
+        clients.withLock { $0[pin]?.inFlight -= 1 }
     }
 
     /// The URL with the host exactly as the guard parsed and checked it (lower case, percent-decoded,

@@ -54,32 +54,47 @@ public struct Webhook: Hashable, Sendable, Identifiable {
     }
 }
 
-/// A webhook's signing secrets: requests are signed with the current one and, for
-/// ``SigningSecrets/rotationOverlap`` after a rotation, also with the previous one.
+/// A webhook's signing secrets: requests are signed with the current one and with every one
+/// rotated out less than ``SigningSecrets/rotationOverlap`` ago.
 public struct SigningSecrets: Hashable, Sendable {
+    /// A secret rotated out, and when it stops signing.
+    public struct Retired: Hashable, Sendable {
+        public var secret: WebhookSecret
+        public var expiresAt: Instant
+
+        public init(secret: WebhookSecret, expiresAt: Instant) {
+            self.secret = secret
+            self.expiresAt = expiresAt
+        }
+    }
+
     public var current: WebhookSecret
-    public var previous: WebhookSecret?
-    /// When the previous secret stops signing.
-    public var previousExpiresAt: Instant?
+    /// Rotated-out secrets, newest first (expired ones are dropped at the next rotation).
+    public var retired: [Retired]
 
     /// How long a rotated-out secret keeps signing: receivers have a day to switch.
     public static let rotationOverlap: Int64 = 24 * 3600 * 1_000_000
 
-    public init(current: WebhookSecret, previous: WebhookSecret? = nil, previousExpiresAt: Instant? = nil) {
+    public init(current: WebhookSecret, retired: [Retired] = []) {
         self.current = current
-        self.previous = previous
-        self.previousExpiresAt = previousExpiresAt
+        self.retired = retired
     }
 
-    /// The secrets that sign a request sent at `now`, current first.
+    /// The secrets that sign a request sent at `now`, current first, then the retired ones still valid.
     public func signing(at now: Instant) -> [WebhookSecret] {
-        guard let previous, let expires = previousExpiresAt, now.microseconds < expires.microseconds else { return [current] }
-        return [current, previous]
+        [current] + retired.filter { now < $0.expiresAt }.map(\.secret)
     }
 
-    /// These secrets after `secret` replaces the current one at `now` (the current one keeps signing for a day).
+    /// Until when a retired secret still signs at `now`; nil when none does.
+    public func overlapEnds(at now: Instant) -> Instant? {
+        retired.filter { now < $0.expiresAt }.map(\.expiresAt).max()
+    }
+
+    /// These secrets after `secret` replaces the current one at `now`: the current one (and any
+    /// earlier one still valid) keeps signing until its day is up.
     public func rotated(to secret: WebhookSecret, at now: Instant) -> SigningSecrets {
         guard secret != current else { return self }
-        return SigningSecrets(current: secret, previous: current, previousExpiresAt: Instant(microseconds: now.microseconds + Self.rotationOverlap))
+        let outgoing = Retired(secret: current, expiresAt: Instant(microseconds: now.microseconds + Self.rotationOverlap))
+        return SigningSecrets(current: secret, retired: [outgoing] + retired.filter { now < $0.expiresAt && $0.secret != secret })
     }
 }

@@ -8,17 +8,17 @@ public protocol WebhookStore: Sendable {
     func webhook(id: String) async throws -> Webhook?
     /// Webhooks in id order after `after`, at most `limit`.
     func webhooks(after: String?, limit: Int) async throws -> [Webhook]
-    /// Replaces a webhook's settings (url, subscriptions, secrets, state, cursor, epoch, updatedAt).
-    /// Returns false when it no longer exists.
-    func update(_ webhook: Webhook) async throws -> Bool
+    /// Reads the webhook, lets `change` edit it and stores the result, in one write transaction
+    /// (so no concurrent change or acknowledgement is lost); nil when there is no such webhook.
+    func modify(id: String, _ change: @Sendable (inout Webhook) -> Void) async throws -> Webhook?
     /// Deletes a webhook and its delivery log; false when there was none.
     func delete(id: String) async throws -> Bool
-    /// Appends `attempt` to the delivery log and, when `cursor` is set, moves the webhook's cursor
-    /// to it in the same transaction, provided the webhook's epoch is still `epoch` (no replay
-    /// since the event was read). Returns whether the cursor moved.
+    /// Appends `attempt` to the delivery log (unless the webhook was deleted) and, when `cursor`
+    /// is set, moves the webhook's cursor forward to it in the same transaction, provided the
+    /// webhook's epoch is still `epoch` (no replay since the event was read). Returns whether the cursor moved.
     func record(_ attempt: DeliveryAttempt, cursor: Int64?, epoch: Int64) async throws -> Bool
-    /// Sets the webhook's state (and reason) unless it was deleted.
-    func setState(webhookId: String, _ state: Webhook.State, reason: String?, at: Instant) async throws
+    /// Deletes all but the newest `keeping` attempts of a webhook.
+    func pruneAttempts(webhookId: String, keeping: Int) async throws
     /// The delivery log of a webhook, newest first, with ids below `before`, of one outcome or all.
     func attempts(webhookId: String, outcome: DeliveryAttempt.Outcome?, before: Int64?, limit: Int) async throws -> [DeliveryAttempt]
 }

@@ -108,8 +108,7 @@ enum Migrations {
                 t.column("url", .text).notNull()
                 t.column("subscriptionIds", .text)  // JSON array; NULL: every subscription
                 t.column("secret", .text).notNull()  // whsec_…, needed in clear to sign
-                t.column("previousSecret", .text)
-                t.column("previousSecretExpiresAt", .integer)  // Unix microseconds
+                t.column("retiredSecrets", .text).notNull()  // JSON [{secret, expiresAt (Unix µs)}], newest first
                 t.column("state", .text).notNull()
                 t.column("disabledReason", .text)
                 t.column("cursor", .integer).notNull()

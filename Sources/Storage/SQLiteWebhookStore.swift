@@ -2,19 +2,14 @@ public import Delivery
 import GRDB
 public import Timeline
 
-/// ``WebhookStore`` on SQLite, confined to one tenant. The delivery log keeps the newest
-/// `attemptsKept` attempts of each webhook.
+/// ``WebhookStore`` on SQLite, confined to one tenant.
 public struct SQLiteWebhookStore: WebhookStore {
     let database: MeridianDatabase
     public let tenant: TenantID
-    let attemptsKept: Int
-    /// The log is pruned when an attempt's id is a multiple of this.
-    static let pruneEvery: Int64 = 1_000
 
-    public init(database: MeridianDatabase, tenant: TenantID = .default, attemptsKept: Int = 10_000) {
+    public init(database: MeridianDatabase, tenant: TenantID = .default) {
         self.database = database
         self.tenant = tenant
-        self.attemptsKept = attemptsKept
     }
 
     public func insert(_ webhook: Webhook) async throws {
@@ -37,11 +32,14 @@ public struct SQLiteWebhookStore: WebhookStore {
         }
     }
 
-    public func update(_ webhook: Webhook) async throws -> Bool {
-        let arguments: StatementArguments = (try WebhookRecord.settings(webhook)) + [webhook.updatedAt.microseconds, webhook.id, tenant.description]
+    public func modify(id: String, _ change: @Sendable (inout Webhook) -> Void) async throws -> Webhook? {
+        let tenant = tenant.description
         return try await database.writer.write { db in
-            try db.execute(sql: WebhookRecord.updateSQL, arguments: arguments)
-            return db.changesCount > 0
+            guard var webhook = try WebhookRecord.fetchOne(db, sql: "SELECT * FROM webhook WHERE id = ? AND tenant = ?", arguments: [id, tenant])?.webhook()
+            else { return nil }
+            change(&webhook)
+            try db.execute(sql: WebhookRecord.updateSQL, arguments: try WebhookRecord.settings(webhook) + [webhook.updatedAt.microseconds, id, tenant])
+            return webhook
         }
     }
 
@@ -55,14 +53,9 @@ public struct SQLiteWebhookStore: WebhookStore {
     }
 
     public func record(_ attempt: DeliveryAttempt, cursor: Int64?, epoch: Int64) async throws -> Bool {
-        let (kept, tenant) = (attemptsKept, tenant.description)
+        let tenant = tenant.description
         return try await database.writer.write { db in
             try db.cachedStatement(sql: WebhookDeliveryRecord.insertSQL).execute(arguments: WebhookDeliveryRecord.arguments(attempt))
-            if db.lastInsertedRowID % Self.pruneEvery == 0 {
-                try db.execute(sql: """
-                    DELETE FROM webhookDelivery WHERE webhookId = ?1 AND id <= (SELECT id FROM webhookDelivery WHERE webhookId = ?1 ORDER BY id DESC LIMIT 1 OFFSET ?2)
-                    """, arguments: [attempt.webhookId, kept])
-            }
             guard let cursor else { return false }
             try db.cachedStatement(sql: "UPDATE webhook SET cursor = ? WHERE id = ? AND tenant = ? AND epoch = ? AND cursor < ?")
                 .execute(arguments: [cursor, attempt.webhookId, tenant, epoch, cursor])
@@ -70,10 +63,11 @@ public struct SQLiteWebhookStore: WebhookStore {
         }
     }
 
-    public func setState(webhookId: String, _ state: Webhook.State, reason: String?, at: Instant) async throws {
+    public func pruneAttempts(webhookId: String, keeping: Int) async throws {
         try await database.writer.write { db in
-            try db.execute(sql: "UPDATE webhook SET state = ?, disabledReason = ?, updatedAt = ? WHERE id = ? AND tenant = ?",
-                           arguments: [state.rawValue, reason, at.microseconds, webhookId, tenant.description])
+            try db.execute(sql: """
+                DELETE FROM webhookDelivery WHERE webhookId = ?1 AND id <= (SELECT id FROM webhookDelivery WHERE webhookId = ?1 ORDER BY id DESC LIMIT 1 OFFSET ?2)
+                """, arguments: [webhookId, keeping])
         }
     }
 

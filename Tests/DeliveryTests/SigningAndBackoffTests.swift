@@ -24,6 +24,21 @@ import Timeline
         #expect(header.split(separator: " ").count == 2 && header.split(separator: " ").allSatisfy { $0.hasPrefix("v1,") })
     }
 
+    @Test func aSecondRotationWithinTheDayKeepsEveryRetiredSecretItsFullDay() {
+        let (a, b, c) = (WebhookSecret.generate(), WebhookSecret.generate(), WebhookSecret.generate())
+        let hour: Int64 = 3_600_000_000
+        let twice = SigningSecrets(current: a).rotated(to: b, at: Instant(microseconds: 0)).rotated(to: c, at: Instant(microseconds: hour))
+        #expect(twice.signing(at: Instant(microseconds: 2 * hour)) == [c, b, a])
+        #expect(twice.signing(at: Instant(microseconds: SigningSecrets.rotationOverlap)) == [c, b], "a's day is up, b's is not")
+        #expect(twice.overlapEnds(at: Instant(microseconds: 2 * hour)) == Instant(microseconds: hour + SigningSecrets.rotationOverlap))
+        #expect(twice.signing(at: Instant(microseconds: hour + SigningSecrets.rotationOverlap)) == [c])
+    }
+
+    @Test func internationalisedHostsAreCheckedAndSentInPunycode() throws {
+        #expect(try WebhookURL("http://ü.example.com/hook").host == "xn--tda.example.com")
+        #expect(try WebhookURL("https://xn--tda.example.com/").host == "xn--tda.example.com")
+    }
+
     @Test(arguments: ["whsec_", "whsec_c2hvcnQ=", "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "whsec_!!!!MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
                       "whsec_" + Data(repeating: 1, count: 65).base64EncodedString()])
     func secretsOutsideTheStandardAreRefused(text: String) {

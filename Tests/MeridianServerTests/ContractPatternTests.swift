@@ -112,9 +112,9 @@ import Tracking
         for text in texts {
             #expect(((try? Paging.count(text, parameter: "cursor")) != nil) == Self.matches(regex, text), "\(text)")
         }
-        // The served contract states the same pattern for the tile cursor and Last-Event-ID.
+        // The served contract states the same pattern for the tile and delivery cursors and Last-Event-ID.
         let yaml = Self.contract.text
-        #expect(yaml.components(separatedBy: #"'^(0|[1-9][0-9]{0,17})$(?!\n)'"#).count == 2)
+        #expect(yaml.components(separatedBy: #"'^(0|[1-9][0-9]{0,17})$(?!\n)'"#).count == 3)
         #expect(yaml.contains(#"'^(0|[1-9][0-9]{0,17})?$(?!\n)'"#))
     }
 }

@@ -12,7 +12,7 @@ import Testing
         let database = TemporaryDatabase()
         defer { database.cleanUp() }
 
-        let first = try ServerProcess.start(database: database.path)
+        let first = try await ServerProcess.start(database: database.path)
         defer { first.kill() }  // also when the test fails half-way: a stray server keeps `swift test` waiting
         // id → the version the server acknowledged, and the id it acknowledged deleting.
         let (acknowledged, deleted) = try await TestClient.withClient(host: "127.0.0.1", port: first.port) { client in
@@ -33,7 +33,7 @@ import Testing
         }
         first.kill()  // SIGKILL, straight after the last acknowledgement
 
-        let second = try ServerProcess.start(database: database.path)
+        let second = try await ServerProcess.start(database: database.path)
         defer { second.kill() }
         try await TestClient.withClient(host: "127.0.0.1", port: second.port) { client in
             for (id, version) in acknowledged {
@@ -55,7 +55,16 @@ struct ServerProcess {
     let process: Process
     let port: Int
 
-    static func start(database: String, arguments: [String] = []) throws -> ServerProcess {
+    /// Starts the server and waits, off the cooperative pool, for the line that gives its port.
+    static func start(database: String, arguments: [String] = []) async throws -> ServerProcess {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try startBlocking(database: database, arguments: arguments) })
+            }
+        }
+    }
+
+    private static func startBlocking(database: String, arguments: [String]) throws -> ServerProcess {
         let process = Process()
         process.executableURL = try executable()
         process.arguments = ["serve", "--host", "127.0.0.1", "--port", "0", "--database", database, "--log-level", "warning"] + arguments

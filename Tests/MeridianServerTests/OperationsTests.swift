@@ -69,7 +69,7 @@ import Timeline
     @Test func sigtermEndsStreamsWithALastEventAndExitsZero() async throws {
         let database = TemporaryDatabase()
         defer { database.cleanUp() }
-        let server = try ServerProcess.start(database: database.path)
+        let server = try await ServerProcess.start(database: database.path)
         defer { server.kill() }
         let created = try await TestClient.withClient(host: "127.0.0.1", port: server.port) { client in
             try await client.execute(.request(.post, "/v1/annotations", json: #"{"coordinate":{"latitude":1,"longitude":2}}"#)).status

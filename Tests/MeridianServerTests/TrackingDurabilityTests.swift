@@ -25,7 +25,7 @@ import Testing
         let clock = ContinuousClock()
         let started = clock.now
 
-        let first = try ServerProcess.start(database: database.path)
+        let first = try await ServerProcess.start(database: database.path)
         defer { first.kill() }
         let subscriptionId = try await TestClient.withClient(host: "127.0.0.1", port: first.port) { client in
             let response = try await client.execute(.request(
@@ -72,7 +72,7 @@ import Testing
         #expect(acknowledgedEvents.count == acknowledgedFixes.values.map(\.count).reduce(0, +), "one event per acknowledged accepted fix")
 
         // Restart on the same file and read everything back.
-        let second = try ServerProcess.start(database: database.path)
+        let second = try await ServerProcess.start(database: database.path)
         defer { second.kill() }
         let (storedFixCount, lastSequence, afterRestart) = try await TestClient.withClient(host: "127.0.0.1", port: second.port) { client in
             #expect(try await client.execute(.request(.get, "/v1/subscriptions/\(subscriptionId)")).status == .ok, "the subscription is lost")

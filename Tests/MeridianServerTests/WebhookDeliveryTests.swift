@@ -76,6 +76,12 @@ import Testing
                 let dead = try await client.deliveries(webhook.id, status: "dead")
                 #expect(dead.map(\.sequence) == [2] && dead.first?.attempt == 4)
                 #expect(try await eventually { try await client.webhook(webhook.id).cursor == 3 ? true : nil } == true)
+                // A replay gives the dead-lettered event its whole schedule again, counted from 1.
+                _ = try await client.send(.post, "/v1/webhooks/\(webhook.id)/replay", json: #"{"fromSequence":2}"#)
+                let again = try await receiver.wait { $0.compactMap(\.sequence).filter { $0 == 3 }.count >= 2 }
+                #expect(again.compactMap(\.sequence).dropFirst(6) == [2, 2, 2, 2, 3])
+                let deadAgain = try await client.deliveries(webhook.id, status: "dead")
+                #expect(deadAgain.map(\.sequence) == [2, 2] && deadAgain.map(\.attempt) == [4, 4])
             }
         }
     }

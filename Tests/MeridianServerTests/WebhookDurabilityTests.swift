@@ -16,7 +16,7 @@ import Testing
         defer { database.cleanUp() }
         // A slow receiver, so the kill lands while events are still being sent.
         try await WebhookReceiver.run(script: { _, _ in .init(delay: .milliseconds(20)) }) { receiver in
-            let first = try ServerProcess.start(database: database.path, arguments: Self.arguments)
+            let first = try await ServerProcess.start(database: database.path, arguments: Self.arguments)
             defer { first.kill() }
             let webhookID = try await TestClient.withClient(host: "127.0.0.1", port: first.port) { client in
                 let subscription = try await client.execute(.request(.post, "/v1/subscriptions", json: TrackingContractTests.everyFix))
@@ -34,7 +34,7 @@ import Testing
             let sentBeforeKill = receiver.received.count
             #expect(sentBeforeKill < Self.events, "the kill came after everything was sent; the test proves nothing")
 
-            let second = try ServerProcess.start(database: database.path, arguments: Self.arguments)
+            let second = try await ServerProcess.start(database: database.path, arguments: Self.arguments)
             defer { second.kill() }
             let got = try await receiver.wait { Set($0.compactMap(\.sequence)).count >= Self.events }
             let sequences = got.compactMap(\.sequence)

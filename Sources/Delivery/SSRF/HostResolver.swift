@@ -1,5 +1,6 @@
 import Dispatch
 import Glibc
+import Synchronization
 
 /// Turns a webhook host into the addresses it stands for: the system resolver in production, an
 /// injected table in tests.
@@ -36,15 +37,32 @@ public struct HostResolver: Sendable {
 
     /// The operating system's resolver: a literal address is its own answer; a name goes to
     /// `getaddrinfo` (any family, stream sockets) on a Dispatch global queue, so the blocking call
-    /// never holds a thread of Swift's cooperative pool.
+    /// never holds a thread of Swift's cooperative pool. A lookup that takes longer than
+    /// ``lookupTimeout`` is unresolvable; answers (and failures) are reused for ``cacheLifetime``,
+    /// so a busy webhook does not ask DNS per event. The guard checks the addresses at every send
+    /// all the same, and the request goes to the address checked.
     public static let system = HostResolver { host in
         if let literal = IPAddress(host) { return [literal] }
-        return try await withCheckedThrowingContinuation { continuation in
+        if let cached = cache.answer(for: host) { return try cached.get() }
+        let answer: Result<[IPAddress], WebhookURLError> = await withCheckedContinuation { continuation in
+            let once = OnceFlag()
             DispatchQueue.global().async {
-                continuation.resume(with: Result { () throws(WebhookURLError) in try getaddrinfoAddresses(of: host) })
+                let result = Result { () throws(WebhookURLError) in try getaddrinfoAddresses(of: host) }
+                if once.claim() { continuation.resume(returning: result) }
+            }
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(lookupTimeout.components.seconds * 1_000))) {
+                if once.claim() { continuation.resume(returning: .failure(.unresolvable(host: host))) }
             }
         }
+        cache.store(answer, for: host)
+        return try answer.get()
     }
+
+    /// How long a name lookup may take.
+    public static let lookupTimeout = Duration.seconds(5)
+    /// How long a lookup's answer is reused.
+    public static let cacheLifetime = Duration.seconds(5)
+    private static let cache = ResolutionCache()
 
     /// Every address `getaddrinfo` gives for `host` (AF_UNSPEC, SOCK_STREAM), in its order;
     /// `.unresolvable` when it fails, finds nothing, or the name is empty or holds a NUL byte.
@@ -79,6 +97,34 @@ public struct HostResolver: Sendable {
             return IPAddress(bytes: withUnsafeBytes(of: ipv6) { Array($0) })
         default:
             return nil
+        }
+    }
+}
+
+/// True for the first caller only: who resumes a continuation raced by two callbacks.
+private final class OnceFlag: Sendable {
+    private let taken = Atomic<Bool>(false)
+    func claim() -> Bool { taken.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged }
+}
+
+/// Recent answers of the system resolver, by host.
+private final class ResolutionCache: Sendable {
+    private struct Entry { let answer: Result<[IPAddress], WebhookURLError>; let until: ContinuousClock.Instant }
+    private let entries = Mutex<[String: Entry]>([:])
+    /// Most hosts remembered; beyond, the table starts afresh.
+    static let capacity = 4_096
+
+    func answer(for host: String) -> Result<[IPAddress], WebhookURLError>? {
+        entries.withLock { entries in
+            guard let entry = entries[host], ContinuousClock.now < entry.until else { return nil }
+            return entry.answer
+        }
+    }
+
+    func store(_ answer: Result<[IPAddress], WebhookURLError>, for host: String) {
+        entries.withLock { entries in
+            if entries.count >= Self.capacity { entries = [:] }
+            entries[host] = Entry(answer: answer, until: .now + HostResolver.cacheLifetime)
         }
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 /// An outbound webhook URL that is plain http or https to a host and port, with no credentials.
 ///
 /// Only the form is checked here; where the host leads is `OutboundGuard`'s job. The host is kept as
-/// written (percent-decoded, lower-cased), an IPv6 literal without its brackets; it may still be a
+/// written (percent-decoded, lower-cased; an internationalised name in punycode), an IPv6 literal without its brackets; it may still be a
 /// name or a numeric form such as `127.1` that only resolution turns into an address.
 public struct WebhookURL: Hashable, Sendable {
     /// The longest URL accepted, in bytes of UTF-8 (characters, for the ASCII text of a URL).
@@ -27,8 +27,9 @@ public struct WebhookURL: Hashable, Sendable {
         let scheme = rawScheme.lowercased()
         guard scheme == "http" || scheme == "https" else { throw .unsupportedScheme(scheme) }
         guard components.percentEncodedUser == nil, components.percentEncodedPassword == nil else { throw .credentials }
-        guard let rawHost = components.host, !rawHost.isEmpty else { throw .missingHost }
-        let host = try Self.host(rawHost)
+        guard let decoded = components.host, !decoded.isEmpty else { throw .missingHost }
+        // An internationalised name is checked, resolved and sent in its ASCII (punycode) form.
+        let host = try Self.host(decoded.unicodeScalars.allSatisfy(\.isASCII) ? decoded : components.encodedHost ?? "")
         let port: Int
         if let explicit = components.port {
             guard (1...65535).contains(explicit) else { throw .invalidPort }
@@ -57,13 +58,10 @@ public struct WebhookURL: Hashable, Sendable {
         return bare.lowercased()
     }
 
-    /// Whether `scalar` may appear in a host name: an ASCII letter or digit, `-`, `.`, `_`, or a
-    /// non-ASCII letter or digit of an internationalised name.
+    /// Whether `scalar` may appear in a host name: an ASCII letter or digit, `-`, `.`, `_`
+    /// (an internationalised name arrives here in its punycode form).
     private static func isHostCharacter(_ scalar: Unicode.Scalar) -> Bool {
-        if scalar.isASCII {
-            return ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)
-                || scalar == "-" || scalar == "." || scalar == "_"
-        }
-        return scalar.properties.isAlphabetic || scalar.properties.numericType != nil
+        ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)
+            || scalar == "-" || scalar == "." || scalar == "_"
     }
 }

@@ -9,7 +9,7 @@ extension Components.Schemas.Webhook {
             id: webhook.id, url: webhook.url, subscriptionIds: webhook.subscriptionIds, secret: secret?.text,
             state: webhook.state == .active ? .active : .disabled, disabledReason: webhook.disabledReason, cursor: webhook.cursor,
             lag: .init(events: lag.events, oldestAge: lag.oldestAge),
-            previousSecretExpiresAt: webhook.secrets.signing(at: now).count > 1 ? webhook.secrets.previousExpiresAt?.rfc3339 : nil,
+            previousSecretExpiresAt: webhook.secrets.overlapEnds(at: now)?.rfc3339,
             createdAt: webhook.createdAt.rfc3339, updatedAt: webhook.updatedAt.rfc3339)
     }
 }

@@ -107,12 +107,17 @@ final class TenantSpace: Sendable {
         followers.withLock { $0.append(Task { await thinning.follow() }) }
         let trackingIDs = trackingIDs
         let delivery = DeliveryHub(context: DeliveryContext(
-            store: SQLiteWebhookStore(database: database, tenant: id, attemptsKept: deliverySettings.attemptsKept),
+            store: SQLiteWebhookStore(database: database, tenant: id),
             events: LoggedEvents(hub: tracking, store: SQLiteTrackingStore(database: database, tenant: id)),
             transport: transport, settings: deliverySettings, observer: DeliveryMetrics(metrics: metrics, tenant: id.description),
             now: { Instant(secondsSince1970: Date().timeIntervalSince1970) }
         ), newID: { trackingIDs.next().description })
-        try await delivery.start()
+        do {
+            try await delivery.start()
+        } catch {
+            await delivery.stop()  // no worker outlives a failed opening (the next one starts its own)
+            throw error
+        }
         return Tenant(annotations: annotations, thinning: thinning, tracking: tracking, delivery: delivery)
     }
 }
