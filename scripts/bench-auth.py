@@ -19,10 +19,11 @@ Prints req/s per round, the median ratio keyed/open and whether it meets the tar
 Exits 0 unless a server (or `keys create`) fails.
 """
 import argparse, json, os, re, shutil, socket, statistics, subprocess, sys, tempfile, threading, time
+from benchlib import create_key, start_server
 
 PATH = "/v1/convert/coordinates-to-map-points"
 BODY = '{"coordinates":[{"latitude":45.52,"longitude":-122.68}]}'
-RATE_FLAGS = ["--rate-limit", "1000000", "--rate-burst", "1000000"]
+SERVER_FLAGS = ["--log-level", "warning", "--rate-limit", "1000000", "--rate-burst", "1000000"]
 TARGET = 0.90
 
 
@@ -31,33 +32,6 @@ TARGET = 0.90
 # run, so the two modes are compared on equal terms.
 PIN_SERVER = ["taskset", "-c", "0"] if shutil.which("taskset") and os.cpu_count() and os.cpu_count() >= 2 else []
 PIN_CLIENT = ["taskset", "-c", "1"] if PIN_SERVER else []
-
-
-def fail(message):
-    print(message, file=sys.stderr)
-    sys.exit(1)
-
-
-def start_server(binary, database):
-    """`meridian serve` on a free port; returns (process, port) once it says it listens."""
-    process = subprocess.Popen(PIN_SERVER + [binary, "serve", "--host", "127.0.0.1", "--port", "0", "--database", database,
-                                "--log-level", "warning", *RATE_FLAGS], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    seen, found = [], threading.Event()
-
-    def drain():  # the startup line, then whatever it logs, so the pipe never fills
-        for line in process.stdout:
-            if not found.is_set():
-                seen.append(line)
-                if "listening on http://127.0.0.1:" in line:
-                    found.set()
-        found.set()  # it exited
-    threading.Thread(target=drain, daemon=True).start()
-    found.wait(timeout=30)
-    match = re.search(r"listening on http://127\.0\.0\.1:(\d+)", "".join(seen))
-    if not match:
-        process.kill()
-        fail(f"server did not start:\n{''.join(seen[-20:])}")
-    return process, int(match[1])
 
 
 def stop_server(process):
@@ -158,12 +132,8 @@ def measure(binary, keyed, args, use_wrk, header_only=False):
     database, token = os.path.join(folder, "meridian.sqlite"), UNCHECKED_TOKEN if header_only else None
     try:
         if keyed:
-            keys = subprocess.run([binary, "keys", "create", "--tenant", "bench", "--role", "reader", "--database", database],
-                                  capture_output=True, text=True, timeout=30)
-            token = next((line for line in keys.stdout.splitlines() if line.startswith("mrd_")), None)
-            if token is None:
-                fail(f"keys create failed ({keys.returncode}): {keys.stdout}{keys.stderr}")
-        process, port = start_server(binary, database)
+            token = create_key(binary, database, "reader")
+        process, port, _ = start_server(binary, database, SERVER_FLAGS, prefix=PIN_SERVER)
         try:
             run = (lambda s: run_wrk(port, token, s, args.connections, folder)) if use_wrk else \
                 (lambda s: run_python(port, token, s, args.connections))

@@ -22,77 +22,16 @@ restarted on the same file and every acknowledged annotation (paged list, then G
 Percentiles are nearest-rank; req/s is over the window before the kill. Exits 1 on a missing
 write, a non-2xx answer or transport error before the kill, or an unclean stop.
 """
-import argparse, http.client, itertools, json, math, os, queue, random, re, shutil, signal, subprocess
-import sys, tempfile, threading, time
-from datetime import datetime, timezone
+import argparse, http.client, itertools, json, os, random, shutil, signal, subprocess, sys, tempfile, threading, time
 from urllib.parse import quote
+from benchlib import Client, create_key, micros, percentile, rfc3339, start_server, start_watchdog
 
 KINDS = ("thin", "read", "write", "ingest")
 DEVICES = [f"dev-{d:02d}" for d in range(50)]
-RATE_FLAGS = ["--rate-limit", "1000000", "--rate-burst", "1000000"]
+SERVER_FLAGS = ["--log-level", "warning", "--rate-limit", "1000000", "--rate-burst", "1000000"]
 THIN = {"viewport": {"size": {"width": 800, "height": 600}, "center": {"latitude": 48.85, "longitude": 2.35}, "zoomLevel": 5}}
 STALL = 2.0  # a request unanswered this long when the kill comes is an error (a hang), not "cut"
 CONVERT = {"coordinates": [{"latitude": 45.52, "longitude": -122.68}]}
-
-
-def start_server(binary, database):
-    """`meridian serve` on a free port; returns (process, port) once it says it listens."""
-    process = subprocess.Popen([binary, "serve", "--host", "127.0.0.1", "--port", "0", "--database", database,
-                                "--log-level", "warning", *RATE_FLAGS], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    lines, seen = queue.Queue(), []
-
-    def drain():  # the startup line, then whatever it logs, so the pipe never fills
-        for line in process.stdout:
-            lines.put(line)
-        lines.put("")
-    threading.Thread(target=drain, daemon=True).start()
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            line = lines.get(timeout=max(0.1, deadline - time.monotonic()))
-        except queue.Empty:
-            line = ""
-        if not line:
-            process.kill()
-            sys.exit(f"server did not start:\n{''.join(seen[-20:])}")
-        seen.append(line)
-        if match := re.search(r"listening on http://127\.0\.0\.1:(\d+)", line):
-            return process, int(match[1])
-
-
-def micros(stamp):
-    """RFC 3339 → integer microseconds since the epoch, whatever the number of fraction digits."""
-    m = re.fullmatch(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d+))?(Z|[+-]\d\d:\d\d)", stamp)
-    base = datetime.fromisoformat(m[1] + ("+00:00" if m[3] == "Z" else m[3]))
-    return int(base.timestamp()) * 1_000_000 + int((m[2] or "").ljust(6, "0")[:6])
-
-
-def rfc3339(us):
-    return datetime.fromtimestamp(us // 1_000_000, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.") + f"{us % 1_000_000:06d}Z"
-
-
-def percentile(sorted_values, p):
-    return sorted_values[max(0, math.ceil(p / 100 * len(sorted_values)) - 1)] if sorted_values else float("nan")
-
-
-class Client:
-    """One keep-alive connection, reopened after a transport error."""
-
-    def __init__(self, port, token, timeout=10):
-        self.port, self.timeout, self.connection = port, timeout, None
-        self.headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
-
-    def call(self, method, path, body=None):
-        if self.connection is None:
-            self.connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=self.timeout)
-        try:
-            self.connection.request(method, path, None if body is None else json.dumps(body), self.headers)
-            response = self.connection.getresponse()
-            return response.status, response.read()
-        except (OSError, http.client.HTTPException):
-            self.connection.close()
-            self.connection = None
-            raise
 
 
 class Run:
@@ -141,7 +80,7 @@ def worker(run, index, workers, port, token):
                                    "timestamp": rfc3339(us), "horizontalAccuracy": 5}]}
         began = time.perf_counter()
         try:
-            status, payload = client.call(method, path, body)
+            status, payload = client.request(method, path, body)
         except (OSError, http.client.HTTPException) as error:
             if run.killed.is_set() and run.kill_time - began > STALL:
                 run.record(kind, error=f"{method} {path}: no answer in the {run.kill_time - began:.1f} s before the kill")
@@ -191,7 +130,7 @@ def pages(client, path, items, parameter, follow):
     """Every item of a paged list: `follow` in each page names `parameter` for the next."""
     value = None
     while True:
-        status, payload = client.call("GET", path + (f"&{parameter}={quote(value)}" if value else ""))
+        status, payload = client.request("GET", path + (f"&{parameter}={quote(value)}" if value else ""))
         if status != 200:
             sys.exit(f"GET {path} after the restart: {status} {payload[:200]!r}")
         page = json.loads(payload)
@@ -204,7 +143,7 @@ def verify(run, port, token):
     """Acknowledged writes absent after the restart: (annotation ids, {device: timestamps})."""
     client = Client(port, token, timeout=30)
     listed = {a["id"] for a in pages(client, "/v1/annotations?limit=1000", "annotations", "cursor", "nextCursor")}
-    missing_ids = [i for i in run.ids if i not in listed and client.call("GET", f"/v1/annotations/{i}")[0] != 200]
+    missing_ids = [i for i in run.ids if i not in listed and client.request("GET", f"/v1/annotations/{i}")[0] != 200]
     missing_fixes = {}
     for device, stamps in sorted(run.fixes.items()):
         stored = {micros(fix["timestamp"]) for fix in pages(client, f"/v1/devices/{device}/locations?limit=1000", "locations", "from", "nextFrom")}
@@ -235,26 +174,13 @@ def main():
     args = parser.parse_args()
     folder = tempfile.mkdtemp(prefix="bench-load-")
     database, servers = os.path.join(folder, "meridian.sqlite"), []
-
-    def watchdog():  # the whole run stays within SECONDS + 60 s
-        print(f"bench-load: still running after {args.seconds + 55:.0f} s; giving up", file=sys.stderr, flush=True)
-        for process in servers:
-            process.kill()
-        shutil.rmtree(folder, ignore_errors=True)
-        os._exit(1)
-    timer = threading.Timer(args.seconds + 55, watchdog)
-    timer.daemon = True
-    timer.start()
+    start_watchdog("bench-load", args.seconds + 55, servers, folder)  # the whole run stays within SECONDS + 60 s
     try:
-        keys = subprocess.run([args.binary, "keys", "create", "--tenant", "bench", "--role", "admin", "--database", database],
-                              capture_output=True, text=True, timeout=30)
-        token = next((line for line in keys.stdout.splitlines() if line.startswith("mrd_")), None)
-        if token is None:
-            sys.exit(f"keys create failed ({keys.returncode}): {keys.stdout}{keys.stderr}")
-        process, port = start_server(args.binary, database)
+        token = create_key(args.binary, database, "admin")
+        process, port, _ = start_server(args.binary, database, SERVER_FLAGS)
         servers.append(process)
         # A significant-change subscription for every device, so ingest appends events and the SSE reader has some.
-        status, _ = Client(port, token).call("POST", "/v1/subscriptions", {"type": "significantChange", "maxLocationAge": None})
+        status, _ = Client(port, token).request("POST", "/v1/subscriptions", {"type": "significantChange", "maxLocationAge": None})
         if status != 201:
             sys.exit(f"could not subscribe: {status}")
         run = Run()
@@ -273,7 +199,7 @@ def main():
             thread.join(timeout=15)
         print_load(run, window, args.workers, args.seconds)
 
-        process, port = start_server(args.binary, database)
+        process, port, _ = start_server(args.binary, database, SERVER_FLAGS)
         servers.append(process)
         missing_ids, missing_fixes = verify(run, port, token)
         stop_began = time.monotonic()

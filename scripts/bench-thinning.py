@@ -16,6 +16,8 @@ import sys
 import time
 from pathlib import Path
 
+from benchlib import percentile, start_server
+
 W = 2.0 ** 28
 
 
@@ -37,11 +39,6 @@ def box(lat, lon, zoom, width=1024, height=768):
     west, north = lonlat(max(cx - w / 2, 0), max(cy - h / 2, 0))
     east, south = lonlat(min(cx + w / 2, W), min(cy + h / 2, W))
     return (west, north), (east, south)
-
-
-def p(values, q):
-    values = sorted(values)
-    return values[min(len(values) - 1, math.ceil(len(values) * q) - 1)]
 
 
 def supercluster(data: Path, datasets):
@@ -79,19 +76,16 @@ def supercluster_one(data: Path, d):
             start = time.perf_counter()
             index.getClusters(top_left=top_left, bottom_right=bottom_right, zoom=zoom)
             times.append(time.perf_counter() - start)
-        figures[f"{name}P50"], figures[f"{name}P95"], figures[f"{name}Items"] = p(times, 0.5), p(times, 0.95), len(items)
+        times.sort()
+        figures[f"{name}P50"], figures[f"{name}P95"], figures[f"{name}Items"] = percentile(times, 50), percentile(times, 95), len(items)
     print(json.dumps(figures))
 
 
 def http_figures(meridian: str, database: str):
     """p50/p95 of POST /v1/annotations/thin (world, zoom 2) on the 1 M-point database, one keep-alive client."""
-    server = subprocess.Popen(
-        [meridian, "serve", "--host", "127.0.0.1", "--port", "0", "--database", database, "--log-level", "warning"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    started = time.perf_counter()
+    server, port, _ = start_server(meridian, database, ["--log-level", "warning"])
     try:
-        started = time.perf_counter()
-        line = server.stdout.readline()
-        port = int(line.split("http://127.0.0.1:")[1].split()[0])
         connection = http.client.HTTPConnection("127.0.0.1", port)
         body = json.dumps({"viewport": {"size": {"width": 1024, "height": 768}, "center": {"latitude": 0, "longitude": 0}, "zoomLevel": 2}})
         times, size = [], 0
@@ -107,7 +101,8 @@ def http_figures(meridian: str, database: str):
             if i >= 50:
                 times.append(elapsed)
             size = len(payload)
-        return {"p50": p(times, 0.5), "p95": p(times, 0.95), "bytes": size, "startToFirstAnswer": first}
+        times.sort()
+        return {"p50": percentile(times, 50), "p95": percentile(times, 95), "bytes": size, "startToFirstAnswer": first}
     finally:
         server.terminate()
         server.wait()

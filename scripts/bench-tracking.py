@@ -27,12 +27,13 @@ import json
 import math
 import os
 import random
-import subprocess
 import sys
 import tempfile
 import threading
 import time
 from datetime import datetime, timedelta, timezone
+
+from benchlib import LISTENING, start_server
 
 SOUTH, NORTH, WEST, EAST = 45.3, 45.8, -123.0, -122.3
 DEVICES = 1000
@@ -117,17 +118,12 @@ class Server:
     def __init__(self, binary):
         self.directory = tempfile.TemporaryDirectory(prefix="bench-tracking-")
         self.database = os.path.join(self.directory.name, "meridian.sqlite")
-        self.process = subprocess.Popen(
-            [binary, "serve", "--host", "127.0.0.1", "--port", "0", "--database", self.database, "--log-level", "warning"],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        line = self.process.stdout.readline()
-        if "http://127.0.0.1:" not in line:
-            self.process.kill()
-            raise SystemExit(f"server did not start: {line}{self.process.stdout.read()}")
-        self.port = int(line.split("http://127.0.0.1:")[1].split()[0])
-        self.output = []
-        self.reader = threading.Thread(target=lambda: self.output.extend(self.process.stdout), daemon=True)
-        self.reader.start()
+        self.process, self.port, self.log = start_server(binary, self.database, ["--log-level", "warning"], keep=None)
+
+    @property
+    def output(self):
+        """What the server printed, but for the line saying it listens."""
+        return [line for line in self.log if not LISTENING.search(line)]
 
     def cpu_seconds(self):
         fields = open(f"/proc/{self.process.pid}/stat").read().rsplit(")", 1)[1].split()
@@ -139,7 +135,7 @@ class Server:
     def stop(self):
         self.process.terminate()
         code = self.process.wait()
-        self.reader.join(timeout=5)
+        self.process.drain.join(timeout=5)
         self.directory.cleanup()
         return code
 

@@ -27,9 +27,8 @@ Percentiles are nearest-rank. Target: p99 fix→receiver < 100 ms in (a). Exits 
 (a) was lost or arrived out of order, or a request failed; duplicates are reported (at least once
 allows them).
 """
-import argparse, http.client, http.server, json, math, os, queue, random, re, shutil, socket, subprocess
-import sys, tempfile, threading, time
-from datetime import datetime, timezone
+import argparse, http.client, http.server, json, os, random, re, shutil, socket, subprocess, sys, tempfile, threading, time
+from benchlib import Client, micros, percentile, rfc3339, start_server, start_watchdog
 
 SERVER_FLAGS = ["--webhook-allow-cidr", "127.0.0.0/8", "--rate-limit", "1000000", "--rate-burst", "1000000", "--log-level", "warning"]
 RATE = 1000           # events per second in (a)
@@ -43,72 +42,8 @@ TARGET_P99 = 0.100
 SUBSCRIPTION = {"type": "significantChange", "distanceFilter": 0, "minimumInterval": 0, "maxLocationAge": None}
 
 
-def start_server(binary, database):
-    """`meridian serve` on a free port; returns (process, port) once it says it listens."""
-    process = subprocess.Popen([binary, "serve", "--host", "127.0.0.1", "--port", "0", "--database", database, *SERVER_FLAGS],
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    lines, seen = queue.Queue(), []
-
-    def drain():  # the startup line, then whatever it logs, so the pipe never fills
-        for line in process.stdout:
-            lines.put(line)
-            if len(seen) < 200:
-                seen.append(line)
-        lines.put("")
-    threading.Thread(target=drain, daemon=True).start()
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            line = lines.get(timeout=max(0.1, deadline - time.monotonic()))
-        except queue.Empty:
-            line = ""
-        if not line:
-            process.kill()
-            sys.exit(f"server did not start:\n{''.join(seen[-20:])}")
-        if match := re.search(r"listening on http://127\.0\.0\.1:(\d+)", line):
-            return process, int(match[1]), seen
-
-
-def micros(stamp):
-    """RFC 3339 → integer microseconds since the epoch, whatever the number of fraction digits."""
-    m = re.fullmatch(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d+))?(Z|[+-]\d\d:\d\d)", stamp)
-    base = datetime.fromisoformat(m[1] + ("+00:00" if m[3] == "Z" else m[3]))
-    return int(base.timestamp()) * 1_000_000 + int((m[2] or "").ljust(6, "0")[:6])
-
-
-def rfc3339(us):
-    return datetime.fromtimestamp(us // 1_000_000, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.") + f"{us % 1_000_000:06d}Z"
-
-
-def percentile(sorted_values, p):
-    return sorted_values[max(0, math.ceil(p / 100 * len(sorted_values)) - 1)] if sorted_values else float("nan")
-
-
 def ms(value):
     return f"{value * 1e3:.1f}" if value == value else "–"
-
-
-class Client:
-    """One keep-alive connection, reopened after a transport error."""
-
-    def __init__(self, port, timeout=10):
-        self.port, self.timeout, self.connection = port, timeout, None
-
-    def call(self, method, path, body=None, expected=None):
-        """(status, JSON answer or None); with `expected`, anything else is an exception."""
-        if self.connection is None:
-            self.connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=self.timeout)
-        try:
-            self.connection.request(method, path, None if body is None else json.dumps(body), {"Content-Type": "application/json"})
-            response = self.connection.getresponse()
-            payload = response.read()
-        except (OSError, http.client.HTTPException):
-            self.connection.close()
-            self.connection = None
-            raise
-        if expected is not None and response.status != expected:
-            raise RuntimeError(f"{method} {path}: {response.status} {payload[:200]!r}")
-        return response.status, json.loads(payload) if payload else None
 
 
 class Receiver(http.server.ThreadingHTTPServer):
@@ -423,19 +358,10 @@ def main():
     args = parser.parse_args()
     folder = tempfile.mkdtemp(prefix="bench-webhooks-")
     servers, receiver, hanging = [], Receiver(), Hanging()
-
-    def watchdog():  # the whole run stays within 3 × SECONDS + 60 s
-        print(f"bench-webhooks: still running after {args.seconds * 3 + 60:.0f} s; giving up", file=sys.stderr, flush=True)
-        for process in servers:
-            process.kill()
-        shutil.rmtree(folder, ignore_errors=True)
-        os._exit(1)
-    timer = threading.Timer(args.seconds * 3 + 60, watchdog)
-    timer.daemon = True
-    timer.start()
+    start_watchdog("bench-webhooks", args.seconds * 3 + 60, servers, folder)  # the whole run stays within 3 × SECONDS + 60 s
     problems, stopped = [], "not started"
     try:
-        process, port, log = start_server(args.binary, os.path.join(folder, "meridian.sqlite"))
+        process, port, log = start_server(args.binary, os.path.join(folder, "meridian.sqlite"), SERVER_FLAGS)
         servers.append(process)
         client = Client(port, timeout=30)
         client.call("POST", "/v1/subscriptions", SUBSCRIPTION, expected=201)

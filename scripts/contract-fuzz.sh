@@ -15,7 +15,7 @@ trap 'rm -rf "$work"' EXIT
 # operation again without it and with a wrong one, and fails unless the server answers 401.
 key=$("$binary" keys create --tenant default --role admin --name contract-fuzz --database "$work/fuzz.sqlite" | head -1)
 # The contract's own formats (proj-crs) are taught to schemathesis by a hooks module.
-export SERVER_DATABASE="$work/fuzz.sqlite" MERIDIAN_MAX_WAIT=1 MERIDIAN_WEBHOOK_ALLOW_CIDR=127.0.0.0/8 PYTHONPATH="$PWD/scripts" SCHEMATHESIS_HOOKS=schemathesis_hooks
+export SERVER_DATABASE="$work/fuzz.sqlite" MERIDIAN_MAX_WAIT=1 MERIDIAN_WEBHOOK_ALLOW_CIDR=127.0.0.0/8 MERIDIAN_WEBHOOK_TIMEOUT=2 PYTHONPATH="$PWD/scripts" SCHEMATHESIS_HOOKS=schemathesis_hooks
 scripts/with-server.sh "$binary" bash -c '
     "$0/st" --config-file schemathesis.toml run "$MERIDIAN_URL/openapi.json" --checks all --max-examples "$1" --seed 14 \
         --request-timeout 10 --generation-database none --no-color --header "Authorization: Bearer $3" \

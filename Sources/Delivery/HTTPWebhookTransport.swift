@@ -67,6 +67,8 @@ public final class HTTPWebhookTransport: WebhookTransport {
             let timeout = TimeAmount.nanoseconds(Self.nanoseconds(request.timeout))
             var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow, timeout: .init(connect: timeout, read: timeout))
             configuration.decompression = .disabled
+            // A refused connection is a failed attempt now, not retried inside the client until the deadline.
+            configuration.connectionPool.retryConnectionEstablishment = false
             // The request's URL carries the checked host as parsed (``canonical(_:)``), mapped to the checked address.
             configuration.dnsOverride[pin.host] = pin.address.description
             let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)

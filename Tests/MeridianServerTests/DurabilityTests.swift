@@ -127,3 +127,26 @@ extension TestClient.Response {
         try JSONDecoder().decode(type, from: Data((body ?? ByteBuffer()).readableBytesView))
     }
 }
+
+/// A child process run to its end off Swift's cooperative pool: a test blocking one of its two
+/// threads on a pipe or a child starves every other test and the in-process servers beside it.
+enum ProcessRun {
+    static func run(_ executable: URL, _ arguments: [String]) async -> ImportCommandTests.Run {
+        await withCheckedContinuation { (done: CheckedContinuation<ImportCommandTests.Run, Never>) in
+            DispatchQueue.global().async {
+                let process = Process()
+                process.executableURL = executable
+                process.arguments = arguments
+                let (out, err) = (Pipe(), Pipe())
+                (process.standardOutput, process.standardError) = (out, err)
+                do { try process.run() } catch {
+                    return done.resume(returning: .init(status: -1, stdout: "", stderr: "\(error)"))
+                }
+                let stdout = out.fileHandleForReading.readDataToEndOfFile(), stderr = err.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                done.resume(returning: .init(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+                                             stderr: String(decoding: stderr, as: UTF8.self)))
+            }
+        }
+    }
+}

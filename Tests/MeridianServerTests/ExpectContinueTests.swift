@@ -16,19 +16,11 @@ import Testing
         let app = try await buildApplication(.testing)
         try await app.test(.live) { client in
             let port = try #require(client.port)
-            let curl = Process()
-            curl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            curl.arguments = [
+            let curl = await ProcessRun.run(URL(fileURLWithPath: "/usr/bin/env"), [
                 "curl", "-sv", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Expect: 100-continue",
                 "-H", "Content-Type: application/geo+json", "--data-binary", "@\(body.path)", "http://127.0.0.1:\(port)/v1/annotations/import",
-            ]
-            let output = Pipe(), trace = Pipe()
-            curl.standardOutput = output
-            curl.standardError = trace
-            try curl.run()
-            let status = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            let exchange = String(decoding: trace.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            curl.waitUntilExit()
+            ])
+            let (status, exchange) = (curl.stdout, curl.stderr)
             #expect(status == "200")
             #expect(exchange.contains("< HTTP/1.1 100 Continue"), "\(exchange.prefix(2_000))")
             #expect(!exchange.contains("Done waiting for 100-continue"))

@@ -6,19 +6,11 @@ import Testing
 @Suite struct ImportCommandTests {
     struct Run { var status: Int32; var stdout: String; var stderr: String }
 
-    static func run(_ body: String, _ extra: [String] = [], database: TemporaryDatabase) throws -> Run {
+    static func run(_ body: String, _ extra: [String] = [], database: TemporaryDatabase) async throws -> Run {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("import-\(UUID()).geojson")
         try Data(body.utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let process = Process()
-        process.executableURL = try ServerProcess.executable()
-        process.arguments = ["import", file.path, "--database", database.path] + extra
-        let (out, err) = (Pipe(), Pipe())
-        (process.standardOutput, process.standardError) = (out, err)
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile(), stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+        return await ProcessRun.run(try ServerProcess.executable(), ["import", file.path, "--database", database.path] + extra)
     }
 
     static let valid = #"""
@@ -27,20 +19,20 @@ import Testing
       {"type":"Feature","geometry":{"type":"Point","coordinates":[139.7454,35.6586]},"properties":{"title":"Tokyo Tower"}}]}
     """#
 
-    @Test func importsAndReportsASummary() throws {
+    @Test func importsAndReportsASummary() async throws {
         let database = TemporaryDatabase()
         defer { database.cleanUp() }
-        let first = try Self.run(Self.valid, database: database)
+        let first = try await Self.run(Self.valid, database: database)
         #expect(first.status == 0 && first.stderr.isEmpty)
         #expect(first.stdout.contains("2 created, 0 updated, 0 unchanged"), "\(first.stdout)")
-        let again = try Self.run(Self.valid, ["--if-empty"], database: database)
+        let again = try await Self.run(Self.valid, ["--if-empty"], database: database)
         #expect(again.status == 0 && again.stdout.contains("already holds annotations"), "\(again.stdout)")
     }
 
-    @Test func everyBadFeatureIsListedAsTextAndNothingIsStored() throws {
+    @Test func everyBadFeatureIsListedAsTextAndNothingIsStored() async throws {
         let database = TemporaryDatabase()
         defer { database.cleanUp() }
-        let run = try Self.run(#"""
+        let run = try await Self.run(#"""
             {"type":"FeatureCollection","features":[
               {"type":"Feature","geometry":{"type":"LineString","coordinates":[[0,0],[1,1]]}},
               {"type":"Feature","geometry":{"type":"Point","coordinates":[10,95]}}]}
@@ -51,14 +43,14 @@ import Testing
         #expect(run.stderr.contains("/features/1/geometry/coordinates/1 must be between -90 and 90"), "\(run.stderr)")
         #expect(!run.stderr.contains("{"), "plain text, not problem+json")
         // Nothing was stored: the same database still counts as empty.
-        #expect(try Self.run(Self.valid, ["--if-empty"], database: database).stdout.contains("2 created"))
+        #expect(try await Self.run(Self.valid, ["--if-empty"], database: database).stdout.contains("2 created"))
     }
 
     @Test(arguments: [("not json at all", "is not valid JSON"), (#"{"type":"Topology"}"#, "is not a GeoJSON FeatureCollection")])
-    func aFileThatIsNoImportSaysWhy(_ body: String, _ reason: String) throws {
+    func aFileThatIsNoImportSaysWhy(_ body: String, _ reason: String) async throws {
         let database = TemporaryDatabase()
         defer { database.cleanUp() }
-        let run = try Self.run(body, database: database)
+        let run = try await Self.run(body, database: database)
         #expect(run.status == 1 && run.stderr.contains(reason), "\(run.stderr)")
     }
 }

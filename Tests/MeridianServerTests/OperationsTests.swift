@@ -124,22 +124,6 @@ import Timeline
 
     /// Runs the binary off Swift's cooperative pool (tests running beside it need its two threads).
     static func meridian(_ arguments: [String]) async throws -> ImportCommandTests.Run {
-        let executable = try ServerProcess.executable()
-        return await withCheckedContinuation { (done: CheckedContinuation<ImportCommandTests.Run, Never>) in
-            DispatchQueue.global().async {
-                let process = Process()
-                process.executableURL = executable
-                process.arguments = arguments
-                let (out, err) = (Pipe(), Pipe())
-                (process.standardOutput, process.standardError) = (out, err)
-                do { try process.run() } catch {
-                    return done.resume(returning: .init(status: -1, stdout: "", stderr: "\(error)"))
-                }
-                let stdout = out.fileHandleForReading.readDataToEndOfFile(), stderr = err.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
-                done.resume(returning: .init(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                                             stderr: String(decoding: stderr, as: UTF8.self)))
-            }
-        }
+        await ProcessRun.run(try ServerProcess.executable(), arguments)
     }
 }
