@@ -252,7 +252,8 @@ def configuration(binary, name, subscription_bodies, warmup, timed, anomalies):
                 anomalies.append(f"{name} {label}: {t.skipped} subscription skips")
     finally:
         code = server.stop()
-        lines = [l.rstrip() for l in server.output if l.strip()]
+        # The start lines (listening, then "  contract … · metrics …") are not anomalies.
+        lines = [l.rstrip() for l in server.output if l.strip() and not l.startswith("  contract ")]
         if lines:
             anomalies.append(f"{name}: server printed {len(lines)} line(s), first: " + " | ".join(lines[:5]))
         if code not in (0, -15):

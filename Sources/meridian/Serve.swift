@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Hummingbird
+import Delivery
 import Logging
 import MeridianServer
 import Storage
@@ -69,10 +70,12 @@ struct Serve: AsyncParsableCommand {
         let app = try await buildApplication(configuration) { [configuration] port in
             // The first line on stdout is the one scripts and tests wait for.
             let base = "http://\(configuration.host):\(port)"
-            let lines = [
+            var lines = [
                 "meridian listening on \(base) (database \(configuration.databasePath)); \(mode.description)",
                 "  contract \(base)/openapi.yaml · metrics \(base)/metrics · health \(base)/healthz",
             ]
+            let allowed = configuration.delivery.allowed
+            if !allowed.isEmpty { lines.append("  webhooks may reach \(allowed.map(\.description).joined(separator: ", ")) (--webhook-allow-cidr)") }
             FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
         }
         try await app.runService()
