@@ -2,12 +2,16 @@ import Foundation
 import HTTPTypes
 import OpenAPIRuntime
 
-/// Undoes the percent-encoding swift-openapi-runtime applies to response header values
-/// (apple/swift-openapi-generator#857): `ETag: "3"` would go out as `%223%22` and
-/// `Location: /v1/…` as `%2Fv1%2F…`. HTTP header values are not URI components.
+/// Undoes the percent-encoding swift-openapi-runtime applies to header values
+/// (apple/swift-openapi-generator#857), both ways. HTTP header values are not URI components:
+/// `ETag: "3"` would go out as `%223%22` and `Location: /v1/…` as `%2Fv1%2F…`, and a request's
+/// `Idempotency-Key: 50%` would reach the handler decoded (`%` alone as nothing at all).
 struct HeaderEncodingMiddleware: ServerMiddleware {
     /// The contract's response headers whose values the handlers set.
     static let headers: [HTTPField.Name] = [.eTag, .location]
+    /// Request headers whose values handlers read as given, so they are escaped for the runtime's
+    /// decoding to restore them (If-Match refuses `%` and `+` itself, as its contract says).
+    static let requestHeaders: [HTTPField.Name] = [HTTPField.Name("Idempotency-Key")!]
 
     func intercept(
         _ request: HTTPRequest,
@@ -16,6 +20,12 @@ struct HeaderEncodingMiddleware: ServerMiddleware {
         operationID: String,
         next: @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?)
     ) async throws -> (HTTPResponse, HTTPBody?) {
+        var request = request
+        for name in Self.requestHeaders {
+            if let value = request.headerFields[name], value.contains(where: { $0 == "%" || $0 == "+" }) {
+                request.headerFields[name] = value.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "+", with: "%2B")
+            }
+        }
         var (response, body) = try await next(request, body, metadata)
         for name in Self.headers {
             if let value = response.headerFields[name], value.contains("%") {

@@ -76,6 +76,20 @@ import Testing
         }
     }
 
+    /// Keys are taken as sent: `%` and `+` are not URI escapes in an HTTP header, so `%41` is not
+    /// `A`, `a+b` is not `a b`, and `%` alone is a key (the runtime's decoding made it nothing).
+    @Test func idempotencyKeysAreReadAsSentPercentAndPlusIncluded() async throws {
+        try await TestApp.withClient { client in
+            for (index, key) in ["%", "%41", "A", "a+b", "a b", "%zz"].enumerated() {
+                let body = #"{"coordinate":{"latitude":\#(index),"longitude":2}}"#
+                #expect(try await client.send(.post, "/v1/annotations", json: body, headers: [.idempotencyKey: key]).status == .created, "\(key)")
+                let replay = try await client.send(.post, "/v1/annotations", json: body, headers: [.idempotencyKey: key])
+                #expect(replay.headers[.idempotentReplayed] == "true", "\(key)")
+            }
+            #expect(try await client.get("/v1/annotations", as: Page.self).annotations.count == 6)
+        }
+    }
+
     @Test func putByExternalIdCreatesThenReplaces() async throws {
         try await TestApp.withClient { client in
             let body = #"{"coordinate":{"latitude":51.5,"longitude":-0.12},"title":"London"}"#
