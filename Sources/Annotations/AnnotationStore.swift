@@ -72,12 +72,15 @@ public struct AnnotationQuery: Hashable, Sendable {
     public var after: AnnotationID?
     /// At most this many; nil for all.
     public var limit: Int?
+    /// Only annotations this CQL2 filter matches.
+    public var filter: Filter?
 
-    public init(bbox: BoundingBox? = nil, kind: String? = nil, after: AnnotationID? = nil, limit: Int? = nil) {
+    public init(bbox: BoundingBox? = nil, kind: String? = nil, after: AnnotationID? = nil, limit: Int? = nil, filter: Filter? = nil) {
         self.bbox = bbox
         self.kind = kind
         self.after = after
         self.limit = limit
+        self.filter = filter
     }
 }
 

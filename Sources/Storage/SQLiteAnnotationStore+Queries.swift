@@ -8,9 +8,8 @@ extension SQLiteAnnotationStore {
     public func annotations(matching query: AnnotationQuery) async throws -> AnnotationPage {
         try await database.writer.read { db in
             var request = AnnotationRecord.filter(Column("tenant") == tenant.description).order(Column("id"))
-            if let after = query.after { request = request.filter(Column("id") > after.description) }
             if let kind = query.kind { request = request.filter(Column("kind") == kind) }
-            if let bbox = query.bbox {
+            for bbox in [query.bbox, query.filter?.requiredBounds].compactMap({ $0 }) {
                 let longitude = Column("longitude")
                 request = request.filter(Column("latitude") >= bbox.south && Column("latitude") <= bbox.north)
                 request = bbox.crossesAntimeridian
@@ -18,13 +17,29 @@ extension SQLiteAnnotationStore {
                     : request.filter((bbox.west...bbox.east).contains(longitude))
             }
             // One row more than the page tells whether there is a next page.
-            if let limit = query.limit { request = request.limit(limit + 1) }
-            var annotations = try request.fetchAll(db).map { try $0.annotation() }
+            let wanted = query.limit.map { $0 + 1 }
+            var annotations: [Annotation] = []
+            var after = query.after
+            // Without a filter the database limits; with one, rows are read in chunks and the
+            // filter decides, until the page is full or the rows run out.
+            while true {
+                var chunk = request
+                if let after { chunk = chunk.filter(Column("id") > after.description) }
+                let size = query.filter == nil ? wanted : Self.filterChunk
+                if let size { chunk = chunk.limit(size) }
+                let rows = try chunk.fetchAll(db).map { try $0.annotation() }
+                annotations += query.filter.map { filter in rows.filter(filter.matches) } ?? rows
+                guard query.filter != nil, let size, rows.count == size, annotations.count < (wanted ?? .max) else { break }
+                after = rows.last?.id
+            }
             guard let limit = query.limit, annotations.count > limit else { return AnnotationPage(annotations: annotations, next: nil) }
             annotations.removeLast(annotations.count - limit)
             return AnnotationPage(annotations: annotations, next: annotations.last?.id)
         }
     }
+
+    /// Rows read per query while a filter fills a page.
+    static let filterChunk = 1_000
 
     public func importContents(
         chunks nextChunk: @escaping @Sendable () throws -> [AnnotationContent]?

@@ -13,6 +13,7 @@ import Timeline
 extension APIHandler {
     func listAnnotations(_ input: Operations.ListAnnotations.Input) async throws -> Operations.ListAnnotations.Output {
         var query = try Self.query(bbox: input.query.bbox, kind: input.query.kind)
+        query.filter = try RequestFilter.query(input.query.filter, lang: input.query.filterLang?.rawValue)
         query.limit = try Paging.limit(input.query.limit)
         if let cursor = input.query.cursor {
             // Any UUID continues from its place in id order (the last id seen works as well as nextCursor).
@@ -56,9 +57,22 @@ extension APIHandler {
     }
 
     func exportAnnotations(_ input: Operations.ExportAnnotations.Input) async throws -> Operations.ExportAnnotations.Output {
-        let page = try await annotations.annotations(matching: try Self.query(bbox: input.query.bbox, kind: input.query.kind))
+        var query = try Self.query(bbox: input.query.bbox, kind: input.query.kind)
+        query.filter = try RequestFilter.query(input.query.filter, lang: input.query.filterLang?.rawValue)
+        let page = try await annotations.annotations(matching: query)
         let features = page.annotations.map(Components.Schemas.Feature.init)
         return .ok(.init(body: .applicationGeoJson(.init(_type: .featureCollection, features: features))))
+    }
+
+    func searchAnnotations(_ input: Operations.SearchAnnotations.Input) async throws -> Operations.SearchAnnotations.Output {
+        let body = switch input.body { case .json(let body): body }
+        var query = AnnotationQuery(limit: try Paging.limit(body.limit), filter: try RequestFilter.body("filter"))
+        if let cursor = body.cursor {
+            guard let after = AnnotationID(anyUUID: cursor) else { throw ProblemError.invalid(pointer: "/cursor", "must be a UUID (the nextCursor of an earlier page)") }
+            query.after = after
+        }
+        let page = try await annotations.annotations(matching: query)
+        return .ok(.init(body: .json(.init(annotations: page.annotations.map(Components.Schemas.Annotation.init), nextCursor: page.next?.description))))
     }
 
     // MARK: - Query parameters
