@@ -30,6 +30,7 @@ WEBHOOK_WRITES = {("POST", "/v1/webhooks"), ("PATCH", "/v1/webhooks/{webhookId}"
 
 @schemathesis.hook
 def before_call(context, case, kwargs):
+    _map_filters(case)
     body = case.body
     if (case.operation.method.upper(), case.operation.path) not in WEBHOOK_WRITES or not isinstance(body, dict):
         return
@@ -39,3 +40,42 @@ def before_call(context, case, kwargs):
     ids = body.get("subscriptionIds")
     if isinstance(ids, list) and len(ids) <= 1000 and all(isinstance(i, str) for i in ids):
         body["subscriptionIds"] = []
+
+# A CQL2 filter must be meaningful (known operators, types that agree, closed rings), which JSON
+# Schema cannot state; schema-valid filters become one of these valid ones, of the same kind
+# (object, or text), so the fuzzer exercises the endpoints and the server's answer to a real
+# filter. Values of the wrong type or length are left alone.
+FUZZ_JSON_FILTERS = [
+    {"op": "=", "args": [{"property": "kind"}, "city"]},
+    {"op": "and", "args": [{"op": ">=", "args": [{"property": "displayPriority"}, 500]},
+                           {"op": "s_intersects", "args": [{"property": "geometry"}, {"bbox": [-10, 35, 30, 60]}]}]},
+    {"op": "or", "args": [{"op": "like", "args": [{"property": "title"}, "Par%"]}, {"op": "isNull", "args": [{"property": "population"}]}]},
+    {"op": "s_within", "args": [{"property": "geometry"}, {"type": "Polygon", "coordinates": [[[0, 0], [10, 0], [10, 10], [0, 10], [0, 0]]]}]},
+]
+FUZZ_TEXT_FILTERS = [
+    "kind = 'city'",
+    "displayPriority BETWEEN 100 AND 900 AND NOT title LIKE 'A%'",
+    "S_INTERSECTS(geometry, BBOX(-10, 35, 30, 60)) OR kind IN ('city', 'town')",
+    "population > 1000000",
+]
+FILTER_BODIES = {("POST", "/v1/annotations/search"), ("POST", "/v1/annotations/nearest")}
+FILTERED_LISTS = {("GET", "/v1/annotations"), ("GET", "/v1/annotations/export")}
+
+
+def _fuzz_filter(value, as_json_text=False):
+    import json, random
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, dict):
+        return random.choice(FUZZ_JSON_FILTERS)
+    if isinstance(value, str) and 1 <= len(value) <= 16384:
+        return json.dumps(random.choice(FUZZ_JSON_FILTERS)) if as_json_text else random.choice(FUZZ_TEXT_FILTERS)
+    return value
+
+
+def _map_filters(case):
+    key = (case.operation.method.upper(), case.operation.path)
+    if key in FILTER_BODIES and isinstance(case.body, dict) and "filter" in case.body:
+        case.body["filter"] = _fuzz_filter(case.body["filter"])
+    elif key in FILTERED_LISTS and isinstance(case.query, dict) and "filter" in case.query:
+        case.query["filter"] = _fuzz_filter(case.query["filter"], as_json_text=case.query.get("filter-lang") == "cql2-json")

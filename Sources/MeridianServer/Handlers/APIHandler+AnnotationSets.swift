@@ -66,13 +66,36 @@ extension APIHandler {
 
     func searchAnnotations(_ input: Operations.SearchAnnotations.Input) async throws -> Operations.SearchAnnotations.Output {
         let body = switch input.body { case .json(let body): body }
-        var query = AnnotationQuery(limit: try Paging.limit(body.limit), filter: try RequestFilter.body("filter"))
+        var query = AnnotationQuery(limit: try Self.bodyLimit(body.limit, default: Paging.defaultLimit), filter: try RequestFilter.body("filter"))
         if let cursor = body.cursor {
             guard let after = AnnotationID(anyUUID: cursor) else { throw ProblemError.invalid(pointer: "/cursor", "must be a UUID (the nextCursor of an earlier page)") }
             query.after = after
         }
         let page = try await annotations.annotations(matching: query)
         return .ok(.init(body: .json(.init(annotations: page.annotations.map(Components.Schemas.Annotation.init), nextCursor: page.next?.description))))
+    }
+
+    func nearestAnnotations(_ input: Operations.NearestAnnotations.Input) async throws -> Operations.NearestAnnotations.Output {
+        let body = switch input.body { case .json(let body): body }
+        let point: Coordinate
+        do { point = try Coordinate(body.point) } catch { throw error.nested(under: "point") }
+        let limit = try Self.bodyLimit(body.limit, default: Self.defaultNearest)
+        if let maxDistance = body.maxDistance, !(maxDistance > 0 && maxDistance.isFinite) {
+            throw ProblemError.invalid(pointer: "/maxDistance", "must be a positive number of metres")
+        }
+        let found = try await annotations.nearest(to: point, limit: limit, maxDistance: body.maxDistance, filter: try RequestFilter.body("filter"))
+        let results = found.map { Components.Schemas.NearestResults.ResultsPayloadPayload(annotation: .init($0.annotation), distance: $0.distance) }
+        return .ok(.init(body: .json(.init(results: results))))
+    }
+
+    /// How many `nearest` answers when `limit` is absent.
+    static let defaultNearest = 10
+
+    /// A body's `limit` (``Paging/limits``), or `fallback`; 422 at `/limit` outside.
+    static func bodyLimit(_ given: Int?, default fallback: Int) throws(ProblemError) -> Int {
+        let limit = given ?? fallback
+        guard Paging.limits.contains(limit) else { throw ProblemError.invalid(pointer: "/limit", "must be between \(Paging.limits.lowerBound) and \(Paging.limits.upperBound), got \(limit)") }
+        return limit
     }
 
     // MARK: - Query parameters
