@@ -28,8 +28,11 @@ import Testing
             let point = ScreenPoint(x: 1024 * fraction, y: 768 * (1 - fraction))
             let back = view.screenPoint(for: view.mapPoint(for: point))
             #expect(abs(back.x - point.x) < 1e-6 && abs(back.y - point.y) < 1e-6)
+            // Through degrees, the round trip is as exact as the Mercator inverse at this scale, for
+            // points on the map: beyond its north or south edge a coordinate is clamped (±85.05°),
+            // as MapKit's is, so it cannot come back to the same screen point.
+            guard (0...world).contains(view.mapPoint(for: point).y) else { return }
             let viaCoordinate = view.screenPoint(for: view.coordinate(for: point))
-            // Through degrees, the round trip is as exact as the Mercator inverse at this scale.
             #expect(abs(viaCoordinate.x - point.x) < 1e-4 && abs(viaCoordinate.y - point.y) < 1e-4)
         }
     }
