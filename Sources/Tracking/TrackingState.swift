@@ -13,7 +13,7 @@ public struct TrackingState: Sendable {
     /// How many fixes have been accepted, across devices.
     public private(set) var acceptedFixes: Int64
 
-    private var regions = RegionIndex()
+    private(set) var regions = RegionIndex()
     /// Live significant-change subscriptions: for every device, and per listed device.
     private var significantForAll: Set<String> = []
     private var significantByDevice: [String: Set<String>] = [:]

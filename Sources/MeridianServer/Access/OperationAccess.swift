@@ -20,7 +20,7 @@ enum OperationAccess {
             "/v1/convert/screen-rects-to-regions", "/v1/convert/map-rects-to-screen-rects", "/v1/convert/screen-rects-to-map-rects",
             "/v1/convert/coordinates-to-tiles", "/v1/convert/tiles-to-regions", "/v1/viewport", "/v1/regions/with-distance",
             "/v1/regions/fit", "/v1/meters-per-map-point", "/v1/geodesic/inverse", "/v1/geodesic/direct", "/v1/crs/transform",
-            "/v1/annotations/thin", "/v1/annotations/search", "/v1/annotations/nearest",
+            "/v1/annotations/thin", "/v1/annotations/search", "/v1/annotations/nearest", "/v1/devices/nearest", "/v1/subscriptions/containing",
         ]
         for path in computations { table["POST \(path)"] = .read }
         for key in ["POST /v1/annotations", "PATCH /v1/annotations/{id}", "DELETE /v1/annotations/{id}",

@@ -91,7 +91,7 @@ extension APIHandler {
     }
 
     /// The subscription with `id`: 404 when there never was one, 410 once deleted.
-    private func liveSubscription(_ id: String) async throws -> Subscription {
+    func liveSubscription(_ id: String) async throws -> Subscription {
         guard let subscription = try await tracking.tracker.read({ $0.subscriptions[id] }) else { throw Self.unknownSubscription(id) }
         if subscription.deletedAt != nil { throw Self.deleted(subscription) }
         return subscription
