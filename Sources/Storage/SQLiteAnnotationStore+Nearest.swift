@@ -19,12 +19,7 @@ extension SQLiteAnnotationStore {
             var radius = min(Self.firstRadius, maxDistance ?? .infinity)
             while true {
                 let box = Self.box(around: point, radius: radius)
-                var request = AnnotationRecord.filter(Column("tenant") == tenant.description)
-                    .filter(Column("latitude") >= box.south && Column("latitude") <= box.north)
-                let longitude = Column("longitude")
-                request = box.crossesAntimeridian
-                    ? request.filter(longitude >= box.west || longitude <= box.east)
-                    : request.filter((box.west...box.east).contains(longitude))
+                let request = AnnotationRecord.filter(Column("tenant") == tenant.description).inside(box)
                 let measured = try request.fetchAll(db).lazy
                     .map { try $0.annotation() }
                     .filter { filter?.matches($0) ?? true }

@@ -9,13 +9,7 @@ extension SQLiteAnnotationStore {
         try await database.writer.read { db in
             var request = AnnotationRecord.filter(Column("tenant") == tenant.description).order(Column("id"))
             if let kind = query.kind { request = request.filter(Column("kind") == kind) }
-            for bbox in [query.bbox, query.filter?.requiredBounds].compactMap({ $0 }) {
-                let longitude = Column("longitude")
-                request = request.filter(Column("latitude") >= bbox.south && Column("latitude") <= bbox.north)
-                request = bbox.crossesAntimeridian
-                    ? request.filter(longitude >= bbox.west || longitude <= bbox.east)
-                    : request.filter((bbox.west...bbox.east).contains(longitude))
-            }
+            for bbox in [query.bbox, query.filter?.requiredBounds].compactMap({ $0 }) { request = request.inside(bbox) }
             // One row more than the page tells whether there is a next page.
             let wanted = query.limit.map { $0 + 1 }
             var annotations: [Annotation] = []
@@ -116,5 +110,16 @@ extension SQLiteAnnotationStore {
                 """)
             return text.flatMap { AnnotationID($0) }
         }
+    }
+}
+
+extension QueryInterfaceRequest<AnnotationRecord> {
+    /// Only rows whose point lies in `box` (edges included; across the antimeridian when west > east),
+    /// read through the (tenant, longitude, latitude) index.
+    func inside(_ box: BoundingBox) -> Self {
+        let (longitude, latitude) = (Column("longitude"), Column("latitude"))
+        let request = filter(latitude >= box.south && latitude <= box.north)
+        return box.crossesAntimeridian ? request.filter(longitude >= box.west || longitude <= box.east)
+            : request.filter((box.west...box.east).contains(longitude))
     }
 }

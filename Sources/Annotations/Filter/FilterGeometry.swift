@@ -48,10 +48,8 @@ public enum FilterGeometry: Hashable, Sendable {
     }
 
     private static func locate(_ p: Coordinate, in box: BoundingBox) -> Location {
+        guard box.contains(p) else { return .exterior }
         let (x, y) = (p.longitude, p.latitude)
-        guard y >= box.south, y <= box.north else { return .exterior }
-        let insideX = box.crossesAntimeridian ? (x >= box.west || x <= box.east) : (x >= box.west && x <= box.east)
-        guard insideX else { return .exterior }
         let onEdge = y == box.south || y == box.north || x == box.west || x == box.east
         return onEdge ? .boundary : .interior
     }

@@ -22,7 +22,7 @@ extension APIHandler {
             state.devices.values
                 .compactMap { device -> (String, LocationFix)? in
                     guard let fix = device.lastFix, cursor.map({ device.id > $0 }) ?? true,
-                          box.map({ Self.holds($0, fix.coordinate) }) ?? true, since.map({ fix.timestamp >= $0 }) ?? true else { return nil }
+                          box.map({ $0.contains(fix.coordinate) }) ?? true, since.map({ fix.timestamp >= $0 }) ?? true else { return nil }
                     return (device.id, fix)
                 }
                 .sorted { $0.0 < $1.0 }
@@ -75,12 +75,5 @@ extension APIHandler {
             return .init(deviceId: occupant.deviceId, enteredAt: occupant.progress.enteredAt?.rfc3339, dwelling: occupant.progress.dwellNotified, location: .init(location))
         }
         return .ok(.init(body: .json(.init(occupants: occupants, nextCursor: page.count > limit ? occupants.last?.deviceId : nil))))
-    }
-
-    /// Whether `box` (which may cross the antimeridian) holds `coordinate`.
-    static func holds(_ box: BoundingBox, _ coordinate: Coordinate) -> Bool {
-        guard coordinate.latitude >= box.south, coordinate.latitude <= box.north else { return false }
-        return box.crossesAntimeridian ? coordinate.longitude >= box.west || coordinate.longitude <= box.east
-            : coordinate.longitude >= box.west && coordinate.longitude <= box.east
     }
 }
