@@ -66,6 +66,9 @@ import Testing
             }
             let fresh = try await client.send(.post, "/v1/devices/nearest", json: #"{"point":{"latitude":0,"longitude":0},"maxAge":600}"#).decode(Nearest.self)
             #expect(fresh.results.map(\.device.id) == ["b"])
+            // An age larger than any instant's range limits nothing (it once overflowed and trapped).
+            let ancient = try await client.send(.post, "/v1/devices/nearest", json: #"{"point":{"latitude":0,"longitude":0},"maxAge":1e300}"#).decode(Nearest.self)
+            #expect(ancient.results.count == 4)
             let bad = try await client.send(.post, "/v1/devices/nearest", json: #"{"point":{"latitude":0,"longitude":200}}"#).problem(.unprocessableContent)
             #expect(bad.pointers == ["/point/longitude"])
         }

@@ -38,7 +38,8 @@ extension APIHandler {
         do { point = try Coordinate(body.point) } catch { throw error.nested(under: "point") }
         let limit = try Self.bodyLimit(body.limit, default: Self.defaultNearest)
         if let maxAge = body.maxAge, !(maxAge >= 0 && maxAge.isFinite) { throw ProblemError.invalid(pointer: "/maxAge", "must be a number of seconds ≥ 0") }
-        let oldest = body.maxAge.map { Instant(secondsSince1970: Date().timeIntervalSince1970).adding(seconds: -$0) }
+        // An age beyond any instant's range (≈ 300 years and more) leaves no device out.
+        let oldest = body.maxAge.flatMap { $0 < Self.unlimitedAge ? Instant(secondsSince1970: Date().timeIntervalSince1970).adding(seconds: -$0) : nil }
         let found = try await tracking.tracker.read { state in
             state.devices.values
                 .compactMap { device -> (String, LocationFix, Double)? in
@@ -51,6 +52,9 @@ extension APIHandler {
         let results = found.map { Components.Schemas.NearestDevices.ResultsPayloadPayload(device: .init(id: $0.0, lastFix: .init($0.1)), distance: $0.2) }
         return .ok(.init(body: .json(.init(results: results))))
     }
+
+    /// Seconds from which a `maxAge` limits nothing (and would overflow an instant's microseconds).
+    static let unlimitedAge = 1e10
 
     func subscriptionsContaining(_ input: Operations.SubscriptionsContaining.Input) async throws -> Operations.SubscriptionsContaining.Output {
         let body = switch input.body { case .json(let body): body }
