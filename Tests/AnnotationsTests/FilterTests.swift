@@ -77,6 +77,17 @@ import WireJSON
         #expect(try Filter(text: "S_INTERSECTS(geometry, POINT(2.35 48.85))").matches(Self.shop))
     }
 
+    /// The box a store reads first: a MultiPolygon split at 180° gets a box across it, not the world.
+    @Test func aSplitMultiPolygonIsBoundedAcrossTheAntimeridian() throws {
+        let split = try Filter(text: "S_INTERSECTS(geometry, MULTIPOLYGON(((179 -18, 180 -18, 180 -17, 179 -17, 179 -18)), ((-180 -18, -179 -18, -179 -17, -180 -17, -180 -18))))")
+        #expect(split.requiredBounds == BoundingBox(west: 179, south: -18, east: -179, north: -17))
+        let apart = try Filter(text: "S_INTERSECTS(geometry, MULTIPOLYGON(((0 0, 1 0, 1 1, 0 1, 0 0)), ((10 5, 12 5, 12 6, 10 6, 10 5))))")
+        #expect(apart.requiredBounds == BoundingBox(west: 0, south: 0, east: 12, north: 6))
+        let both = try Filter(text: "kind = 'a' AND S_WITHIN(geometry, BBOX(170, -10, -170, 10))")
+        #expect(both.requiredBounds == BoundingBox(west: 170, south: -10, east: -170, north: 10))
+        #expect(try Filter(text: "kind = 'a' OR S_WITHIN(geometry, BBOX(0, 0, 1, 1))").requiredBounds == nil)
+    }
+
     @Test(arguments: [
         (#"{"op":"~","args":[1,2]}"#, ["op"]),
         (#"{"op":"and","args":[{"op":"=","args":[{"property":"kind"},"a"]}]}"#, ["args"]),

@@ -40,11 +40,31 @@ public enum FilterGeometry: Hashable, Sendable {
         case .bbox(let box):
             return box
         case .polygons(let polygons):
-            let points = polygons.flatMap { $0.first ?? [] }
-            return BoundingBox(
-                west: points.map(\.longitude).min() ?? 0, south: points.map(\.latitude).min() ?? 0,
-                east: points.map(\.longitude).max() ?? 0, north: points.map(\.latitude).max() ?? 0)
+            let shells = polygons.compactMap(\.first).filter { !$0.isEmpty }
+            let latitudes = shells.flatMap { $0.map(\.latitude) }
+            let (west, east) = Self.longitudeCover(shells.map { ($0.map(\.longitude).min() ?? 0, $0.map(\.longitude).max() ?? 0) })
+            return BoundingBox(west: west, south: latitudes.min() ?? 0, east: east, north: latitudes.max() ?? 0)
         }
+    }
+
+    /// The shortest longitude range holding every `(west, east)` interval, wrapping at 180° when that
+    /// is shorter: a MultiPolygon split at the antimeridian gets a box across it (west > east), not
+    /// one around the whole world. The range skips the widest gap between the intervals.
+    static func longitudeCover(_ intervals: [(Double, Double)]) -> (west: Double, east: Double) {
+        let sorted = intervals.sorted { $0.0 < $1.0 }
+        guard let first = sorted.first else { return (0, 0) }
+        // Merge overlapping intervals, then find the widest gap between neighbours.
+        var merged = [first]
+        for interval in sorted.dropFirst() {
+            if interval.0 <= merged[merged.count - 1].1 { merged[merged.count - 1].1 = max(merged[merged.count - 1].1, interval.1) } else { merged.append(interval) }
+        }
+        let wrapGap = merged[0].0 + 360 - merged[merged.count - 1].1
+        var widest = (gap: wrapGap, after: merged.count - 1)
+        for index in 0..<(merged.count - 1) where merged[index + 1].0 - merged[index].1 > widest.gap {
+            widest = (merged[index + 1].0 - merged[index].1, index)
+        }
+        if widest.after == merged.count - 1 { return (merged[0].0, merged[merged.count - 1].1) }
+        return (merged[widest.after + 1].0, merged[widest.after].1)
     }
 
     private static func locate(_ p: Coordinate, in box: BoundingBox) -> Location {
