@@ -42,7 +42,7 @@ from pyproj import Geod
 from scipy.spatial import cKDTree
 from shapely.geometry import MultiPolygon, Polygon, box, mapping
 from shapely.geometry.polygon import orient
-from benchlib import Client, percentile, start_server, start_watchdog
+from benchlib import Client, percentile, start_server, start_watchdog, stop_servers
 
 SERVER_FLAGS = ["--rate-limit", "1000000", "--rate-burst", "1000000", "--log-level", "warning"]
 # name, longitude, latitude, σ km, share of the city points
@@ -378,20 +378,7 @@ def main():
         timed_http(client, "/v1/annotations/search", [body] * WARMUP, problems, "attribute warm-up")
         http_attribute, attribute_answers = timed_http(client, "/v1/annotations/search", [body] * args.queries, problems, "attribute")
     finally:
-        for process in servers:
-            if process.poll() is None:
-                began = time.monotonic()
-                process.terminate()
-                try:
-                    stopped = f"SIGTERM → exit {process.wait(timeout=10)} in {time.monotonic() - began:.2f} s"
-                except subprocess.TimeoutExpired:
-                    stopped = "SIGTERM → still running after 10 s (then killed)"
-                    problems.append("the server did not stop within 10 s of SIGTERM")
-                    process.kill()
-                    process.wait()
-            else:
-                stopped = f"exited by itself with {process.returncode}"
-                problems.append(f"the server {stopped}")
+        stopped = stop_servers(servers, problems)
 
     # In process, with the server stopped so the two don't share the cores.
     try:

@@ -27,8 +27,8 @@ Percentiles are nearest-rank. Target: p99 fix→receiver < 100 ms in (a). Exits 
 (a) was lost or arrived out of order, or a request failed; duplicates are reported (at least once
 allows them).
 """
-import argparse, http.client, http.server, json, os, random, re, shutil, socket, subprocess, sys, tempfile, threading, time
-from benchlib import Client, micros, percentile, rfc3339, start_server, start_watchdog
+import argparse, http.client, http.server, json, os, random, re, shutil, socket, sys, tempfile, threading, time
+from benchlib import Client, micros, percentile, rfc3339, start_server, start_watchdog, stop_servers
 
 SERVER_FLAGS = ["--webhook-allow-cidr", "127.0.0.0/8", "--rate-limit", "1000000", "--rate-burst", "1000000", "--log-level", "warning"]
 RATE = 1000           # events per second in (a)
@@ -326,7 +326,7 @@ def print_report(binary, seconds, a, b, c, stopped, problems):
           f"out of order {a['reordered']}, not logged by this phase {a['foreign']}; request errors {a['errors']}; "
           f"{a['connections']} receiver connection(s))")
     if a["delivered/s"] < 0.95 * a["logged/s"]:
-        print(f"    the webhook fell behind: it acknowledged fewer events/s than were logged, so latency grew with the backlog")
+        print("    the webhook fell behind: it acknowledged fewer events/s than were logged, so latency grew with the backlog")
     print(f"    target p99 fix→receiver < {TARGET_P99 * 1e3:.0f} ms: {'met' if p99 < TARGET_P99 else 'NOT met'} ({ms(p99)} ms)\n")
     if b:
         print(f"(b) throughput of one endpoint: backlog of {b['backlog']} events (logged in {b['posted in']:.1f} s, "
@@ -369,17 +369,7 @@ def main():
         b = phase_b(port, client, receiver, args.seconds, problems)
         c = phase_c(port, client, receiver, hanging, problems)
     finally:
-        for process in servers:
-            if process.poll() is None:
-                began = time.monotonic()
-                process.terminate()
-                try:
-                    stopped = f"SIGTERM → exit {process.wait(timeout=10)} in {time.monotonic() - began:.2f} s"
-                except subprocess.TimeoutExpired:
-                    stopped = "SIGTERM → still running after 10 s (then killed)"
-                    problems.append("the server did not stop within 10 s of SIGTERM")
-                    process.kill()
-                    process.wait()
+        stopped = stop_servers(servers, problems)
         hanging.close()
         receiver.shutdown()
         shutil.rmtree(folder, ignore_errors=True)

@@ -96,6 +96,27 @@ class Client:
         return status, json.loads(payload) if payload else None
 
 
+def stop_servers(servers, problems):
+    """SIGTERM each server still running and wait up to 10 s (then SIGKILL); returns how the last
+    one stopped, and appends to `problems` a server that had to be killed or had exited by itself."""
+    stopped = "not started"
+    for process in servers:
+        if process.poll() is None:
+            began = time.monotonic()
+            process.terminate()
+            try:
+                stopped = f"SIGTERM → exit {process.wait(timeout=10)} in {time.monotonic() - began:.2f} s"
+            except subprocess.TimeoutExpired:
+                stopped = "SIGTERM → still running after 10 s (then killed)"
+                problems.append("the server did not stop within 10 s of SIGTERM")
+                process.kill()
+                process.wait()
+        else:
+            stopped = f"exited by itself with {process.returncode}"
+            problems.append(f"the server {stopped}")
+    return stopped
+
+
 def micros(stamp):
     """RFC 3339 → integer microseconds since the epoch, whatever the number of fraction digits."""
     m = re.fullmatch(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d+))?(Z|[+-]\d\d:\d\d)", stamp)
