@@ -33,7 +33,7 @@ public struct BackoffSchedule: Hashable, Sendable, CustomStringConvertible {
     public func delay(afterAttempt attempt: Int, retryAfter: Duration?, using generator: inout some RandomNumberGenerator) -> Duration? {
         guard attempt >= 1, attempt <= delays.count else { return nil }
         let ceiling = delays[attempt - 1]
-        let jittered = Duration.nanoseconds(Int64.random(in: 0...max(0, Self.nanoseconds(ceiling)), using: &generator))
+        let jittered = Duration.nanoseconds(Int64.random(in: 0...max(0, ceiling.wholeNanoseconds), using: &generator))
         guard let retryAfter else { return jittered }
         return max(jittered, min(retryAfter, Self.maxRetryAfter))
     }
@@ -49,12 +49,8 @@ public struct BackoffSchedule: Hashable, Sendable, CustomStringConvertible {
         return nil
     }
 
-    private static func nanoseconds(_ duration: Duration) -> Int64 {
-        duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
-    }
-
     private static func text(_ duration: Duration) -> String {
-        let ms = nanoseconds(duration) / 1_000_000
+        let ms = duration.wholeNanoseconds / 1_000_000
         if ms % 1_000 != 0 { return "\(ms)ms" }
         let s = ms / 1_000
         if s % 3_600 == 0, s > 0 { return "\(s / 3_600)h" }

@@ -93,7 +93,7 @@ public final class DeliveryHub: Sendable {
     }
 
     /// Sends a signed ping now (whatever the state), not logged: `{"type":"ping","webhookId":…,"sentAt":…}`.
-    public func ping(_ id: String) async throws -> WebhookSender.Result {
+    public func ping(_ id: String) async throws -> WebhookResponse {
         let webhook = try await webhook(id)
         let at = context.now()
         let body = #"{"sentAt":"\#(at.rfc3339)","type":"ping","webhookId":"\#(webhook.id)"}"#

@@ -122,7 +122,7 @@ final class DeliveryWorker: Sendable {
             id: event.id, body: event.body, to: webhook.url, secrets: webhook.secrets.signing(at: at), at: at)
         var record = DeliveryAttempt(
             webhookId: webhook.id, sequence: event.sequence, eventId: event.id, attempt: attempt, at: at,
-            statusCode: response.statusCode, error: response.failure, latencyMilliseconds: response.latency.milliseconds, outcome: .failed)
+            statusCode: response.statusCode, error: response.error, latencyMilliseconds: response.latencyMilliseconds, outcome: .failed)
         defer { context.observer.attempted(record, eventAge: context.now().seconds(since: event.recordedAt)) }
         try await pruneNow()
         if response.acknowledged {
@@ -165,12 +165,5 @@ extension EventSource {
             await group.next()
             group.cancelAll()
         }
-    }
-}
-
-extension Duration {
-    /// Whole and fractional milliseconds.
-    var milliseconds: Double {
-        Double(components.seconds) * 1_000 + Double(components.attoseconds) / 1e15
     }
 }

@@ -28,7 +28,7 @@ public final class HTTPWebhookTransport: WebhookTransport {
         let (pin, client) = checkOut(for: request)
         defer { checkIn(pin) }
         do {
-            let response = try await client.execute(outbound, timeout: .nanoseconds(Self.nanoseconds(request.timeout)))
+            let response = try await client.execute(outbound, timeout: .nanoseconds(request.timeout.wholeNanoseconds))
             var read = 0
             for try await part in response.body {
                 read += part.readableBytes
@@ -64,7 +64,7 @@ public final class HTTPWebhookTransport: WebhookTransport {
             if clients.count >= Self.maxClients, let idle = clients.filter({ $0.value.inFlight == 0 }).min(by: { $0.value.lastUsed < $1.value.lastUsed }) {
                 evicted = clients.removeValue(forKey: idle.key)?.client
             }
-            let timeout = TimeAmount.nanoseconds(Self.nanoseconds(request.timeout))
+            let timeout = TimeAmount.nanoseconds(request.timeout.wholeNanoseconds)
             var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow, timeout: .init(connect: timeout, read: timeout))
             configuration.decompression = .disabled
             // A refused connection is a failed attempt now, not retried inside the client until the deadline.
@@ -108,9 +108,5 @@ public final class HTTPWebhookTransport: WebhookTransport {
     private static func describe(_ error: any Error) -> String {
         let text = String(describing: error)
         return text.count > 300 ? String(text.prefix(300)) + "…" : text
-    }
-
-    static func nanoseconds(_ duration: Duration) -> Int64 {
-        duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
     }
 }

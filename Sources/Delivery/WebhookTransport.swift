@@ -23,10 +23,18 @@ public struct WebhookResponse: Hashable, Sendable {
     public var statusCode: Int?
     /// The receiver's `Retry-After`, when it sent one.
     public var retryAfter: Duration?
-    /// Why no answer came (refused, timed out, refused by the guard).
+    /// Why it failed: no answer came (refused, timed out, refused by the guard), or, as
+    /// ``WebhookSender`` completes it, the status was not 2xx; nil when acknowledged.
     public var error: String?
     /// From sending to the end of the answer or the failure.
     public var latency: Duration
+
+    /// 2xx: the receiver has the message.
+    public var acknowledged: Bool { statusCode.map { (200..<300).contains($0) } ?? false }
+    /// 410 Gone: the receiver wants no more.
+    public var gone: Bool { statusCode == 410 }
+    /// ``latency`` in milliseconds.
+    public var latencyMilliseconds: Double { latency.milliseconds }
 
     public init(statusCode: Int?, retryAfter: Duration? = nil, error: String? = nil, latency: Duration) {
         self.statusCode = statusCode

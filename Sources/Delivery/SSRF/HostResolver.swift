@@ -50,7 +50,7 @@ public struct HostResolver: Sendable {
                 let result = Result { () throws(WebhookURLError) in try getaddrinfoAddresses(of: host) }
                 if once.claim() { continuation.resume(returning: result) }
             }
-            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(lookupTimeout.components.seconds * 1_000))) {
+            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(lookupTimeout.wholeNanoseconds))) {
                 if once.claim() { continuation.resume(returning: .failure(.unresolvable(host: host))) }
             }
         }

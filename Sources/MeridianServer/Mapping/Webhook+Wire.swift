@@ -24,7 +24,7 @@ extension Components.Schemas.DeliveryAttempt {
 }
 
 extension Components.Schemas.WebhookTestResult {
-    init(_ result: WebhookSender.Result) {
-        self.init(delivered: result.acknowledged, statusCode: result.statusCode, error: result.failure, latencyMilliseconds: result.latencyMilliseconds)
+    init(_ response: WebhookResponse) {
+        self.init(delivered: response.acknowledged, statusCode: response.statusCode, error: response.error, latencyMilliseconds: response.latencyMilliseconds)
     }
 }
