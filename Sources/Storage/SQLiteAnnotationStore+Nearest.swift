@@ -20,11 +20,13 @@ extension SQLiteAnnotationStore {
             while true {
                 let box = Self.box(around: point, radius: radius)
                 let request = AnnotationRecord.filter(Column("tenant") == tenant.description).inside(box)
-                let measured = try request.fetchAll(db).lazy
-                    .map { try $0.annotation() }
-                    .filter { filter?.matches($0) ?? true }
-                    .map { (annotation: $0, distance: Geodesic.wgs84.inverse(from: point, to: $0.content.coordinate).distance) }
-                    .filter { $0.distance <= radius }
+                // Measured from the row's columns first: only rows within the radius are decoded and filtered.
+                let measured = try request.fetchAll(db).compactMap { record -> (annotation: Annotation, distance: Double)? in
+                    let distance = Geodesic.wgs84.inverse(from: point, to: Coordinate(latitude: record.latitude, longitude: record.longitude)).distance
+                    guard distance <= radius else { return nil }
+                    let annotation = try record.annotation()
+                    return filter?.matches(annotation) ?? true ? (annotation, distance) : nil
+                }
                 let whole = radius >= min(maxDistance ?? .infinity, Self.halfMeridian)
                 if measured.count >= limit || whole {
                     return Array(measured.sorted { ($0.distance, $0.annotation.id) < ($1.distance, $1.annotation.id) }.prefix(limit))

@@ -12,8 +12,7 @@ import Timeline
 
 extension APIHandler {
     func listAnnotations(_ input: Operations.ListAnnotations.Input) async throws -> Operations.ListAnnotations.Output {
-        var query = try Self.query(bbox: input.query.bbox, kind: input.query.kind)
-        query.filter = try RequestFilter.query(input.query.filter, lang: input.query.filterLang?.rawValue)
+        var query = try Self.query(bbox: input.query.bbox, kind: input.query.kind, filter: input.query.filter, lang: input.query.filterLang?.rawValue)
         query.limit = try Paging.limit(input.query.limit)
         if let cursor = input.query.cursor {
             // Any UUID continues from its place in id order (the last id seen works as well as nextCursor).
@@ -57,8 +56,7 @@ extension APIHandler {
     }
 
     func exportAnnotations(_ input: Operations.ExportAnnotations.Input) async throws -> Operations.ExportAnnotations.Output {
-        var query = try Self.query(bbox: input.query.bbox, kind: input.query.kind)
-        query.filter = try RequestFilter.query(input.query.filter, lang: input.query.filterLang?.rawValue)
+        let query = try Self.query(bbox: input.query.bbox, kind: input.query.kind, filter: input.query.filter, lang: input.query.filterLang?.rawValue)
         let page = try await annotations.annotations(matching: query)
         let features = page.annotations.map(Components.Schemas.Feature.init)
         return .ok(.init(body: .applicationGeoJson(.init(_type: .featureCollection, features: features))))
@@ -100,10 +98,11 @@ extension APIHandler {
 
     // MARK: - Query parameters
 
-    /// A query from `bbox` and `kind`; a malformed bbox is 422 naming the parameter.
-    static func query(bbox: String?, kind: String?) throws(ProblemError) -> AnnotationQuery {
+    /// A query from `bbox`, `kind` and `filter` (in `filter-lang`); a malformed bbox or filter is 422 naming the parameter.
+    static func query(bbox: String?, kind: String?, filter: String?, lang: String?) throws(ProblemError) -> AnnotationQuery {
         var query = AnnotationQuery(kind: kind)
         query.bbox = try bbox.map(Self.bbox)
+        query.filter = try RequestFilter.query(filter, lang: lang)
         return query
     }
 
