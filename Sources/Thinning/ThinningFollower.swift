@@ -1,6 +1,6 @@
 import Synchronization
 
-/// Keeps a ``ThinningIndex`` current with a ``ThinningSource``'s change feed: loaded once from
+/// Keeps a ``ThinningIndex`` and a ``PointIndex`` current with a ``ThinningSource``'s change feed: loaded once from
 /// the store, then caught up with every write. ``current()`` catches up first, so a thinning
 /// answer always includes every write that had returned before it was asked (no rebuild step,
 /// no eventual window); ``follow()`` catches up in the background so that is rarely needed.
@@ -13,6 +13,9 @@ public final class ThinningFollower: Sendable {
     static let retryPause: Duration = .seconds(1)
 
     public let index: ThinningIndex
+    /// The same annotations by coordinate, for the query verbs; applied before `index`, so it is
+    /// at least as current as `index.sequence` says.
+    public let points: PointIndex
     private let store: any ThinningSource
     /// The catch-up running now; one at a time, so older reads never overwrite newer ones.
     private let running = Mutex<Task<Void, any Error>?>(nil)
@@ -21,6 +24,7 @@ public final class ThinningFollower: Sendable {
     public init(store: any ThinningSource) async throws {
         self.store = store
         let (entries, sequence) = try await store.thinningSnapshot()
+        points = PointIndex(entries: entries)
         index = ThinningIndex(entries: entries, sequence: sequence)
     }
 
@@ -61,6 +65,7 @@ public final class ThinningFollower: Sendable {
         while true {
             let (upserts, removals, through) = try await store.thinningChanges(after: index.sequence, limit: Self.pageSize)
             guard through > index.sequence else { return }
+            points.apply(upserts: upserts, removals: removals)
             index.apply(upserts: upserts, removals: removals, through: through)
         }
     }

@@ -142,9 +142,11 @@ public final class ThinningIndex: @unchecked Sendable {
         entries.reserveCapacity(live)
         for (p, partition) in partitions.enumerated() {
             for member in partition.members {
-                let point = ThinningGrid.unshifted(x: member.x, y: member.y)
+                let shifted = ThinningGrid.unshifted(x: member.x, y: member.y)
+                let point = MapPoint(x: Mercator.wrapX(shifted.x), y: shifted.y)
+                // Only the map point counts here; the coordinate beyond ±85.05° is not kept.
                 entries.append(ThinningEntry(
-                    id: slotIDs[Int(member.ordinal)], point: MapPoint(x: Mercator.wrapX(point.x), y: point.y),
+                    id: slotIDs[Int(member.ordinal)], point: point, coordinate: Mercator.coordinate(for: point),
                     kind: keys[p].kind, clusteringIdentifier: keys[p].group, displayPriority: Rank.priority(of: member.rank)))
             }
         }

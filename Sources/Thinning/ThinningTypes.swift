@@ -7,17 +7,20 @@ public struct ThinningEntry: Hashable, Sendable {
     public var id: AnnotationID
     /// Mercator map point (x in 0..<2^28).
     public var point: MapPoint
+    /// The annotation's own coordinate (the map point clamps latitudes beyond ±85.05°).
+    public var coordinate: Coordinate
     public var kind: String?
     public var clusteringIdentifier: String?
     public var displayPriority: Int
 
     public init(id: AnnotationID, coordinate: Coordinate, kind: String?, clusteringIdentifier: String?, displayPriority: Int) {
-        self.init(id: id, point: Mercator.mapPoint(for: coordinate), kind: kind, clusteringIdentifier: clusteringIdentifier, displayPriority: displayPriority)
+        self.init(id: id, point: Mercator.mapPoint(for: coordinate), coordinate: coordinate, kind: kind, clusteringIdentifier: clusteringIdentifier, displayPriority: displayPriority)
     }
 
-    public init(id: AnnotationID, point: MapPoint, kind: String?, clusteringIdentifier: String?, displayPriority: Int) {
+    init(id: AnnotationID, point: MapPoint, coordinate: Coordinate, kind: String?, clusteringIdentifier: String?, displayPriority: Int) {
         self.id = id
         self.point = point
+        self.coordinate = coordinate
         self.kind = kind
         self.clusteringIdentifier = clusteringIdentifier
         self.displayPriority = displayPriority

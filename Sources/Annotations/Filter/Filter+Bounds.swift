@@ -15,4 +15,22 @@ extension Filter {
             return nil
         }
     }
+
+    /// False only when no annotation at `coordinate` can match: a spatial predicate that must hold
+    /// (alone, in an `and`, or in every branch of an `or`) fails there. An index's first cut, before
+    /// rows are read and the whole filter decides.
+    public func admits(_ coordinate: Coordinate) -> Bool {
+        switch self {
+        case .spatial(let predicate, let geometry, let pointFirst):
+            return Self.holds(predicate, geometry, pointFirst: pointFirst, at: coordinate)
+        case .and(let filters):
+            return filters.allSatisfy { $0.admits(coordinate) }
+        case .or(let filters):
+            return filters.contains { $0.admits(coordinate) }
+        case .literal(let value):
+            return value
+        default:
+            return true
+        }
+    }
 }

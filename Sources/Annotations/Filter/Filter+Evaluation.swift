@@ -68,16 +68,21 @@ extension Filter {
         case .isNull(let scalar):
             return scalar.value(in: annotation) == nil
         case .spatial(let predicate, let geometry, let pointFirst):
-            let location = geometry.locate(annotation.content.coordinate)
-            switch (predicate, pointFirst) {
-            case (.intersects, _): return location != .exterior
-            // A point within a geometry: in its interior. A geometry within a point, or a point
-            // containing a geometry: only the same point.
-            case (.within, true), (.contains, false): return location == .interior
-            case (.within, false), (.contains, true):
-                if case .point(let other) = geometry { return other == annotation.content.coordinate }
-                return false
-            }
+            return Self.holds(predicate, geometry, pointFirst: pointFirst, at: annotation.content.coordinate)
+        }
+    }
+
+    /// Whether a spatial predicate holds between a point at `coordinate` and `geometry`.
+    static func holds(_ predicate: SpatialPredicate, _ geometry: FilterGeometry, pointFirst: Bool, at coordinate: Coordinate) -> Bool {
+        let location = geometry.locate(coordinate)
+        switch (predicate, pointFirst) {
+        case (.intersects, _): return location != .exterior
+        // A point within a geometry: in its interior. A geometry within a point, or a point
+        // containing a geometry: only the same point.
+        case (.within, true), (.contains, false): return location == .interior
+        case (.within, false), (.contains, true):
+            if case .point(let other) = geometry { return other == coordinate }
+            return false
         }
     }
 

@@ -1,4 +1,5 @@
 import Storage
+import Thinning
 import WireJSON
 import Annotations
 import Foundation
@@ -21,7 +22,7 @@ extension APIHandler {
             }
             query.after = after
         }
-        let page = try await annotations.annotations(matching: query)
+        let page = try await page(matching: query)
         return .ok(.init(body: .json(.init(annotations: page.annotations.map(Components.Schemas.Annotation.init), nextCursor: page.next?.description))))
     }
 
@@ -57,7 +58,7 @@ extension APIHandler {
 
     func exportAnnotations(_ input: Operations.ExportAnnotations.Input) async throws -> Operations.ExportAnnotations.Output {
         let query = try Self.query(bbox: input.query.bbox, kind: input.query.kind, filter: input.query.filter, lang: input.query.filterLang?.rawValue)
-        let page = try await annotations.annotations(matching: query)
+        let page = try await page(matching: query)
         let features = page.annotations.map(Components.Schemas.Feature.init)
         return .ok(.init(body: .applicationGeoJson(.init(_type: .featureCollection, features: features))))
     }
@@ -69,7 +70,7 @@ extension APIHandler {
             guard let after = AnnotationID(anyUUID: cursor) else { throw ProblemError.invalid(pointer: "/cursor", "must be a UUID (the nextCursor of an earlier page)") }
             query.after = after
         }
-        let page = try await annotations.annotations(matching: query)
+        let page = try await page(matching: query)
         return .ok(.init(body: .json(.init(annotations: page.annotations.map(Components.Schemas.Annotation.init), nextCursor: page.next?.description))))
     }
 
@@ -81,9 +82,15 @@ extension APIHandler {
         if let maxDistance = body.maxDistance, !(maxDistance > 0 && maxDistance.isFinite) {
             throw ProblemError.invalid(pointer: "/maxDistance", "must be a positive number of metres")
         }
-        let found = try await annotations.nearest(to: point, limit: limit, maxDistance: body.maxDistance, filter: try RequestFilter.body("filter"))
+        let found = try await queries.nearest(to: point, limit: limit, maxDistance: body.maxDistance, filter: try RequestFilter.body("filter"))
         let results = found.map { Components.Schemas.NearestResults.ResultsPayloadPayload(annotation: .init($0.annotation), distance: $0.distance) }
         return .ok(.init(body: .json(.init(results: results))))
+    }
+
+    /// A page of `query`: through the point index when its filter requires a box, else the store's own query.
+    func page(matching query: AnnotationQuery) async throws -> AnnotationPage {
+        if let page = try await queries.page(matching: query) { return page }
+        return try await annotations.annotations(matching: query)
     }
 
     /// How many `nearest` answers when `limit` is absent.

@@ -27,6 +27,13 @@ struct APIHandler: APIProtocol {
     var annotations: SQLiteAnnotationStore { get async throws { try await tenants.current().annotations } }
     /// The caller's thinning index, following its annotations.
     var thinning: ThinningFollower { get async throws { try await tenants.current().thinning } }
+    /// The caller's query verbs: the point index first, the rows second.
+    var queries: SpatialQueries {
+        get async throws {
+            let tenant = try await tenants.current()
+            return SpatialQueries(follower: tenant.thinning, store: tenant.annotations)
+        }
+    }
     /// The caller's devices, subscriptions and event log.
     var tracking: TrackingHub { get async throws { try await tenants.current().tracking } }
 

@@ -1,0 +1,115 @@
+public import Annotations
+import MapGeometry
+import Synchronization
+public import Timeline
+
+/// Every live annotation's coordinate in the Morton order of its map point, for the query verbs:
+/// nearest (``nearest(to:maxDistance:admitting:)``) and inside a box (``ids(in:admitting:)``).
+/// A cell of any power-of-two grid is one contiguous range of the order, so the order is an
+/// implicit quadtree: a search walks cells found by binary search instead of nodes it must keep.
+///
+/// One sorted run, plus the writes since it was built (the current coordinate of each changed id,
+/// and the ids whose row in the run is out of date). When those grow past ``mergeThreshold`` they
+/// are merged into a new run. Queries copy the three out under a lock (arrays are shared, not
+/// copied) and search without it. The ``ThinningFollower`` keeps it current beside the thinning index.
+public final class PointIndex: Sendable {
+    /// Parallel arrays, sorted by (code, id).
+    struct Run: Sendable {
+        var codes: [UInt64] = []
+        var ids: [AnnotationID] = []
+        var latitudes: [Double] = []
+        var longitudes: [Double] = []
+        /// The greatest id in the run: a newer one cannot have a row in it.
+        var newest: AnnotationID?
+
+        var count: Int { codes.count }
+
+        func coordinate(at position: Int) -> Coordinate {
+            Coordinate(latitude: latitudes[position], longitude: longitudes[position])
+        }
+
+        /// The first position at or after `low` (below `high`) whose code is ≥ `code`.
+        func firstPosition(atLeast code: UInt64, from low: Int, to high: Int) -> Int {
+            var lo = low, hi = high
+            while lo < hi {
+                let mid = (lo + hi) >> 1
+                if codes[mid] < code { lo = mid + 1 } else { hi = mid }
+            }
+            return lo
+        }
+    }
+
+    /// What a query reads.
+    struct Snapshot: Sendable {
+        var run = Run()
+        /// The current coordinate of each id written since the run was built.
+        var added: [AnnotationID: Coordinate] = [:]
+        /// Ids whose row in the run is out of date: changed (then in `added`) or deleted since.
+        var superseded: Set<AnnotationID> = []
+
+        func isLive(_ position: Int) -> Bool {
+            superseded.isEmpty || !superseded.contains(run.ids[position])
+        }
+    }
+
+    /// Writes held beside the run before a merge: enough that a merge's O(n) is cheap per write,
+    /// few enough that every search can look at each of them.
+    static let mergeThreshold = 2_048
+
+    private let state: Mutex<Snapshot>
+
+    /// An index of `entries` (any order).
+    public init(entries: [ThinningEntry]) {
+        state = Mutex(Snapshot(run: Self.run(entries.map { ($0.id, $0.coordinate) })))
+    }
+
+    /// Live annotations held.
+    public var count: Int {
+        state.withLock { s in s.run.count - s.run.ids.lazy.filter(s.superseded.contains).count + s.added.count }
+    }
+
+    func snapshot() -> Snapshot {
+        state.withLock { $0 }
+    }
+
+    /// Applies a batch of writes: `upserts` are current entries, `removals` deleted ids.
+    public func apply(upserts: [ThinningEntry], removals: [AnnotationID]) {
+        state.withLock { s in
+            for id in removals {
+                s.added[id] = nil
+                s.superseded.insert(id)
+            }
+            for entry in upserts {
+                s.added[entry.id] = entry.coordinate
+                if let newest = s.run.newest, entry.id <= newest { s.superseded.insert(entry.id) }
+            }
+            if s.added.count + s.superseded.count > Self.mergeThreshold { s = Self.merged(s) }
+        }
+    }
+
+    /// The run of the live points of `snapshot`, its writes folded in.
+    private static func merged(_ snapshot: Snapshot) -> Snapshot {
+        var points: [(AnnotationID, Coordinate)] = []
+        points.reserveCapacity(snapshot.run.count + snapshot.added.count)
+        for position in 0..<snapshot.run.count where snapshot.isLive(position) {
+            points.append((snapshot.run.ids[position], snapshot.run.coordinate(at: position)))
+        }
+        points += snapshot.added.map { ($0.key, $0.value) }
+        return Snapshot(run: run(points))
+    }
+
+    /// A run of `points` (any order).
+    private static func run(_ points: [(AnnotationID, Coordinate)]) -> Run {
+        let keyed = points.map { (code: code(of: $0.1), id: $0.0, coordinate: $0.1) }
+            .sorted { ($0.code, $0.id) < ($1.code, $1.id) }
+        return Run(
+            codes: keyed.map(\.code), ids: keyed.map(\.id),
+            latitudes: keyed.map(\.coordinate.latitude), longitudes: keyed.map(\.coordinate.longitude),
+            newest: keyed.lazy.map(\.id).max())
+    }
+
+    /// The Morton code of a coordinate's map point (latitudes beyond ±85.05° on the world's edge rows).
+    static func code(of coordinate: Coordinate) -> UInt64 {
+        MortonCode(Mercator.mapPoint(for: coordinate)).rawValue
+    }
+}
