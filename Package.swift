@@ -75,7 +75,7 @@ let package = Package(
         .target(name: "Annotations", dependencies: ["MapGeometry", "Timeline", "WireJSON"], swiftSettings: handWrittenSettings),
 
         // The thinning index (annotations plus clusters per grid cell) and the follower that keeps it current.
-        .target(name: "Thinning", dependencies: ["Annotations", "Geodesy", "MapGeometry", "Timeline"], swiftSettings: handWrittenSettings),
+        .target(name: "Thinning", dependencies: ["Annotations", "Geodesy", "MapGeometry", "Timeline", "WireJSON"], swiftSettings: handWrittenSettings),
 
         // Location fixes, subscriptions and the evaluators that turn fixes into events (pure; clock injected).
         .target(name: "Tracking", dependencies: ["MapGeometry", "Geodesy", "Timeline"], swiftSettings: handWrittenSettings),

@@ -20,5 +20,16 @@ let package = Package(
                 .product(name: "Timeline", package: "Meridian"),
             ]
         ),
+        // The query index on bench-queries' data; `make bench-queries` runs it beside cKDTree and STRtree.
+        .executableTarget(
+            name: "QueryBench",
+            dependencies: [
+                .product(name: "Annotations", package: "Meridian"),
+                .product(name: "MapGeometry", package: "Meridian"),
+                .product(name: "Storage", package: "Meridian"),
+                .product(name: "Thinning", package: "Meridian"),
+                .product(name: "WireJSON", package: "Meridian"),
+            ]
+        ),
     ]
 )

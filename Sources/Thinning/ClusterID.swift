@@ -1,4 +1,5 @@
-import Annotations
+public import Annotations
+import WireJSON
 
 /// A cluster's identity: the place it stands for, not a number handed out. The grid cell at a zoom
 /// and cell size, the clustering identifier, and the filters that chose the members. The same
@@ -6,7 +7,8 @@ import Annotations
 /// recomputes it from the id alone.
 ///
 /// Text form: base64url (no padding) of version 1, zoom, cell-size exponent, column and row
-/// (big-endian UInt32), flags, then the minimum priority, the identifier and the kinds when present.
+/// (big-endian UInt32), flags, then the minimum priority, the identifier, the kinds and the CQL2
+/// filter (its compact CQL2-JSON) when present.
 public struct ClusterID: Hashable, Sendable, CustomStringConvertible {
     public var grid: ThinningGrid
     public var column: Int
@@ -17,18 +19,25 @@ public struct ClusterID: Hashable, Sendable, CustomStringConvertible {
     public var kinds: Set<String>?
     /// The display-priority filter that chose the members.
     public var minDisplayPriority: Int?
+    /// The CQL2 filter that chose the members.
+    public var filter: Filter?
 
-    public init(grid: ThinningGrid, column: Int, row: Int, clusteringIdentifier: String?, kinds: Set<String>?, minDisplayPriority: Int?) {
+    /// The longest a CQL2 filter may be, as compact JSON, to be named by a cluster id.
+    public static let maxFilterBytes = 8_192
+
+    public init(grid: ThinningGrid, column: Int, row: Int, clusteringIdentifier: String?, kinds: Set<String>?, minDisplayPriority: Int?, filter: Filter? = nil) {
         self.grid = grid
         self.column = column
         self.row = row
         self.clusteringIdentifier = clusteringIdentifier
         self.kinds = kinds
         self.minDisplayPriority = minDisplayPriority
+        self.filter = filter
     }
 
     private enum Flag {
-        static let identifier: UInt8 = 1, kinds: UInt8 = 2, priority: UInt8 = 4
+        static let identifier: UInt8 = 1, kinds: UInt8 = 2, priority: UInt8 = 4, filter: UInt8 = 8
+        static let all: UInt8 = 15
     }
 
     public var description: String {
@@ -38,6 +47,7 @@ public struct ClusterID: Hashable, Sendable, CustomStringConvertible {
         if clusteringIdentifier != nil { flags |= Flag.identifier }
         if kinds != nil { flags |= Flag.kinds }
         if minDisplayPriority != nil { flags |= Flag.priority }
+        if filter != nil { flags |= Flag.filter }
         bytes.append(flags)
         if let minDisplayPriority { bytes += [UInt8(minDisplayPriority >> 8), UInt8(minDisplayPriority & 0xFF)] }
         func text(_ string: String) {
@@ -49,20 +59,22 @@ public struct ClusterID: Hashable, Sendable, CustomStringConvertible {
             bytes += [UInt8(kinds.count >> 8), UInt8(kinds.count & 0xFF)]
             for kind in kinds.sorted() { text(kind) }
         }
+        if let filter { text(filter.json.canonicalText) }
         return Base64URL.encode(bytes)
     }
 
-    /// The id a text names, or nil when it is not one this server issues.
     /// The longest id text read (the contract's `maxLength`): room for the longest filters a thin
-    /// request may carry (16 kinds and an identifier of 1 024 bytes each, base64url).
-    public static let maxTextLength = 24_576
+    /// request may carry (16 kinds and an identifier of 1 024 bytes each, a filter of
+    /// ``maxFilterBytes``, base64url).
+    public static let maxTextLength = 36_864
 
+    /// The id a text names, or nil when it is not one this server issues.
     public init?(_ text: String) {
         guard text.utf8.count <= Self.maxTextLength, let bytes = Base64URL.decode(text) else { return nil }
         var reader = ByteReader(bytes: bytes)
         guard reader.byte() == 1, let zoom = reader.byte(), let exponent = reader.byte(),
               ThinningGrid.zoomLevels.contains(Int(zoom)), ThinningGrid.cellSizeExponents.contains(Int(exponent)),
-              let column = reader.uint32(), let row = reader.uint32(), let flags = reader.byte(), flags & ~7 == 0
+              let column = reader.uint32(), let row = reader.uint32(), let flags = reader.byte(), flags & ~Flag.all == 0
         else { return nil }
         grid = ThinningGrid(zoom: Int(zoom), cellSizeExponent: Int(exponent))
         guard column < grid.cellsPerAxis, row < grid.cellsPerAxis else { return nil }
@@ -84,6 +96,12 @@ public struct ClusterID: Hashable, Sendable, CustomStringConvertible {
                 kinds.insert(kind)
             }
             self.kinds = kinds
+        }
+        if flags & Flag.filter != 0 {
+            guard let text = reader.text(), text.utf8.count <= Self.maxFilterBytes,
+                  let json = Array(text.utf8).withUnsafeBytes({ JSONValueParser.parse($0) }),
+                  let filter = try? Filter(json: json) else { return nil }
+            self.filter = filter
         }
         guard reader.atEnd, description == text else { return nil }
     }

@@ -43,7 +43,7 @@ extension ThinningIndex {
                     } else if total.count > 1 {
                         let id = ClusterID(
                             grid: grid, column: cell.column, row: cell.row, clusteringIdentifier: group.identifier,
-                            kinds: filter.kinds, minDisplayPriority: filter.minDisplayPriority)
+                            kinds: filter.kinds, minDisplayPriority: filter.minDisplayPriority, filter: filter.matching)
                         others.append((total.count, total.summary.best, .cluster(cluster(id, total, kindCounts))))
                     }
                 }
@@ -113,7 +113,7 @@ extension ThinningIndex {
     }
 
     private func filterOf(_ id: ClusterID) -> ThinningFilter {
-        ThinningFilter(kinds: id.kinds, clusteringIdentifiers: nil, minDisplayPriority: id.minDisplayPriority)
+        ThinningFilter(kinds: id.kinds, clusteringIdentifiers: nil, minDisplayPriority: id.minDisplayPriority, matching: id.filter)
     }
 
     private func members(of id: ClusterID) -> (total: Aggregate, kindCounts: [String: Int]) {

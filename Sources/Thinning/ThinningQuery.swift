@@ -1,5 +1,6 @@
 import Foundation
 import Annotations
+import WireJSON
 public import MapGeometry
 
 /// A thinning request, checked: the view, the grid its zoom uses, the filter and the limit. Every
@@ -47,6 +48,9 @@ public struct ThinningQuery: Sendable {
             if values.contains(where: { $0.unicodeScalars.count > keyLength }) {
                 errors.record(at: [field], "values must be at most \(keyLength) characters")
             }
+        }
+        if let matching = filter.matching, case let bytes = matching.json.canonicalByteCount, bytes > ClusterID.maxFilterBytes {
+            errors.record(at: ["filter"], "is \(bytes) bytes as compact CQL2-JSON; a thinning filter is named in its cluster ids, so at most \(ClusterID.maxFilterBytes)")
         }
         let read = errors.value(at: ["viewport"], readViewport)
         let viewport = try errors.check(read)

@@ -41,11 +41,15 @@ public struct ThinningFilter: Hashable, Sendable {
     public var clusteringIdentifiers: Set<String>?
     /// Only annotations with at least this display priority.
     public var minDisplayPriority: Int?
+    /// Only annotations this CQL2 filter matches. A ``ThinningIndex`` does not apply it (it is
+    /// answered by an index of only those, ``FilteredThinning``); its clusters' ids name it.
+    public var matching: Filter?
 
-    public init(kinds: Set<String>? = nil, clusteringIdentifiers: Set<String>? = nil, minDisplayPriority: Int? = nil) {
+    public init(kinds: Set<String>? = nil, clusteringIdentifiers: Set<String>? = nil, minDisplayPriority: Int? = nil, matching: Filter? = nil) {
         self.kinds = kinds
         self.clusteringIdentifiers = clusteringIdentifiers
         self.minDisplayPriority = minDisplayPriority
+        self.matching = matching
     }
 }
 

@@ -44,6 +44,8 @@ import WireJSON
         let fromText = try Filter(text: text)
         #expect(fromJSON == fromText)
         #expect(fromJSON.matches(Self.shop) == expected)
+        // Written back as CQL2-JSON (what a cluster id carries), it reads as the same filter.
+        #expect(try Filter(json: fromText.json) == fromJSON)
     }
 
     /// Unknown (a missing property, or values of different types) is not a match, and `not` of

@@ -35,10 +35,11 @@ import WireJSON
         let thinning = tenant.thinning
         let handler = APIHandler(contract: try Contract.load(), limits: Limits(maxBatchSize: 10), transformers: CRSTransformerPool(), tenants: tenants,
                                  streams: StreamGate(limit: 4, metrics: ServerMetrics()), metrics: ServerMetrics())
-        try await RequestScope.$principal.withValue(.open) { try await compare(handler, thinning, store) }
+        try await RequestScope.$principal.withValue(.open) { try await compare(handler, tenant) }
     }
 
-    private func compare(_ handler: APIHandler, _ thinning: ThinningFollower, _ store: SQLiteAnnotationStore) async throws {
+    private func compare(_ handler: APIHandler, _ tenant: TenantSpace.Tenant) async throws {
+        let thinning = tenant.thinning
         // The runtime's encoder, with the configuration `buildRouterAndIndex` gives it.
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -52,7 +53,7 @@ import WireJSON
             let body = Components.Schemas.ThinRequest(viewport: .init(
                 value1: .init(size: .init(width: 800, height: 600), heading: zoom == 9 ? 30 : nil, center: center, zoomLevel: zoom),
                 value2: .case3(.init())))
-            let fast = ThinAnswerWriter.write(try await ThinningAnswer(ThinningQuery(body), thinning: thinning, store: store))
+            let fast = ThinAnswerWriter.write(try await ThinningAnswer(ThinningQuery(body, filter: nil), tenant: tenant))
             guard case .ok(let ok) = try await handler.thinAnnotations(.init(body: .json(body))), case .json(let answer) = ok.body else {
                 Issue.record("no answer"); continue
             }

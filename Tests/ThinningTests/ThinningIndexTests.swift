@@ -274,5 +274,10 @@ import Timeline
         let plain = ClusterID(grid: ThinningGrid(zoom: 0, cellSize: 16), column: 15, row: 15, clusteringIdentifier: nil, kinds: nil, minDisplayPriority: nil)
         #expect(ClusterID(plain.description) == plain)
         #expect(ClusterID(ClusterID(grid: ThinningGrid(zoom: 0, cellSize: 16), column: 16, row: 0, clusteringIdentifier: nil, kinds: nil, minDisplayPriority: nil).description) == nil, "column outside the grid")
+        // A CQL2 filter travels in the id as its CQL2-JSON and comes back the same filter.
+        let filter = try Filter(text: "kind = 'shop' AND rating >= 4.5 AND S_INTERSECTS(geometry, BBOX(179, -18, -179, -17))")
+        let filtered = ClusterID(grid: ThinningGrid(zoom: 9, cellSize: 64), column: 3, row: 4, clusteringIdentifier: nil, kinds: nil, minDisplayPriority: nil, filter: filter)
+        #expect(ClusterID(filtered.description) == filtered)
+        #expect(filtered.description != ClusterID(grid: filtered.grid, column: 3, row: 4, clusteringIdentifier: nil, kinds: nil, minDisplayPriority: nil).description)
     }
 }

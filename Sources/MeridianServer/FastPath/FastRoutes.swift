@@ -53,16 +53,17 @@ struct FastRoutes<Context: RequestContext>: RouterMiddleware {
             Paths.thin: Route(method: .post, mediaTypes: json) { _, body in
                 // A repeated key or a null (which JSONDecoder would let through) or a decoding error: the generated handler explains.
                 guard body.withUnsafeReadableBytes({ JSONBodyCheck.first(in: $0, nulls: thinNulls) }) == nil,
-                      let wire = try? JSONDecoder().decode(Components.Schemas.ThinRequest.self, from: Data(body.readableBytesView)) else { return nil }
-                let tenant = try await tenants.current()
-                return ThinAnswerWriter.write(try await ThinningAnswer(ThinningQuery(wire), thinning: tenant.thinning, store: tenant.annotations))
+                      let wire = try? JSONDecoder().decode(Components.Schemas.ThinRequest.self, from: Data(body.readableBytesView)),
+                      wire.filter == nil  // a CQL2 filter is read (and explained) by the generated handler
+                else { return nil }
+                return ThinAnswerWriter.write(try await ThinningAnswer(ThinningQuery(wire, filter: nil), tenant: tenants.current()))
             },
         ]
         prefixed = [
             (Paths.clusterPrefix, Route(method: .get) { path, _ in
                 // A malformed id or a gone cluster: the generated handler says which.
                 guard let id = ClusterID(String(path.dropFirst(Paths.clusterPrefix.count))),
-                      let cluster = try await tenants.current().thinning.current().cluster(id) else { return nil }
+                      let cluster = try await tenants.current().thinningIndex(for: id.filter).cluster(id) else { return nil }
                 return ThinAnswerWriter.write(cluster)
             }),
         ]

@@ -17,7 +17,7 @@ extension APIHandler {
     func thinAnnotations(_ input: Operations.ThinAnnotations.Input) async throws -> Operations.ThinAnnotations.Output {
         switch input.body {
         case .json(let body):
-            let answer = try await ThinningAnswer(ThinningQuery(body), thinning: thinning, store: annotations)
+            let answer = try await ThinningAnswer(ThinningQuery(body, filter: RequestFilter.body("filter")), tenant: tenants.current())
             let viewport = answer.viewport
             let items: [Components.Schemas.ThinItem] = answer.result.items.compactMap { item in
                 switch item {
@@ -41,7 +41,7 @@ extension APIHandler {
 
     func getCluster(_ input: Operations.GetCluster.Input) async throws -> Operations.GetCluster.Output {
         let id = try Self.clusterID(input.path.clusterId)
-        guard let cluster = try await thinning.current().cluster(id) else { throw Self.clusterGone(input.path.clusterId) }
+        guard let cluster = try await tenants.current().thinningIndex(for: id.filter).cluster(id) else { throw Self.clusterGone(input.path.clusterId) }
         return .ok(.init(body: .json(.init(cluster))))
     }
 
@@ -55,7 +55,7 @@ extension APIHandler {
             }
             cursor = parsed
         }
-        guard let page = try await thinning.current().leaves(of: id, after: cursor, limit: limit) else {
+        guard let page = try await tenants.current().thinningIndex(for: id.filter).leaves(of: id, after: cursor, limit: limit) else {
             throw Self.clusterGone(input.path.clusterId)
         }
         let found = try await annotations.annotations(ids: page.ids)
@@ -86,19 +86,29 @@ struct ThinningAnswer {
     /// The annotations shown by themselves, read after the index; one deleted in between is absent and left out.
     var annotations: [AnnotationID: Annotation]
 
-    init(_ query: ThinningQuery, thinning: ThinningFollower, store: some AnnotationStore) async throws {
+    init(_ query: ThinningQuery, tenant: TenantSpace.Tenant) async throws {
         viewport = query.viewport
-        result = try await thinning.current().thin(query.viewport.visibleMapRect, grid: query.grid, filter: query.filter, limit: query.limit)
-        annotations = try await store.annotations(ids: result.items.compactMap { if case .annotation(let id, _) = $0 { id } else { nil } })
+        let index = try await tenant.thinningIndex(for: query.filter.matching)
+        result = index.thin(query.viewport.visibleMapRect, grid: query.grid, filter: query.filter, limit: query.limit)
+        annotations = try await tenant.annotations.annotations(ids: result.items.compactMap { if case .annotation(let id, _) = $0 { id } else { nil } })
+    }
+}
+
+extension TenantSpace.Tenant {
+    /// The thinning index holding every write acknowledged before the call: the tenant's, or the
+    /// one of `filter`'s matches.
+    func thinningIndex(for filter: Filter?) async throws -> ThinningIndex {
+        guard let filter else { return try await thinning.current() }
+        return try await filtered.follower(for: filter).index
     }
 }
 
 extension ThinningQuery {
-    /// The query a request body asks for; every bad field in one 422.
-    init(_ body: Components.Schemas.ThinRequest) throws(FieldErrors) {
+    /// The query a request body asks for, with its CQL2 `filter` read already; every bad field in one 422.
+    init(_ body: Components.Schemas.ThinRequest, filter matching: Filter?) throws(FieldErrors) {
         let filter = ThinningFilter(
             kinds: body.kinds.map(Set.init), clusteringIdentifiers: body.clusteringIdentifiers.map(Set.init),
-            minDisplayPriority: body.minDisplayPriority)
+            minDisplayPriority: body.minDisplayPriority, matching: matching)
         try self.init(viewport: { () throws(FieldError) in try Viewport(body.viewport) }, cellSize: body.cellSize, limit: body.limit, filter: filter)
     }
 }

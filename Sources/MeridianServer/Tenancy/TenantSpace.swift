@@ -18,6 +18,8 @@ final class TenantSpace: Sendable {
         let annotations: SQLiteAnnotationStore
         /// The tenant's thinning index, following its change feed.
         let thinning: ThinningFollower
+        /// Thinning indexes of the filters recent thin requests carried, kept on demand.
+        let filtered: FilteredThinning
         /// The tenant's devices, subscriptions and event log.
         let tracking: TrackingHub
         /// The tenant's webhooks and their workers.
@@ -118,7 +120,9 @@ final class TenantSpace: Sendable {
             await delivery.stop()  // no worker outlives a failed opening (the next one starts its own)
             throw error
         }
-        return Tenant(annotations: annotations, thinning: thinning, tracking: tracking, delivery: delivery)
+        return Tenant(
+            annotations: annotations, thinning: thinning, filtered: FilteredThinning(store: annotations, points: thinning),
+            tracking: tracking, delivery: delivery)
     }
 }
 
