@@ -5,6 +5,8 @@ enum Paths {
     /// Bulk imports: their own body limit and a fast path.
     static let annotationImport = "/v1/annotations/import"
     static let thin = "/v1/annotations/thin"
+    static let search = "/v1/annotations/search"
+    static let nearest = "/v1/annotations/nearest"
     /// Server-Sent Events of the event log.
     static let eventStream = "/v1/events/stream"
     /// `GET /v1/clusters/{id}` is this prefix and an id.

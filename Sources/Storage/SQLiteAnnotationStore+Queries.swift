@@ -21,7 +21,7 @@ extension SQLiteAnnotationStore {
                 if let after { chunk = chunk.filter(Column("id") > after.description) }
                 let size = query.filter == nil ? wanted : Self.filterChunk
                 if let size { chunk = chunk.limit(size) }
-                let rows = try chunk.fetchAll(db).map { try $0.annotation() }
+                let rows = try AnnotationRows.read(try chunk.select(sql: AnnotationRows.columns).makePreparedRequest(db).statement)
                 annotations += query.filter.map { filter in rows.filter(filter.matches) } ?? rows
                 guard query.filter != nil, let size, rows.count == size, annotations.count < (wanted ?? .max) else { break }
                 after = rows.last?.id

@@ -63,11 +63,12 @@ extension SQLiteAnnotationStore: ThinningSource {
         guard !ids.isEmpty else { return [:] }
         return try await database.writer.read { db in
             var found: [AnnotationID: Annotation] = [:]
+            found.reserveCapacity(ids.count)
             for slice in SQLiteBatch.slices(ids.map(\.description)) {
-                for record in try AnnotationRecord.filter(Column("tenant") == tenant.description && slice.contains(Column("id"))).fetchAll(db) {
-                    let annotation = try record.annotation()
-                    found[annotation.id] = annotation
-                }
+                let marks = Array(repeating: "?", count: slice.count).joined(separator: ",")
+                let statement = try db.makeStatement(sql: "SELECT \(AnnotationRows.columns) FROM annotation WHERE tenant = ? AND id IN (\(marks))")
+                try statement.setArguments(StatementArguments([tenant.description] + slice))
+                for annotation in try AnnotationRows.read(statement) { found[annotation.id] = annotation }
             }
             return found
         }

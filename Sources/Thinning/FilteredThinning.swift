@@ -65,10 +65,7 @@ private struct MatchingSource: ThinningSource {
     func thinningSnapshot() async throws -> (entries: [ThinningEntry], sequence: Int64) {
         // The position first: rows read after it may be newer, and re-applying a change is harmless.
         let sequence = store.latestSequence
-        let query = AnnotationQuery(filter: filter)
-        var page = try await queries.page(matching: query)
-        if page == nil { page = try await store.annotations(matching: query) }
-        guard let page else { return ([], sequence) }
+        let page = try await queries.page(matching: AnnotationQuery(filter: filter))
         return (page.annotations.map(ThinningEntry.init), sequence)
     }
 

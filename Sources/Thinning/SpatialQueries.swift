@@ -40,10 +40,10 @@ public struct SpatialQueries: Sendable {
         return results
     }
 
-    /// A page of `query` when its filter requires a box (a spatial predicate that must hold), read
-    /// through the index; nil when it does not, and the store's own query is the way.
-    public func page(matching query: AnnotationQuery) async throws -> AnnotationPage? {
-        guard let filter = query.filter, let box = filter.requiredBounds else { return nil }
+    /// A page of `query`: through the index when its filter requires a box (a spatial predicate
+    /// that must hold), else the store's own query (by id, through its bbox index when it has one).
+    public func page(matching query: AnnotationQuery) async throws -> AnnotationPage {
+        guard let filter = query.filter, let box = filter.requiredBounds else { return try await store.annotations(matching: query) }
         _ = try await follower.current()
         var candidates = follower.points.ids(in: box) { coordinate in
             filter.admits(coordinate) && (query.bbox?.contains(coordinate) ?? true)

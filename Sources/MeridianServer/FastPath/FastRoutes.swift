@@ -50,6 +50,8 @@ struct FastRoutes<Context: RequestContext>: RouterMiddleware {
                 // Nil when the body is not a FeatureCollection: the generated decoding explains.
                 try await GeoJSONImport.importBody(Data(body.readableBytesView), into: tenants.current().annotations).map(ImportAnswerWriter.write)
             },
+            Paths.search: Route(method: .post, mediaTypes: json) { _, body in try await QueryRoutes.search(body, tenants: tenants) },
+            Paths.nearest: Route(method: .post, mediaTypes: json) { _, body in try await QueryRoutes.nearest(body, tenants: tenants) },
             Paths.thin: Route(method: .post, mediaTypes: json) { _, body in
                 // A repeated key or a null (which JSONDecoder would let through) or a decoding error: the generated handler explains.
                 guard body.withUnsafeReadableBytes({ JSONBodyCheck.first(in: $0, nulls: thinNulls) }) == nil,

@@ -21,7 +21,7 @@ enum ThinAnswerWriter {
             case .annotation(let id, let point):
                 guard let annotation = answer.annotations[id] else { continue }
                 if !first { json.raw(",") }
-                json.raw("{\"annotation\":"); write(annotation, to: &json)
+                json.raw("{\"annotation\":"); AnnotationJSON.write(annotation, to: &json)
                 json.raw(",\"screenPoint\":"); write(viewport.screenPoint(for: point), to: &json)
                 json.raw(",\"type\":\"annotation\"}")
             case .cluster(let cluster):
@@ -70,25 +70,7 @@ enum ThinAnswerWriter {
         json.raw("}")
     }
 
-    private static func write(_ annotation: Annotation, to json: inout JSONWriter) {
-        let content = annotation.content
-        json.raw("{")
-        if let identifier = content.clusteringIdentifier { json.raw("\"clusteringIdentifier\":"); json.string(identifier); json.raw(",") }
-        json.raw("\"coordinate\":"); write(content.coordinate, to: &json)
-        json.raw(",\"createdAt\":"); json.string(Instant(millisecondOf: annotation.createdAt).rfc3339)
-        json.raw(",\"displayPriority\":"); json.int(content.displayPriority)
-        if let externalId = content.externalId { json.raw(",\"externalId\":"); json.string(externalId) }
-        json.raw(",\"id\":"); json.string(annotation.id.description)
-        if let kind = content.kind { json.raw(",\"kind\":"); json.string(kind) }
-        json.raw(",\"properties\":"); json.value(.object(content.properties))
-        if let subtitle = content.subtitle { json.raw(",\"subtitle\":"); json.string(subtitle) }
-        if let title = content.title { json.raw(",\"title\":"); json.string(title) }
-        json.raw(",\"updatedAt\":"); json.string(Instant(millisecondOf: annotation.updatedAt).rfc3339)
-        json.raw(",\"version\":"); json.int(annotation.version)
-        json.raw("}")
-    }
-
-    private static func write(_ value: Coordinate, to json: inout JSONWriter) {
+    static func write(_ value: Coordinate, to json: inout JSONWriter) {
         json.raw("{\"latitude\":"); json.number(value.latitude); json.raw(",\"longitude\":"); json.number(value.longitude); json.raw("}")
     }
 

@@ -22,7 +22,7 @@ extension APIHandler {
             }
             query.after = after
         }
-        let page = try await page(matching: query)
+        let page = try await queries.page(matching: query)
         return .ok(.init(body: .json(.init(annotations: page.annotations.map(Components.Schemas.Annotation.init), nextCursor: page.next?.description))))
     }
 
@@ -58,7 +58,7 @@ extension APIHandler {
 
     func exportAnnotations(_ input: Operations.ExportAnnotations.Input) async throws -> Operations.ExportAnnotations.Output {
         let query = try Self.query(bbox: input.query.bbox, kind: input.query.kind, filter: input.query.filter, lang: input.query.filterLang?.rawValue)
-        let page = try await page(matching: query)
+        let page = try await queries.page(matching: query)
         let features = page.annotations.map(Components.Schemas.Feature.init)
         return .ok(.init(body: .applicationGeoJson(.init(_type: .featureCollection, features: features))))
     }
@@ -70,7 +70,7 @@ extension APIHandler {
             guard let after = AnnotationID(anyUUID: cursor) else { throw ProblemError.invalid(pointer: "/cursor", "must be a UUID (the nextCursor of an earlier page)") }
             query.after = after
         }
-        let page = try await page(matching: query)
+        let page = try await queries.page(matching: query)
         return .ok(.init(body: .json(.init(annotations: page.annotations.map(Components.Schemas.Annotation.init), nextCursor: page.next?.description))))
     }
 
@@ -85,12 +85,6 @@ extension APIHandler {
         let found = try await queries.nearest(to: point, limit: limit, maxDistance: body.maxDistance, filter: try RequestFilter.body("filter"))
         let results = found.map { Components.Schemas.NearestResults.ResultsPayloadPayload(annotation: .init($0.annotation), distance: $0.distance) }
         return .ok(.init(body: .json(.init(results: results))))
-    }
-
-    /// A page of `query`: through the point index when its filter requires a box, else the store's own query.
-    func page(matching query: AnnotationQuery) async throws -> AnnotationPage {
-        if let page = try await queries.page(matching: query) { return page }
-        return try await annotations.annotations(matching: query)
     }
 
     /// How many `nearest` answers when `limit` is absent.

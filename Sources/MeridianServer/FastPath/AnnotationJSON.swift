@@ -1,0 +1,55 @@
+import Annotations
+import MapGeometry
+import Thinning
+import Timeline
+import WireJSON
+
+/// Annotations as the generated encoder writes them (sorted keys, compact, absent optionals left
+/// out), written directly: alone, in thin answers, in pages and in nearest answers.
+enum AnnotationJSON {
+    static func write(_ annotation: Annotation, to json: inout JSONWriter) {
+        let content = annotation.content
+        json.raw("{")
+        if let identifier = content.clusteringIdentifier { json.raw("\"clusteringIdentifier\":"); json.string(identifier); json.raw(",") }
+        json.raw("\"coordinate\":"); ThinAnswerWriter.write(content.coordinate, to: &json)
+        json.raw(",\"createdAt\":"); json.string(Instant(millisecondOf: annotation.createdAt).rfc3339)
+        json.raw(",\"displayPriority\":"); json.int(content.displayPriority)
+        if let externalId = content.externalId { json.raw(",\"externalId\":"); json.string(externalId) }
+        json.raw(",\"id\":"); json.string(annotation.id.description)
+        if let kind = content.kind { json.raw(",\"kind\":"); json.string(kind) }
+        json.raw(",\"properties\":"); json.value(.object(content.properties))
+        if let subtitle = content.subtitle { json.raw(",\"subtitle\":"); json.string(subtitle) }
+        if let title = content.title { json.raw(",\"title\":"); json.string(title) }
+        json.raw(",\"updatedAt\":"); json.string(Instant(millisecondOf: annotation.updatedAt).rfc3339)
+        json.raw(",\"version\":"); json.int(annotation.version)
+        json.raw("}")
+    }
+
+    /// `{"annotations":[…],"nextCursor":…}`: a page of a list or search.
+    static func write(_ page: AnnotationPage) -> [UInt8] {
+        var json = JSONWriter(capacity: 64 + page.annotations.count * 320)
+        json.raw("{\"annotations\":[")
+        for (index, annotation) in page.annotations.enumerated() {
+            if index > 0 { json.raw(",") }
+            write(annotation, to: &json)
+        }
+        json.raw("]")
+        if let next = page.next { json.raw(",\"nextCursor\":"); json.string(next.description) }
+        json.raw("}")
+        return json.bytes
+    }
+
+    /// `{"results":[{"annotation":…,"distance":…},…]}`: a nearest answer.
+    static func write(_ results: [(annotation: Annotation, distance: Double)]) -> [UInt8] {
+        var json = JSONWriter(capacity: 32 + results.count * 340)
+        json.raw("{\"results\":[")
+        for (index, result) in results.enumerated() {
+            json.raw(index == 0 ? "{\"annotation\":" : ",{\"annotation\":")
+            write(result.annotation, to: &json)
+            json.raw(",\"distance\":"); json.number(result.distance)
+            json.raw("}")
+        }
+        json.raw("]}")
+        return json.bytes
+    }
+}

@@ -1,0 +1,72 @@
+import Annotations
+import MapGeometry
+import NIOCore
+import Thinning
+import Timeline
+import WireJSON
+
+/// `POST /v1/annotations/search` and `POST /v1/annotations/nearest` read by hand: only a body
+/// of the contract's members with values the generated handler would take as they are (no null,
+/// no repeated key, no unknown member, numbers in range, a filter that reads); anything else is
+/// declined, and the generated handler explains it. Both run the same ``SpatialQueries`` verb
+/// and answer the bytes ``AnnotationJSON`` writes, as the generated encoder would.
+enum QueryRoutes {
+    static func search(_ body: ByteBuffer, tenants: TenantSpace) async throws -> [UInt8]? {
+        guard let members = members(body, allowed: ["filter", "limit", "cursor"]),
+              let filter = members["filter"].flatMap(filter),
+              let limit = limit(members["limit"], default: Paging.defaultLimit)
+        else { return nil }
+        var query = AnnotationQuery(limit: limit, filter: filter)
+        if let cursor = members["cursor"] {
+            guard case .string(let text) = cursor, let after = AnnotationID(anyUUID: text) else { return nil }
+            query.after = after
+        }
+        let tenant = try await tenants.current()
+        return AnnotationJSON.write(try await SpatialQueries(follower: tenant.thinning, store: tenant.annotations).page(matching: query))
+    }
+
+    static func nearest(_ body: ByteBuffer, tenants: TenantSpace) async throws -> [UInt8]? {
+        guard let members = members(body, allowed: ["point", "limit", "maxDistance", "filter"]),
+              case .object(let point)? = members["point"], point.count == 2,
+              case .number(let latitude)? = point["latitude"], case .number(let longitude)? = point["longitude"],
+              (-90...90).contains(latitude), (-180...180).contains(longitude),
+              let limit = limit(members["limit"], default: APIHandler.defaultNearest)
+        else { return nil }
+        var maxDistance: Double?
+        if let given = members["maxDistance"] {
+            guard case .number(let metres) = given, metres > 0, metres.isFinite else { return nil }
+            maxDistance = metres
+        }
+        var filter: Filter?
+        if let given = members["filter"] {
+            guard let read = Self.filter(given) else { return nil }
+            filter = read
+        }
+        let tenant = try await tenants.current()
+        let queries = SpatialQueries(follower: tenant.thinning, store: tenant.annotations)
+        return AnnotationJSON.write(try await queries.nearest(
+            to: Coordinate(latitude: latitude, longitude: longitude), limit: limit, maxDistance: maxDistance, filter: filter))
+    }
+
+    /// The body's members when it is one JSON object of only `allowed` members, with no null and no repeated key.
+    private static func members(_ body: ByteBuffer, allowed: Set<String>) -> [String: JSONValue]? {
+        body.withUnsafeReadableBytes { bytes -> [String: JSONValue]? in
+            guard JSONBodyCheck.first(in: bytes) == nil, let members = JSONValueParser.parse(bytes)?.objectValue,
+                  members.keys.allSatisfy(allowed.contains) else { return nil }
+            return members
+        }
+    }
+
+    /// A filter member as ``RequestFilter/body(_:)`` reads it; nil when it does not read.
+    private static func filter(_ value: JSONValue) -> Filter? {
+        if case .string(let text) = value { return try? Filter(text: text) }
+        return try? Filter(json: value)
+    }
+
+    /// A `limit` member: a whole number within ``Paging/limits``, or `fallback` when absent.
+    private static func limit(_ value: JSONValue?, default fallback: Int) -> Int? {
+        guard let value else { return fallback }
+        guard case .number(let number) = value, let limit = Int(exactly: number), Paging.limits.contains(limit) else { return nil }
+        return limit
+    }
+}
