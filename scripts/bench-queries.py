@@ -2,9 +2,9 @@
 """Spatial queries at scale: 10 nearest, a city-sized polygon and an attribute search over HTTP,
 beside cKDTree, shapely's STRtree and SQLite's R*Tree in process, all on the same data in one run.
 
-    scripts/bench-queries.py MERIDIAN [--points 1000000] [--queries 300] [--seed 1]
+    scripts/bench-queries.py MERIDIAN [--query-bench QUERYBENCH] [--points 1000000] [--queries 300] [--seed 1]
 
-MERIDIAN is the server binary. Needs numpy, scipy, shapely (scripts/requirements-queries.txt) and
+MERIDIAN is the server binary; QUERYBENCH the in-process benchmark (Benchmarks/, `QueryBench`). Needs numpy, scipy, shapely (scripts/requirements-queries.txt) and
 pyproj (scripts/requirements.txt).
 
   data      POINTS points from a seeded generator (the seed is printed): 80 % in eight dense
@@ -21,7 +21,10 @@ pyproj (scripts/requirements.txt).
             split at 180° into a MultiPolygon where it crosses), every page followed; (c) the same
             attribute search `kind = 'shop' AND rating >= 4.5`, limit 100. Times are the request's
             round trip, the answer read but not parsed.
-  in process cKDTree 10 nearest on 3-D unit-sphere coordinates (chord distance); shapely STRtree
+  in process Meridian's point index as `serve` loads it, on the same database and queries: 10 nearest
+            pulled from the index, and the polygons' ids (the index alone), then the whole verb as
+            the handler calls it (index, rows from SQLite, the filter on each row), without HTTP.
+            cKDTree 10 nearest on 3-D unit-sphere coordinates (chord distance); shapely STRtree
             query with predicate intersects on the same polygons; SQLite R*Tree (a temporary file)
             for each polygon part's bounding box, then shapely's exact test on the candidates.
   checks    per nearest query, the server's 10 against a recheck (cKDTree's 40 nearest measured with
@@ -30,9 +33,8 @@ pyproj (scripts/requirements.txt).
             attribute search against the first 100 matching points in file order.
 
 Percentiles are nearest-rank. Targets (the issue's): 10 nearest p95 ≤ 0.2 ms in process and ≤ 2 ms
-over HTTP; a city-sized polygon (~1 000 results) p95 ≤ 2 ms over HTTP. Meridian's own in-process
-time is not measured here; the cKDTree row is what a memory index does in process. Exits 1 when a
-request failed, a polygon count differs, or a nearest answer differs beyond a tie.
+over HTTP; a city-sized polygon (~1 000 results) p95 ≤ 2 ms over HTTP. Exits 1 when a request
+failed, a polygon count differs, or a nearest answer differs beyond a tie.
 """
 import argparse, json, math, os, shutil, sqlite3, subprocess, sys, tempfile, time
 import numpy as np
@@ -305,6 +307,21 @@ def in_process_rtree(db, lon, lat, polygons):
     return sorted(times), counts
 
 
+def in_process_meridian(binary, database, nearest_points, polygons, folder):
+    """QueryBench's times on the server's database and the same queries (warm-up included, it
+    leaves those out), or None without the binary."""
+    if not binary:
+        return None
+    path = os.path.join(folder, "queries.json")
+    with open(path, "w") as f:
+        json.dump({"warmup": WARMUP, "nearest": [list(p) for p in nearest_points],
+                   "polygons": [{"op": "s_intersects", "args": [{"property": "geometry"}, mapping(g)]} for g in polygons]}, f)
+    done = subprocess.run([binary, database, path], capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.exit(f"QueryBench failed ({done.returncode}):\n{done.stderr[-2000:]}")
+    return json.loads(done.stdout)
+
+
 def row(label, count, values, target=None, digits=2):
     cells = f"{label:<44} {count:>7} {ms(percentile(values, 50), digits):>9} {ms(percentile(values, 95), digits):>9} {ms(percentile(values, 99), digits):>9}"
     if target is not None:
@@ -317,6 +334,7 @@ def row(label, count, values, target=None, digits=2):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("binary")
+    parser.add_argument("--query-bench", help="the QueryBench binary (Meridian's index in process)")
     parser.add_argument("--points", type=int, default=1_000_000)
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--seed", type=int, default=1)
@@ -382,6 +400,7 @@ def main():
 
     # In process, with the server stopped so the two don't share the cores.
     try:
+        meridian = in_process_meridian(args.query_bench, database, nearest_points, polygons, folder)
         kd_times = in_process_nearest(tree, nearest_points[:WARMUP])
         kd_times = in_process_nearest(tree, nearest_points[WARMUP:])
         began = time.monotonic()
@@ -428,12 +447,19 @@ def main():
     print(row("10 nearest, HTTP (Meridian)", len(http_nearest), http_nearest, ("nearest-http", "p95 ≤ 2 ms over HTTP")))
     for area, values in sorted(by_area.items()):
         print(row(f"  points in {area}", len(values), sorted(v for v in values if v == v)))
-    print(row("10 nearest, cKDTree in process", len(kd_times), kd_times, ("nearest-process", "p95 ≤ 0.2 ms in process"), 3))
+    if meridian:
+        print(row("10 nearest, Meridian index in process", len(meridian["nearest"]["index"]), sorted(meridian["nearest"]["index"]),
+                  ("nearest-process", "p95 ≤ 0.2 ms in process"), 3))
+        print(row("10 nearest, Meridian verb in process", len(meridian["nearest"]["verb"]), sorted(meridian["nearest"]["verb"]), None, 3))
+    print(row("10 nearest, cKDTree in process", len(kd_times), kd_times, None, 3))
     print(row(f"polygon ~{POLYGON_POINTS}, HTTP (Meridian)", len(http_polygon), http_polygon, ("polygon-http", "p95 ≤ 2 ms over HTTP")))
     for city in (c[0] for c in CITIES if c[0] in by_city):
         print(row(f"  near {city}", len(by_city[city]), sorted(by_city[city])))
     if "crossing" in by_city:
         print(row("  those crossing ±180° (MultiPolygon)", len(by_city["crossing"]), sorted(by_city["crossing"])))
+    if meridian:
+        print(row("polygon, Meridian index in process", len(meridian["polygon"]["index"]), sorted(meridian["polygon"]["index"]), None, 3))
+        print(row("polygon, Meridian verb in process", len(meridian["polygon"]["verb"]), sorted(meridian["polygon"]["verb"]), None, 3))
     print(row("polygon, STRtree query+intersects in process", len(str_times), str_times, None, 3))
     print(row("polygon, SQLite R*Tree bbox + shapely", len(rtree_times), rtree_times, None, 3))
     print(row("attribute search limit 100, HTTP (Meridian)", len(http_attribute), http_attribute))
@@ -452,6 +478,12 @@ def main():
     print(f"attribute search: {attribute_ok}/{len(attribute_answers)} answers of 100 matching items, "
           f"{attribute_first}/{len(attribute_answers)} the first 100 matching points in file order")
     print(f"whole run: {time.monotonic() - started:.0f} s")
+    if meridian:
+        index_same = sum(1 for m, t in zip(meridian["polygon"]["counts"], str_counts) if m == t)
+        print(f"Meridian's point index in process: loaded {meridian['points']} points in {meridian['load']:.1f} s; "
+              f"polygon counts equal to shapely's in {index_same}/{len(str_counts)}")
+        if index_same != len(str_counts):
+            problems.append(f"{len(str_counts) - index_same} in-process polygon counts differ from shapely's")
     if polygon_same != len(str_counts):
         problems.append(f"{len(str_counts) - polygon_same} polygon counts differ from shapely's")
     if verdicts["differ"]:
