@@ -89,23 +89,41 @@ public final class PointIndex: Sendable {
 
     /// The run of the live points of `snapshot`, its writes folded in.
     private static func merged(_ snapshot: Snapshot) -> Snapshot {
-        var points: [(AnnotationID, Coordinate)] = []
-        points.reserveCapacity(snapshot.run.count + snapshot.added.count)
-        for position in 0..<snapshot.run.count where snapshot.isLive(position) {
-            points.append((snapshot.run.ids[position], snapshot.run.coordinate(at: position)))
-        }
-        points += snapshot.added.map { ($0.key, $0.value) }
-        return Snapshot(run: run(points))
+        Snapshot(run: merge(snapshot.run, isLive: snapshot.isLive, sorted(snapshot.added.map { ($0.key, $0.value) })))
     }
 
-    /// A run of `points` (any order).
+    /// A run of `points` (any order, ids distinct).
     private static func run(_ points: [(AnnotationID, Coordinate)]) -> Run {
-        let keyed = points.map { (code: code(of: $0.1), id: $0.0, coordinate: $0.1) }
-            .sorted { ($0.code, $0.id) < ($1.code, $1.id) }
-        return Run(
-            codes: keyed.map(\.code), ids: keyed.map(\.id),
-            latitudes: keyed.map(\.coordinate.latitude), longitudes: keyed.map(\.coordinate.longitude),
-            newest: keyed.lazy.map(\.id).max())
+        merge(Run(), isLive: { _ in true }, sorted(points))
+    }
+
+    private typealias Keyed = (code: UInt64, id: AnnotationID, coordinate: Coordinate)
+
+    private static func sorted(_ points: [(AnnotationID, Coordinate)]) -> [Keyed] {
+        points.map { (code: code(of: $0.1), id: $0.0, coordinate: $0.1) }.sorted { ($0.code, $0.id) < ($1.code, $1.id) }
+    }
+
+    /// The live rows of `old` (in order already) and `writes` (sorted), merged in one pass.
+    private static func merge(_ old: Run, isLive: (Int) -> Bool, _ writes: [Keyed]) -> Run {
+        var run = Run()
+        let capacity = old.count + writes.count
+        run.codes.reserveCapacity(capacity); run.ids.reserveCapacity(capacity)
+        run.latitudes.reserveCapacity(capacity); run.longitudes.reserveCapacity(capacity)
+        func append(_ code: UInt64, _ id: AnnotationID, _ latitude: Double, _ longitude: Double) {
+            run.codes.append(code); run.ids.append(id)
+            run.latitudes.append(latitude); run.longitudes.append(longitude)
+        }
+        var w = 0
+        for position in 0..<old.count where isLive(position) {
+            while w < writes.count, (writes[w].code, writes[w].id) < (old.codes[position], old.ids[position]) {
+                append(writes[w].code, writes[w].id, writes[w].coordinate.latitude, writes[w].coordinate.longitude)
+                w += 1
+            }
+            append(old.codes[position], old.ids[position], old.latitudes[position], old.longitudes[position])
+        }
+        for write in writes[w...] { append(write.code, write.id, write.coordinate.latitude, write.coordinate.longitude) }
+        run.newest = [old.newest, writes.lazy.map(\.id).max()].compactMap { $0 }.max()
+        return run
     }
 
     /// The Morton code of a coordinate's map point (latitudes beyond ±85.05° on the world's edge rows).
