@@ -58,7 +58,7 @@ FUZZ_TEXT_FILTERS = [
     "S_INTERSECTS(geometry, BBOX(-10, 35, 30, 60)) OR kind IN ('city', 'town')",
     "population > 1000000",
 ]
-FILTER_BODIES = {("POST", "/v1/annotations/search"), ("POST", "/v1/annotations/nearest")}
+FILTER_BODIES = {("POST", "/v1/annotations/search"), ("POST", "/v1/annotations/nearest"), ("POST", "/v1/annotations/thin")}
 FILTERED_LISTS = {("GET", "/v1/annotations"), ("GET", "/v1/annotations/export")}
 
 

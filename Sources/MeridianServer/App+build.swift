@@ -51,7 +51,8 @@ func buildRouterAndTenants(
     let metrics = ServerMetrics()
     let commits = metrics.commitLatency
     let database = try MeridianDatabase.open(path: configuration.databasePath) { commits.recordNanoseconds(Int64($0 * 1e9)) }
-    let tenants = try await TenantSpace(database: database, metrics: metrics, delivery: configuration.delivery)
+    let tenants = try await TenantSpace(
+        database: database, metrics: metrics, delivery: configuration.delivery, annotationCacheBytes: configuration.annotationCacheBytes)
     // Indexes load before the server listens, as they did before tenants (a million annotations take seconds).
     try await tenants.openKnownTenants()
     let contract = try Contract.load()

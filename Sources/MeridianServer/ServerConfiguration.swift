@@ -20,6 +20,7 @@ public import Storage
 /// | `requestTimeout` | 30 s | a request still unanswered after this answers 503 (streams and long polls excepted) |
 /// | `maxStreamsPerKey` | 16 | open event streams and long polls per key; more answer 429 |
 /// | `delivery` | ``DeliverySettings`` | webhook backoff, attempt timeout, address ranges allowed past the SSRF guard |
+/// | `annotationCacheBytes` | 512 MiB | per tenant, annotations' JSON kept for query answers (0: none) |
 public struct ServerConfiguration: Sendable {
     /// Address to listen on.
     public var host: String
@@ -52,6 +53,8 @@ public struct ServerConfiguration: Sendable {
     public var maxStreamsPerKey = 16
     /// How webhooks are sent: backoff schedule, attempt timeout, ranges the SSRF guard lets through.
     public var delivery = DeliverySettings()
+    /// Bytes of annotations' JSON each tenant keeps for query answers (``EncodedAnnotations``); 0 keeps none.
+    public var annotationCacheBytes = 512 << 20
 
     /// A configuration; every key has the documented default.
     public init(

@@ -63,6 +63,9 @@ public struct MeridianDatabase: Sendable {
         annotationFeeds.signal(for: tenant)
     }
 
+    /// Bytes of the database file SQLite maps into memory for reading.
+    static let mmapSize = 1 << 30
+
     /// Opens (creating if needed) the database at `path`, or an in-memory one for `:memory:`.
     /// - Parameter onCommit: told how long each write transaction's COMMIT took, in seconds.
     public static func open(path: String, onCommit: (@Sendable (TimeInterval) -> Void)? = nil) throws -> MeridianDatabase {
@@ -72,6 +75,9 @@ public struct MeridianDatabase: Sendable {
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
             // 64 MiB of page cache per connection (default 2 MiB): bulk imports touch four indexes in random order.
             try db.execute(sql: "PRAGMA cache_size = -65536")
+            // Reads straight from a memory map of the file (up to 1 GiB) instead of a copy per page
+            // read: a query's thousand row lookups by key spend half their time in those copies.
+            try db.execute(sql: "PRAGMA mmap_size = \(Self.mmapSize)")
             if let onCommit, !db.configuration.readonly {
                 db.trace(options: .profile) { event in
                     if case .profile(let statement, let duration) = event, statement.sql.hasPrefix("COMMIT") { onCommit(duration) }

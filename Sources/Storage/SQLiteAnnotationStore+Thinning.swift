@@ -8,7 +8,7 @@ public import Timeline
 
 /// What the thinning index reads: the live annotations' positions and classes, and what changed since.
 extension SQLiteAnnotationStore: ThinningSource {
-    private static let entryColumns = "id, latitude, longitude, kind, clusteringIdentifier, displayPriority"
+    private static let entryColumns = "id, latitude, longitude, kind, clusteringIdentifier, displayPriority, version"
 
     public var latestSequence: Int64 { feed.latest }
 
@@ -89,7 +89,8 @@ extension SQLiteAnnotationStore: ThinningSource {
             }
             entries.append(ThinningEntry(
                 id: id, coordinate: Coordinate(latitude: sqlite3_column_double(row, 1), longitude: sqlite3_column_double(row, 2)),
-                kind: text(row, 3), clusteringIdentifier: text(row, 4), displayPriority: Int(sqlite3_column_int64(row, 5))))
+                kind: text(row, 3), clusteringIdentifier: text(row, 4), displayPriority: Int(sqlite3_column_int64(row, 5)),
+                version: Int(sqlite3_column_int64(row, 6))))
         }
         return entries
     }

@@ -2,27 +2,29 @@ public import Annotations
 public import MapGeometry
 
 extension PointIndex {
-    /// The ids of the live annotations inside `box` (edges included, across the antimeridian when
-    /// west > east) at coordinates `admits` lets through, in id order.
+    /// The live annotations inside `box` (edges included, across the antimeridian when west > east)
+    /// at coordinates `admits` lets through, in id order.
     ///
     /// The box becomes one or two ranges of integer map points (a row or column of slack each way,
     /// so rounding never leaves a point out; the world's edge rows hold the latitudes Mercator
     /// clamps); cells of the implicit quadtree outside them are skipped whole, and each point of
     /// the rest is tested against the box and `admits`.
-    public func ids(in box: BoundingBox, admitting admits: (Coordinate) -> Bool = { _ in true }) -> [AnnotationID] {
+    public func references(in box: BoundingBox, admitting admits: (Coordinate) -> Bool = { _ in true }) -> [PointReference] {
         guard !box.isEmpty else { return [] }
         let snapshot = snapshot()
         let spans = box.crossesAntimeridian ? [(box.west, 180.0), (-180.0, box.east)] : [(box.west, box.east)]
-        var ids: [AnnotationID] = []
+        var found: [PointReference] = []
         for (west, east) in spans {
             let area = Self.MapArea(
                 columns: Self.mapRange(Mercator.x(forLongitude: west), Mercator.x(forLongitude: east)),
                 rows: Self.mapRange(Mercator.y(forLatitude: box.north), Mercator.y(forLatitude: box.south)))
-            Self.collect(in: area, snapshot: snapshot, accepts: { box.contains($0) && admits($0) }, into: &ids)
+            Self.collect(in: area, snapshot: snapshot, accepts: { box.contains($0) && admits($0) }, into: &found)
         }
-        for (id, coordinate) in snapshot.added where box.contains(coordinate) && admits(coordinate) { ids.append(id) }
+        for (id, point) in snapshot.added where box.contains(point.coordinate) && admits(point.coordinate) {
+            found.append(PointReference(id: id, version: point.version))
+        }
         // Two spans meet at ±180°: a point on that meridian is found by both.
-        return box.crossesAntimeridian ? Array(Set(ids)).sorted() : ids.sorted()
+        return (box.crossesAntimeridian ? Array(Set(found)) : found).sorted { $0.id < $1.id }
     }
 
     /// Integer map-point columns and rows.
@@ -41,7 +43,7 @@ extension PointIndex {
     /// A cell holding at most this many points is scanned rather than split.
     static let scanSize = 64
 
-    private static func collect(in area: MapArea, snapshot: Snapshot, accepts: (Coordinate) -> Bool, into ids: inout [AnnotationID]) {
+    private static func collect(in area: MapArea, snapshot: Snapshot, accepts: (Coordinate) -> Bool, into found: inout [PointReference]) {
         let run = snapshot.run
         // (shift, column, row, low, high): a cell 2^shift map points wide and its run positions.
         var cells: [(shift: Int, column: UInt64, row: UInt64, low: Int, high: Int)] = [(MortonCode.bitsPerAxis, 0, 0, 0, run.count)]
@@ -53,7 +55,7 @@ extension PointIndex {
                 && area.rows.contains(rows.lowerBound) && area.rows.contains(rows.upperBound)
             if inside || cell.shift == 0 || cell.high - cell.low <= scanSize {
                 for position in cell.low..<cell.high where snapshot.isLive(position) && accepts(run.coordinate(at: position)) {
-                    ids.append(run.ids[position])
+                    found.append(run.reference(at: position))
                 }
                 continue
             }

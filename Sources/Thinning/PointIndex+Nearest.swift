@@ -38,11 +38,12 @@ public struct NearestSearch {
     private struct Measured: Comparable {
         var distance: Double
         var id: AnnotationID
+        var version: Int
         static func < (a: Measured, b: Measured) -> Bool { (a.distance, a.id) < (b.distance, b.id) }
     }
 
     private let snapshot: PointIndex.Snapshot
-    private let added: [(id: AnnotationID, coordinate: Coordinate)]
+    private let added: [(id: AnnotationID, point: PointIndex.Point)]
     private let origin: Coordinate
     private let bounds: DistanceBound.Origin
     private let maxDistance: Double
@@ -61,33 +62,35 @@ public struct NearestSearch {
             queue.push(Candidate(bound: 0, shift: Int8(MortonCode.bitsPerAxis), column: 0, row: 0, low: 0, high: Int32(snapshot.run.count)))
         }
         for (position, point) in added.enumerated() {
-            enqueuePoint(point.coordinate, shift: Candidate.addedPoint, position: position)
+            enqueuePoint(point.point.coordinate, shift: Candidate.addedPoint, position: position)
         }
     }
 
-    /// The next nearest annotation and its distance in metres, or nil when none is left.
-    public mutating func next() -> (id: AnnotationID, distance: Double)? {
+    /// The next nearest annotation (its id and the version the index holds) and its distance in
+    /// metres, or nil when none is left.
+    public mutating func next() -> (reference: PointReference, distance: Double)? {
         while true {
             if let best = measured.first, queue.first.map({ best.distance < $0.bound }) ?? true {
                 measured.pop()
-                return (best.id, best.distance)
+                return (PointReference(id: best.id, version: best.version), best.distance)
             }
             guard let candidate = queue.pop() else { return nil }
             switch candidate.shift {
             case Candidate.point:
-                measure(snapshot.run.coordinate(at: Int(candidate.low)), id: snapshot.run.ids[Int(candidate.low)])
+                let position = Int(candidate.low)
+                measure(snapshot.run.coordinate(at: position), id: snapshot.run.ids[position], version: snapshot.run.versions[position])
             case Candidate.addedPoint:
                 let point = added[Int(candidate.low)]
-                measure(point.coordinate, id: point.id)
+                measure(point.point.coordinate, id: point.id, version: point.point.version)
             default:
                 split(candidate)
             }
         }
     }
 
-    private mutating func measure(_ coordinate: Coordinate, id: AnnotationID) {
+    private mutating func measure(_ coordinate: Coordinate, id: AnnotationID, version: Int) {
         let distance = Geodesic.wgs84.inverse(from: origin, to: coordinate).distance
-        if distance <= maxDistance { measured.push(Measured(distance: distance, id: id)) }
+        if distance <= maxDistance { measured.push(Measured(distance: distance, id: id, version: version)) }
     }
 
     private mutating func enqueuePoint(_ coordinate: Coordinate, shift: Int8, position: Int) {

@@ -19,6 +19,7 @@ public final class PointIndex: Sendable {
         var ids: [AnnotationID] = []
         var latitudes: [Double] = []
         var longitudes: [Double] = []
+        var versions: [Int] = []
         /// The greatest id in the run: a newer one cannot have a row in it.
         var newest: AnnotationID?
 
@@ -26,6 +27,10 @@ public final class PointIndex: Sendable {
 
         func coordinate(at position: Int) -> Coordinate {
             Coordinate(latitude: latitudes[position], longitude: longitudes[position])
+        }
+
+        func reference(at position: Int) -> PointReference {
+            PointReference(id: ids[position], version: versions[position])
         }
 
         /// The first position at or after `low` (below `high`) whose code is ≥ `code`.
@@ -39,11 +44,17 @@ public final class PointIndex: Sendable {
         }
     }
 
+    /// Where an annotation is, and which version of it.
+    struct Point: Sendable {
+        var coordinate: Coordinate
+        var version: Int
+    }
+
     /// What a query reads.
     struct Snapshot: Sendable {
         var run = Run()
-        /// The current coordinate of each id written since the run was built.
-        var added: [AnnotationID: Coordinate] = [:]
+        /// The current point of each id written since the run was built.
+        var added: [AnnotationID: Point] = [:]
         /// Ids whose row in the run is out of date: changed (then in `added`) or deleted since.
         var superseded: Set<AnnotationID> = []
 
@@ -60,7 +71,7 @@ public final class PointIndex: Sendable {
 
     /// An index of `entries` (any order).
     public init(entries: [ThinningEntry]) {
-        state = Mutex(Snapshot(run: Self.run(entries.map { ($0.id, $0.coordinate) })))
+        state = Mutex(Snapshot(run: Self.run(entries.map { ($0.id, Point(coordinate: $0.coordinate, version: $0.version)) })))
     }
 
     /// Live annotations held.
@@ -80,7 +91,7 @@ public final class PointIndex: Sendable {
                 s.superseded.insert(id)
             }
             for entry in upserts {
-                s.added[entry.id] = entry.coordinate
+                s.added[entry.id] = Point(coordinate: entry.coordinate, version: entry.version)
                 if let newest = s.run.newest, entry.id <= newest { s.superseded.insert(entry.id) }
             }
             if s.added.count + s.superseded.count > Self.mergeThreshold { s = Self.merged(s) }
@@ -93,14 +104,14 @@ public final class PointIndex: Sendable {
     }
 
     /// A run of `points` (any order, ids distinct).
-    private static func run(_ points: [(AnnotationID, Coordinate)]) -> Run {
+    private static func run(_ points: [(AnnotationID, Point)]) -> Run {
         merge(Run(), isLive: { _ in true }, sorted(points))
     }
 
-    private typealias Keyed = (code: UInt64, id: AnnotationID, coordinate: Coordinate)
+    private typealias Keyed = (code: UInt64, id: AnnotationID, point: Point)
 
-    private static func sorted(_ points: [(AnnotationID, Coordinate)]) -> [Keyed] {
-        points.map { (code: code(of: $0.1), id: $0.0, coordinate: $0.1) }.sorted { ($0.code, $0.id) < ($1.code, $1.id) }
+    private static func sorted(_ points: [(AnnotationID, Point)]) -> [Keyed] {
+        points.map { (code: code(of: $0.1.coordinate), id: $0.0, point: $0.1) }.sorted { ($0.code, $0.id) < ($1.code, $1.id) }
     }
 
     /// The live rows of `old` (in order already) and `writes` (sorted), merged in one pass.
@@ -108,20 +119,23 @@ public final class PointIndex: Sendable {
         var run = Run()
         let capacity = old.count + writes.count
         run.codes.reserveCapacity(capacity); run.ids.reserveCapacity(capacity)
-        run.latitudes.reserveCapacity(capacity); run.longitudes.reserveCapacity(capacity)
-        func append(_ code: UInt64, _ id: AnnotationID, _ latitude: Double, _ longitude: Double) {
+        run.latitudes.reserveCapacity(capacity); run.longitudes.reserveCapacity(capacity); run.versions.reserveCapacity(capacity)
+        func append(_ code: UInt64, _ id: AnnotationID, _ latitude: Double, _ longitude: Double, _ version: Int) {
             run.codes.append(code); run.ids.append(id)
-            run.latitudes.append(latitude); run.longitudes.append(longitude)
+            run.latitudes.append(latitude); run.longitudes.append(longitude); run.versions.append(version)
+        }
+        func append(_ write: Keyed) {
+            append(write.code, write.id, write.point.coordinate.latitude, write.point.coordinate.longitude, write.point.version)
         }
         var w = 0
         for position in 0..<old.count where isLive(position) {
             while w < writes.count, (writes[w].code, writes[w].id) < (old.codes[position], old.ids[position]) {
-                append(writes[w].code, writes[w].id, writes[w].coordinate.latitude, writes[w].coordinate.longitude)
+                append(writes[w])
                 w += 1
             }
-            append(old.codes[position], old.ids[position], old.latitudes[position], old.longitudes[position])
+            append(old.codes[position], old.ids[position], old.latitudes[position], old.longitudes[position], old.versions[position])
         }
-        for write in writes[w...] { append(write.code, write.id, write.coordinate.latitude, write.coordinate.longitude) }
+        for write in writes[w...] { append(write) }
         run.newest = [old.newest, writes.lazy.map(\.id).max()].compactMap { $0 }.max()
         return run
     }
@@ -130,4 +144,10 @@ public final class PointIndex: Sendable {
     static func code(of coordinate: Coordinate) -> UInt64 {
         MortonCode(Mercator.mapPoint(for: coordinate)).rawValue
     }
+}
+
+/// An annotation a query found in the index: its id and the version the index holds.
+public struct PointReference: Hashable, Sendable {
+    public var id: AnnotationID
+    public var version: Int
 }

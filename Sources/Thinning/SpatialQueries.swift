@@ -2,12 +2,30 @@ public import Annotations
 public import MapGeometry
 
 /// The query verbs on the in-memory ``PointIndex`` first and the store's rows second: the index
-/// finds where to look (nearest first, or inside the filter's box), the rows decide the whole
-/// filter. The follower is caught up first, so an answer includes every write that had returned
-/// before it was asked.
+/// finds where to look (nearest first, or inside the filter's box), and decides alone when the
+/// filter reads only the point; otherwise the rows decide the whole filter. The follower is caught
+/// up first, so an answer includes every write that had returned before it was asked.
+///
+/// ``find(matching:)`` and ``findNearest(to:limit:maxDistance:filter:)`` answer ``Found`` items,
+/// some only references into the index, so a caller holding copies of annotations (the fast
+/// routes' encoded JSON, by id and version) reads rows only for what it lacks;
+/// ``page(matching:)`` and ``nearest(to:limit:maxDistance:filter:)`` read them all.
 public struct SpatialQueries: Sendable {
     /// Rows read per store round trip while a filter is applied.
     static let rowBatch = 256
+
+    /// An annotation of an answer: found in the index alone, or read from the store.
+    public enum Found: Sendable {
+        case indexed(PointReference)
+        case read(Annotation)
+
+        public var id: AnnotationID {
+            switch self {
+            case .indexed(let reference): reference.id
+            case .read(let annotation): annotation.id
+            }
+        }
+    }
 
     private let follower: ThinningFollower
     private let store: any AnnotationStore
@@ -17,58 +35,103 @@ public struct SpatialQueries: Sendable {
         self.store = store
     }
 
+    // MARK: Search
+
+    /// A page of `query`, in id order, `next` the cursor of the page after it: from the index
+    /// alone when the filter reads only the point, through it when the filter requires a box,
+    /// else the store's own query.
+    public func find(matching query: AnnotationQuery) async throws -> (items: [Found], next: AnnotationID?) {
+        guard let filter = query.filter, let box = filter.requiredBounds else {
+            let page = try await store.annotations(matching: query)
+            return (page.annotations.map(Found.read), page.next)
+        }
+        _ = try await follower.current()
+        var candidates = follower.points.references(in: box) { coordinate in
+            filter.admits(coordinate) && (query.bbox?.contains(coordinate) ?? true)
+        }
+        if let after = query.after { candidates.removeFirst(candidates.partitioningIndex { $0.id > after }) }
+        // One more than the page tells whether there is a next page.
+        let wanted = query.limit.map { $0 + 1 } ?? .max
+        var found: [Found] = []
+        if filter.readsOnlyThePoint && query.kind == nil {
+            found = candidates.prefix(wanted).map(Found.indexed)
+        } else {
+            var start = 0
+            while found.count < wanted, start < candidates.count {
+                let slice = candidates[start..<min(start + max(Self.rowBatch, wanted - found.count), candidates.count)].map(\.id)
+                start += slice.count
+                let rows = try await store.annotations(ids: slice)
+                for id in slice {
+                    guard let annotation = rows[id], query.kind.map({ $0 == annotation.content.kind }) ?? true, filter.matches(annotation) else { continue }
+                    found.append(.read(annotation))
+                    if found.count == wanted { break }
+                }
+            }
+        }
+        guard let limit = query.limit, found.count > limit else { return (found, nil) }
+        found.removeLast(found.count - limit)
+        return (found, found.last?.id)
+    }
+
+    /// A page of `query` with every annotation read (one deleted meanwhile is left out).
+    public func page(matching query: AnnotationQuery) async throws -> AnnotationPage {
+        let (items, next) = try await find(matching: query)
+        return AnnotationPage(annotations: try await read(items), next: next)
+    }
+
+    // MARK: Nearest
+
     /// The `limit` live annotations nearest `point` by WGS84 geodesic distance (metres), nearest
     /// first, ties by id; only those within `maxDistance` and matching `filter` when given.
-    public func nearest(to point: Coordinate, limit: Int, maxDistance: Double?, filter: Filter?) async throws -> [(annotation: Annotation, distance: Double)] {
+    public func findNearest(to point: Coordinate, limit: Int, maxDistance: Double?, filter: Filter?) async throws -> [(found: Found, distance: Double)] {
         _ = try await follower.current()
         var search = follower.points.nearest(to: point, maxDistance: maxDistance) { filter?.admits($0) ?? true }
-        var results: [(annotation: Annotation, distance: Double)] = []
+        guard let filter, !filter.readsOnlyThePoint else {
+            var results: [(found: Found, distance: Double)] = []
+            while results.count < limit, let next = search.next() { results.append((.indexed(next.reference), next.distance)) }
+            return results
+        }
+        var results: [(found: Found, distance: Double)] = []
         while results.count < limit {
-            // Without a filter every candidate is an answer; with one, read ahead in batches.
-            let wanted = filter == nil ? limit - results.count : Self.rowBatch
+            // The filter needs the rows: read ahead in batches.
             var batch: [(id: AnnotationID, distance: Double)] = []
-            while batch.count < wanted, let next = search.next() { batch.append(next) }
+            while batch.count < Self.rowBatch, let next = search.next() { batch.append((next.reference.id, next.distance)) }
             guard !batch.isEmpty else { break }
             let rows = try await store.annotations(ids: batch.map(\.id))
             for candidate in batch {
-                // A row deleted since the index was read is gone; one that moved is measured again by the next answer.
-                guard let annotation = rows[candidate.id], filter?.matches(annotation) ?? true else { continue }
-                results.append((annotation, candidate.distance))
+                guard let annotation = rows[candidate.id], filter.matches(annotation) else { continue }
+                results.append((.read(annotation), candidate.distance))
                 if results.count == limit { break }
             }
         }
         return results
     }
 
-    /// A page of `query`: through the index when its filter requires a box (a spatial predicate
-    /// that must hold), else the store's own query (by id, through its bbox index when it has one).
-    public func page(matching query: AnnotationQuery) async throws -> AnnotationPage {
-        guard let filter = query.filter, let box = filter.requiredBounds else { return try await store.annotations(matching: query) }
-        _ = try await follower.current()
-        var candidates = follower.points.ids(in: box) { coordinate in
-            filter.admits(coordinate) && (query.bbox?.contains(coordinate) ?? true)
+    /// ``findNearest(to:limit:maxDistance:filter:)`` with every annotation read (one deleted meanwhile is left out).
+    public func nearest(to point: Coordinate, limit: Int, maxDistance: Double?, filter: Filter?) async throws -> [(annotation: Annotation, distance: Double)] {
+        let found = try await findNearest(to: point, limit: limit, maxDistance: maxDistance, filter: filter)
+        let rows = try await rows(of: found.map(\.found))
+        return found.compactMap { item in item.found.annotation(in: rows).map { ($0, item.distance) } }
+    }
+
+    /// The annotations of `items`, in order (one deleted meanwhile is left out).
+    public func read(_ items: [Found]) async throws -> [Annotation] {
+        let rows = try await rows(of: items)
+        return items.compactMap { $0.annotation(in: rows) }
+    }
+
+    /// The rows of the items found in the index alone, read in one go.
+    private func rows(of items: [Found]) async throws -> [AnnotationID: Annotation] {
+        try await store.annotations(ids: items.compactMap { if case .indexed(let reference) = $0 { reference.id } else { nil } })
+    }
+}
+
+extension SpatialQueries.Found {
+    func annotation(in rows: [AnnotationID: Annotation]) -> Annotation? {
+        switch self {
+        case .read(let annotation): annotation
+        case .indexed(let reference): rows[reference.id]
         }
-        if let after = query.after {
-            let first = candidates.partitioningIndex { $0 > after }
-            candidates.removeFirst(first)
-        }
-        // One more than the page tells whether there is a next page.
-        let wanted = query.limit.map { $0 + 1 } ?? .max
-        var annotations: [Annotation] = []
-        var start = 0
-        while annotations.count < wanted, start < candidates.count {
-            let slice = Array(candidates[start..<min(start + max(Self.rowBatch, wanted - annotations.count), candidates.count)])
-            start += slice.count
-            let rows = try await store.annotations(ids: slice)
-            for id in slice {
-                guard let annotation = rows[id], query.kind.map({ $0 == annotation.content.kind }) ?? true, filter.matches(annotation) else { continue }
-                annotations.append(annotation)
-                if annotations.count == wanted { break }
-            }
-        }
-        guard let limit = query.limit, annotations.count > limit else { return AnnotationPage(annotations: annotations, next: nil) }
-        annotations.removeLast(annotations.count - limit)
-        return AnnotationPage(annotations: annotations, next: annotations.last?.id)
     }
 }
 

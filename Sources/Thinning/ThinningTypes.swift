@@ -9,18 +9,23 @@ public struct ThinningEntry: Hashable, Sendable {
     public var point: MapPoint
     /// The annotation's own coordinate (the map point clamps latitudes beyond ±85.05°).
     public var coordinate: Coordinate
+    /// The annotation's version (0 when not known): what a cached copy of it must match.
+    public var version: Int
     public var kind: String?
     public var clusteringIdentifier: String?
     public var displayPriority: Int
 
-    public init(id: AnnotationID, coordinate: Coordinate, kind: String?, clusteringIdentifier: String?, displayPriority: Int) {
-        self.init(id: id, point: Mercator.mapPoint(for: coordinate), coordinate: coordinate, kind: kind, clusteringIdentifier: clusteringIdentifier, displayPriority: displayPriority)
+    public init(id: AnnotationID, coordinate: Coordinate, kind: String?, clusteringIdentifier: String?, displayPriority: Int, version: Int = 0) {
+        self.init(
+            id: id, point: Mercator.mapPoint(for: coordinate), coordinate: coordinate, kind: kind,
+            clusteringIdentifier: clusteringIdentifier, displayPriority: displayPriority, version: version)
     }
 
-    init(id: AnnotationID, point: MapPoint, coordinate: Coordinate, kind: String?, clusteringIdentifier: String?, displayPriority: Int) {
+    init(id: AnnotationID, point: MapPoint, coordinate: Coordinate, kind: String?, clusteringIdentifier: String?, displayPriority: Int, version: Int = 0) {
         self.id = id
         self.point = point
         self.coordinate = coordinate
+        self.version = version
         self.kind = kind
         self.clusteringIdentifier = clusteringIdentifier
         self.displayPriority = displayPriority
@@ -29,7 +34,8 @@ public struct ThinningEntry: Hashable, Sendable {
     public init(_ annotation: Annotation) {
         self.init(
             id: annotation.id, coordinate: annotation.content.coordinate, kind: annotation.content.kind,
-            clusteringIdentifier: annotation.content.clusteringIdentifier, displayPriority: annotation.content.displayPriority)
+            clusteringIdentifier: annotation.content.clusteringIdentifier, displayPriority: annotation.content.displayPriority,
+            version: annotation.version)
     }
 }
 

@@ -100,13 +100,30 @@ extension Instant {
         let (days, secondOfDay) = wholeSeconds.quotientAndRemainder(dividingBy: 86_400)
         let (day, time) = secondOfDay < 0 ? (days - 1, secondOfDay + 86_400) : (days, secondOfDay)
         let (year, month, dayOfMonth) = Self.civil(daysSinceEpoch: day)
-        func pad(_ value: Int64, _ width: Int) -> String {
-            let text = String(value)
-            return String(repeating: "0", count: max(0, width - text.count)) + text
+        // Bytes, not string interpolation: lists of thousands of annotations write two each.
+        var text: [UInt8] = []
+        text.reserveCapacity(32)
+        func digits(_ value: Int64, _ width: Int) {
+            var divisor: Int64 = 1
+            for _ in 1..<width { divisor *= 10 }
+            // Every field fits its width (years 0000…9999 by the offset above).
+            var rest = value
+            while divisor > 0 {
+                text.append(UInt8(ascii: "0") + UInt8(rest / divisor))
+                rest %= divisor
+                divisor /= 10
+            }
         }
-        let fractionText = fraction % 1000 == 0 ? pad(fraction / 1000, 3) : pad(fraction, 6)
-        let zone = offset == 0 ? "Z" : "\(offset > 0 ? "+" : "-")\(pad(abs(offset) / 60, 2)):\(pad(abs(offset) % 60, 2))"
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(dayOfMonth, 2))T\(pad(time / 3600, 2)):\(pad(time / 60 % 60, 2)):\(pad(time % 60, 2)).\(fractionText)\(zone)"
+        digits(year, 4); text.append(UInt8(ascii: "-")); digits(month, 2); text.append(UInt8(ascii: "-")); digits(dayOfMonth, 2)
+        text.append(UInt8(ascii: "T")); digits(time / 3600, 2); text.append(UInt8(ascii: ":")); digits(time / 60 % 60, 2)
+        text.append(UInt8(ascii: ":")); digits(time % 60, 2); text.append(UInt8(ascii: "."))
+        if fraction % 1000 == 0 { digits(fraction / 1000, 3) } else { digits(fraction, 6) }
+        if offset == 0 {
+            text.append(UInt8(ascii: "Z"))
+        } else {
+            text.append(UInt8(ascii: offset > 0 ? "+" : "-")); digits(abs(offset) / 60, 2); text.append(UInt8(ascii: ":")); digits(abs(offset) % 60, 2)
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 
     private static func daysIn(month: Int, year: Int) -> Int {

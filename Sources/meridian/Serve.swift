@@ -34,6 +34,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Requests each API key may make at once (env MERIDIAN_RATE_BURST; default 2000).")
     var rateBurst: Double?
 
+    @Option(help: "Megabytes of annotations' JSON each tenant keeps in memory for query answers (env MERIDIAN_ANNOTATION_CACHE_MB; default 512; 0 keeps none).")
+    var annotationCacheMb: Int?
+
     @OptionGroup var webhooks: WebhookOptions
 
     @Flag(help: "Serve without keys beyond loopback while no key exists. Anyone who reaches the port can read and write everything.")
@@ -63,6 +66,10 @@ struct Serve: AsyncParsableCommand {
             guard let rate = value ?? environment["MERIDIAN_\(name)"].flatMap(Double.init) else { continue }
             guard rate.isFinite, rate > 0 else { throw ValidationError("--\(name.lowercased().replacingOccurrences(of: "_", with: "-")) must be a number > 0") }
             configuration[keyPath: keyPath] = rate
+        }
+        if let megabytes = annotationCacheMb ?? environment["MERIDIAN_ANNOTATION_CACHE_MB"].flatMap(Int.init) {
+            guard (0...(1 << 20)).contains(megabytes) else { throw ValidationError("--annotation-cache-mb must be 0…1048576, got \(megabytes)") }
+            configuration.annotationCacheBytes = megabytes << 20
         }
         try webhooks.apply(to: &configuration, environment: environment)
         let mode = try AccessMode.decide(configuration, insecureOpen: insecureOpen)

@@ -59,4 +59,29 @@ import Testing
             }
         }
     }
+
+    /// The fast routes answer each annotation's JSON from a copy kept by id and version: a changed
+    /// annotation comes back changed, a moved one from where it is now, a deleted one not at all.
+    @Test func keptCopiesNeverAnswerAnOlderVersion() async throws {
+        try await TestApp.withClient { client in
+            let a = try await client.createAnnotation(#"{"coordinate":{"latitude":10,"longitude":10},"title":"first"}"#)
+            let b = try await client.createAnnotation(#"{"coordinate":{"latitude":10.001,"longitude":10},"title":"other"}"#)
+            let box = #"{"filter":"S_INTERSECTS(geometry, BBOX(9, 9, 11, 11))"}"#
+            let near = #"{"point":{"latitude":10,"longitude":10},"limit":5}"#
+            func titles(_ path: String, _ body: String) async throws -> [String] {
+                let text = String(buffer: try await client.post(path, json: body).body)
+                return text.components(separatedBy: #""title":""#).dropFirst().map { String($0.prefix { $0 != "\"" }) }
+            }
+            #expect(try await titles("/v1/annotations/search", box) == ["first", "other"])
+            #expect(try await titles("/v1/annotations/nearest", near) == ["first", "other"])
+            _ = try await client.send(.patch, "/v1/annotations/\(a.id)", json: #"{"title":"second"}"#)
+            #expect(try await titles("/v1/annotations/search", box) == ["second", "other"])
+            #expect(try await titles("/v1/annotations/nearest", near) == ["second", "other"])
+            _ = try await client.send(.patch, "/v1/annotations/\(a.id)", json: #"{"coordinate":{"latitude":20,"longitude":20}}"#)
+            #expect(try await titles("/v1/annotations/search", box) == ["other"])
+            _ = try await client.send(.delete, "/v1/annotations/\(b.id)")
+            #expect(try await titles("/v1/annotations/search", box) == [])
+            #expect(try await titles("/v1/annotations/nearest", near) == ["second"])
+        }
+    }
 }

@@ -42,9 +42,11 @@ import Testing
         }
     }
 
-    /// Pages by id: annotations created or deleted while a client pages never make one that existed
-    /// throughout appear twice or go missing.
-    @Test func pagesSurviveWritesMeanwhile() async throws {
+    /// Pages by id: annotations created, moved or deleted while a client pages never make one that
+    /// existed throughout appear twice or go missing; through the rows (an attribute filter) and
+    /// through the point index (a spatial one).
+    @Test(arguments: ["kind = 'keep'", "kind = 'keep' AND S_INTERSECTS(geometry, BBOX(-1, 0, 40, 2.5))"])
+    func pagesSurviveWritesMeanwhile(filter: String) async throws {
         try await TestApp.withClient { client in
             var kept: [String] = []
             for index in 0..<30 { kept.append(try await client.createAnnotation(#"{"externalId":"k\#(index)","coordinate":{"latitude":1,"longitude":\#(index)},"kind":"keep"}"#).id) }
@@ -52,13 +54,17 @@ import Testing
             var cursor: String?
             var round = 0
             repeat {
-                let body = #"{"filter":"kind = 'keep'","limit":7\#(cursor.map { #","cursor":"\#($0)""# } ?? "")}"#
+                let body = #"{"filter":"\#(filter)","limit":7\#(cursor.map { #","cursor":"\#($0)""# } ?? "")}"#
                 let page = try await client.send(.post, "/v1/annotations/search", json: body).decode(Page.self)
                 seen += page.annotations.map(\.id)
                 cursor = page.nextCursor
                 // Writes between pages: new matches, and deletions of non-matching ones.
                 _ = try await client.createAnnotation(#"{"coordinate":{"latitude":2,"longitude":\#(round)},"kind":"keep"}"#)
-                _ = try await client.createAnnotation(#"{"coordinate":{"latitude":3,"longitude":\#(round)},"kind":"other"}"#)
+                let other = try await client.createAnnotation(#"{"coordinate":{"latitude":3,"longitude":\#(round)},"kind":"other"}"#)
+                _ = try await client.send(.delete, "/v1/annotations/\(other.id)")
+                // A kept one moves, staying in the box: it existed throughout, so it is found.
+                let moved = kept[round % kept.count]
+                _ = try await client.send(.patch, "/v1/annotations/\(moved)", json: #"{"coordinate":{"latitude":1.5,"longitude":\#(round)}}"#)
                 round += 1
             } while cursor != nil && round < 20
             #expect(Set(seen).count == seen.count, "no item twice")

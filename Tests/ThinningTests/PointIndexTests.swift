@@ -33,8 +33,8 @@ import Timeline
         }
     }
 
-    static func entry(_ n: Int, _ coordinate: Coordinate) -> ThinningEntry {
-        ThinningEntry(id: testID(n), coordinate: coordinate, kind: nil, clusteringIdentifier: nil, displayPriority: 500)
+    static func entry(_ n: Int, _ coordinate: Coordinate, version: Int = 1) -> ThinningEntry {
+        ThinningEntry(id: testID(n), coordinate: coordinate, kind: nil, clusteringIdentifier: nil, displayPriority: 500, version: version)
     }
 
     /// Every live point measured, sorted by (distance, id).
@@ -55,7 +55,7 @@ import Timeline
             let admits = { (c: Coordinate) in !northern || c.latitude >= 0 }
             var search = index.nearest(to: origin, maxDistance: maxDistance, admitting: admits)
             var got: [(AnnotationID, Double)] = []
-            while got.count < k, let next = search.next() { got.append((next.id, next.distance)) }
+            while got.count < k, let next = search.next() { got.append((next.reference.id, next.distance)) }
             let expected = Array(bruteNearest(live, to: origin, maxDistance: maxDistance, admits: admits).prefix(k))
             #expect(got.map(\.0) == expected.map(\.0), "nearest \(k) to \(origin) within \(maxDistance) (northern only: \(northern))")
             #expect(zip(got, expected).allSatisfy { $0.1 == $1.1 })
@@ -64,7 +64,7 @@ import Timeline
             let south = Double.random(in: -90...90, using: &random), height = [0.01, 1, 30, 180].randomElement(using: &random)!
             let west = Double.random(in: -180...180, using: &random), width = [0.01, 1, 40, 359].randomElement(using: &random)!
             let box = BoundingBox(west: west, south: south, east: Coordinate.wrapLongitude(west + width), north: min(90, south + height))
-            let got = index.ids(in: box)
+            let got = index.references(in: box).map(\.id)
             let expected = live.filter { box.contains($0.value) }.map { testID($0.key) }.sorted()
             #expect(got == expected, "box \(box)")
         }
@@ -84,6 +84,7 @@ import Timeline
         var live = Dictionary(uniqueKeysWithValues: Self.coordinates(2_000, using: &random).enumerated().map { ($0, $1) })
         let index = PointIndex(entries: live.map { Self.entry($0, $1) })
         var next = live.count
+        var versions = Dictionary(uniqueKeysWithValues: live.keys.map { ($0, 1) })
         // Batches of moves, deletions and new points; the pending writes pass the merge threshold once.
         for round in 0..<6 {
             var upserts: [ThinningEntry] = [], removals: [AnnotationID] = []
@@ -92,12 +93,15 @@ import Timeline
                 switch i % 3 {
                 case 0:
                     live[next] = coordinate
+                    versions[next] = 1
                     upserts.append(Self.entry(next, coordinate))
                     next += 1
                 case 1:
                     guard let n = live.keys.randomElement(using: &random) else { continue }
                     live[n] = coordinate
-                    upserts.append(Self.entry(n, coordinate))
+                    versions[n, default: 1] += 1
+                    upserts.removeAll { $0.id == testID(n) }
+                    upserts.append(Self.entry(n, coordinate, version: versions[n]!))
                 default:
                     guard let n = live.keys.randomElement(using: &random) else { continue }
                     live[n] = nil
@@ -107,6 +111,9 @@ import Timeline
             }
             index.apply(upserts: upserts, removals: removals)
             #expect(index.count == live.count, "round \(round)")
+            // Each reference carries the version last written.
+            let world = index.references(in: BoundingBox(west: -180, south: -90, east: 180, north: 90))
+            #expect(world.count == live.count && world.allSatisfy { $0.version == versions[Int($0.id.low & 0xFFFF_FFFF)] })
             Self.check(index, live, queries: 25, using: &random)
         }
     }

@@ -75,7 +75,7 @@ for (i, pair) in queries.nearest.enumerated() {
 }
 for (i, filter) in filters.enumerated() {
     var count = 0
-    let index = await seconds { count = points.ids(in: filter.requiredBounds!, admitting: filter.admits).count }
+    let index = await seconds { count = points.references(in: filter.requiredBounds!, admitting: filter.admits).count }
     let verb = try await seconds { _ = try await verbs.page(matching: AnnotationQuery(limit: 1000, filter: filter)) }
     if i >= queries.warmup { polygonIndex.append(index); polygonVerb.append(verb); polygonCounts.append(count) }
 }

@@ -25,27 +25,27 @@ enum AnnotationJSON {
         json.raw("}")
     }
 
-    /// `{"annotations":[…],"nextCursor":…}`: a page of a list or search.
-    static func write(_ page: AnnotationPage) -> [UInt8] {
-        var json = JSONWriter(capacity: 64 + page.annotations.count * 320)
+    /// `{"annotations":[…],"nextCursor":…}`: a page of a list or search, each annotation's JSON written already.
+    static func page(_ annotations: [[UInt8]], next: AnnotationID?) -> [UInt8] {
+        var json = JSONWriter(capacity: 64 + annotations.reduce(0) { $0 + $1.count + 1 })
         json.raw("{\"annotations\":[")
-        for (index, annotation) in page.annotations.enumerated() {
+        for (index, annotation) in annotations.enumerated() {
             if index > 0 { json.raw(",") }
-            write(annotation, to: &json)
+            json.bytes += annotation
         }
         json.raw("]")
-        if let next = page.next { json.raw(",\"nextCursor\":"); json.string(next.description) }
+        if let next { json.raw(",\"nextCursor\":"); json.string(next.description) }
         json.raw("}")
         return json.bytes
     }
 
-    /// `{"results":[{"annotation":…,"distance":…},…]}`: a nearest answer.
-    static func write(_ results: [(annotation: Annotation, distance: Double)]) -> [UInt8] {
-        var json = JSONWriter(capacity: 32 + results.count * 340)
+    /// `{"results":[{"annotation":…,"distance":…},…]}`: a nearest answer, each annotation's JSON written already.
+    static func nearest(_ results: [(json: [UInt8], distance: Double)]) -> [UInt8] {
+        var json = JSONWriter(capacity: 32 + results.reduce(0) { $0 + $1.json.count + 40 })
         json.raw("{\"results\":[")
         for (index, result) in results.enumerated() {
             json.raw(index == 0 ? "{\"annotation\":" : ",{\"annotation\":")
-            write(result.annotation, to: &json)
+            json.bytes += result.json
             json.raw(",\"distance\":"); json.number(result.distance)
             json.raw("}")
         }

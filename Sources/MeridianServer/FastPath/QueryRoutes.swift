@@ -1,6 +1,7 @@
 import Annotations
 import MapGeometry
 import NIOCore
+import Storage
 import Thinning
 import Timeline
 import WireJSON
@@ -9,7 +10,8 @@ import WireJSON
 /// of the contract's members with values the generated handler would take as they are (no null,
 /// no repeated key, no unknown member, numbers in range, a filter that reads); anything else is
 /// declined, and the generated handler explains it. Both run the same ``SpatialQueries`` verb
-/// and answer the bytes ``AnnotationJSON`` writes, as the generated encoder would.
+/// and answer the bytes ``AnnotationJSON`` writes, as the generated encoder would, taking each
+/// annotation's from the tenant's ``EncodedAnnotations`` where it holds that version.
 enum QueryRoutes {
     static func search(_ body: ByteBuffer, tenants: TenantSpace) async throws -> [UInt8]? {
         guard let members = members(body, allowed: ["filter", "limit", "cursor"]),
@@ -22,7 +24,8 @@ enum QueryRoutes {
             query.after = after
         }
         let tenant = try await tenants.current()
-        return AnnotationJSON.write(try await SpatialQueries(follower: tenant.thinning, store: tenant.annotations).page(matching: query))
+        let (items, next) = try await SpatialQueries(follower: tenant.thinning, store: tenant.annotations).find(matching: query)
+        return AnnotationJSON.page(try await json(of: items, tenant: tenant).compactMap { $0 }, next: next)
     }
 
     static func nearest(_ body: ByteBuffer, tenants: TenantSpace) async throws -> [UInt8]? {
@@ -43,9 +46,27 @@ enum QueryRoutes {
             filter = read
         }
         let tenant = try await tenants.current()
-        let queries = SpatialQueries(follower: tenant.thinning, store: tenant.annotations)
-        return AnnotationJSON.write(try await queries.nearest(
-            to: Coordinate(latitude: latitude, longitude: longitude), limit: limit, maxDistance: maxDistance, filter: filter))
+        let found = try await SpatialQueries(follower: tenant.thinning, store: tenant.annotations).findNearest(
+            to: Coordinate(latitude: latitude, longitude: longitude), limit: limit, maxDistance: maxDistance, filter: filter)
+        let json = try await json(of: found.map(\.found), tenant: tenant)
+        return AnnotationJSON.nearest(zip(json, found).compactMap { json, item in json.map { ($0, item.distance) } })
+    }
+
+    /// Each item's JSON, in order: the held copy of the version the index names, else written from
+    /// its row (the rows read in one go) or the annotation already read, and kept; nil for one
+    /// deleted since the index was read.
+    private static func json(of items: [SpatialQueries.Found], tenant: TenantSpace.Tenant) async throws -> [[UInt8]?] {
+        let references = items.compactMap { if case .indexed(let reference) = $0 { reference } else { nil } }
+        let held = tenant.encoded.json(of: references)
+        let missing = zip(references, held).compactMap { $1 == nil ? $0.id : nil }
+        let rows = try await tenant.annotations.annotations(ids: missing)
+        var next = held.makeIterator()
+        return items.map { item in
+            switch item {
+            case .read(let annotation): return tenant.encoded.json(of: annotation)
+            case .indexed(let reference): return next.next()! ?? rows[reference.id].map(tenant.encoded.json(of:))
+            }
+        }
     }
 
     /// The body's members when it is one JSON object of only `allowed` members, with no null and no repeated key.

@@ -18,6 +18,8 @@ final class TenantSpace: Sendable {
         let annotations: SQLiteAnnotationStore
         /// The tenant's thinning index, following its change feed.
         let thinning: ThinningFollower
+        /// Annotations' JSON for query answers, by id and version.
+        let encoded: EncodedAnnotations
         /// Thinning indexes of the filters recent thin requests carried, kept on demand.
         let filtered: FilteredThinning
         /// The tenant's devices, subscriptions and event log.
@@ -36,15 +38,18 @@ final class TenantSpace: Sendable {
     /// Subscription and event ids for every tenant.
     private let trackingIDs: UUIDv7Generator
     private let opened = Mutex<[TenantID: Task<Tenant, any Error>]>([:])
-    /// The background catch-up of each opened tenant's thinning index.
-    private let followers = Mutex<[Task<Void, Never>]>([])
+    /// The background work of each opened tenant: its thinning index's catch-up, its JSON cache's filling.
+    private let backgroundTasks = Mutex<[Task<Void, Never>]>([])
+    /// Bytes of annotations' JSON each tenant keeps for query answers.
+    private let annotationCacheBytes: Int
 
     /// The space over `database`, issuing ids after the greatest ones it stored.
     init(
         database: MeridianDatabase, metrics: ServerMetrics = ServerMetrics(), delivery: DeliverySettings = DeliverySettings(),
-        transport: any WebhookTransport = HTTPWebhookTransport()
+        transport: any WebhookTransport = HTTPWebhookTransport(), annotationCacheBytes: Int = ServerConfiguration().annotationCacheBytes
     ) async throws {
         self.database = database
+        self.annotationCacheBytes = annotationCacheBytes
         self.metrics = metrics
         self.deliverySettings = delivery
         self.transport = transport
@@ -91,7 +96,7 @@ final class TenantSpace: Sendable {
 
     /// Stops every tenant's background catch-up (graceful shutdown).
     func stopFollowing() {
-        for task in followers.withLock({ $0 }) { task.cancel() }
+        for task in backgroundTasks.withLock({ $0 }) { task.cancel() }
     }
 
     /// Stops every tenant's webhook workers, letting the attempts in flight finish, then closes
@@ -106,7 +111,12 @@ final class TenantSpace: Sendable {
         let thinning = try await ThinningFollower(store: annotations)
         let metrics = metrics
         let tracking = try TrackingHub.open(on: database, tenant: id, ids: trackingIDs) { metrics.eventsAppended($0, tenant: id.description) }
-        followers.withLock { $0.append(Task { await thinning.follow() }) }
+        let encoded = EncodedAnnotations(budget: annotationCacheBytes)
+        backgroundTasks.withLock { tasks in
+            tasks.append(Task { await thinning.follow() })
+            // Lower priority than requests: answers fill it too, this only gets ahead of them.
+            tasks.append(Task(priority: .background) { try? await encoded.fill(from: annotations) })
+        }
         let trackingIDs = trackingIDs
         let delivery = DeliveryHub(context: DeliveryContext(
             store: SQLiteWebhookStore(database: database, tenant: id),
@@ -121,7 +131,7 @@ final class TenantSpace: Sendable {
             throw error
         }
         return Tenant(
-            annotations: annotations, thinning: thinning, filtered: FilteredThinning(store: annotations, points: thinning),
+            annotations: annotations, thinning: thinning, encoded: encoded, filtered: FilteredThinning(store: annotations, points: thinning),
             tracking: tracking, delivery: delivery)
     }
 }
