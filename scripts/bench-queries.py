@@ -14,13 +14,16 @@ pyproj (scripts/requirements.txt).
             written as a GeoJSON FeatureCollection to a temporary folder and loaded with
             `meridian import FILE --database DB` (timed); then `meridian serve` on that database, in
             open mode on loopback with the rate limit out of the way.
-  HTTP      one keep-alive connection, sequential requests, a warm-up of WARMUP each first, then
+  HTTP      after the server has filled its annotation cache (the JSON of each annotation, kept by
+            id and version; `meridian_annotation_cache_bytes` stops growing), one keep-alive
+            connection, sequential requests, a warm-up of WARMUP each first, then
             QUERIES each: (a) POST /v1/annotations/nearest limit 10 at points half in the cities,
             half in the background, the band and the caps; (b) POST /v1/annotations/search with an
             s_intersects polygon (a regular 32-gon centred near a city, sized to hold ~1 000 points;
             split at 180° into a MultiPolygon where it crosses), every page followed; (c) the same
-            attribute search `kind = 'shop' AND rating >= 4.5`, limit 100. Times are the request's
-            round trip, the answer read but not parsed.
+            attribute search `kind = 'shop' AND rating >= 4.5`, limit 100; (d) the polygons again
+            on a server started with `--annotation-cache-mb 0`, every annotation from its row.
+            Times are the request's round trip, the answer read but not parsed.
   in process Meridian's point index as `serve` loads it, on the same database and queries: 10 nearest
             pulled from the index, and the polygons' ids (the index alone), then the whole verb as
             the handler calls it (index, rows from SQLite, the filter on each row), without HTTP.
@@ -307,6 +310,23 @@ def in_process_rtree(db, lon, lat, polygons):
     return sorted(times), counts
 
 
+def wait_for_cache(client, limit=300):
+    """(bytes, seconds) once the default tenant's annotation cache (meridian_annotation_cache_bytes)
+    has stopped growing for a second, or after `limit` seconds."""
+    began, last, still = time.monotonic(), -1.0, 0
+    while time.monotonic() - began < limit:
+        _, text = client.request("GET", "/metrics")
+        found = [float(line.split()[-1]) for line in text.decode().splitlines()
+                 if line.startswith("meridian_annotation_cache_bytes") and 'tenant="default"' in line]
+        now = found[0] if found else 0.0
+        still = still + 1 if now == last and now > 0 else 0
+        if still >= 4:
+            break
+        last = now
+        time.sleep(0.25)
+    return last, time.monotonic() - began
+
+
 def in_process_meridian(binary, database, nearest_points, polygons, folder):
     """QueryBench's times on the server's database and the same queries (warm-up included, it
     leaves those out), or None without the binary."""
@@ -370,6 +390,8 @@ def main():
         servers.append(process)
         serve_start = time.monotonic() - began
         client = Client(port, timeout=60)
+        cache_bytes, cache_fill = wait_for_cache(client)
+        print(f"server: started in {serve_start:.1f} s; annotation cache filled to {cache_bytes / 2**20:.0f} MiB in {cache_fill:.1f} s more", flush=True)
 
         # (a) nearest
         bodies = [{"point": {"latitude": y, "longitude": x}, "limit": 10} for x, y in nearest_points]
@@ -395,8 +417,16 @@ def main():
         body = {"filter": ATTRIBUTE_FILTER, "limit": 100}
         timed_http(client, "/v1/annotations/search", [body] * WARMUP, problems, "attribute warm-up")
         http_attribute, attribute_answers = timed_http(client, "/v1/annotations/search", [body] * args.queries, problems, "attribute")
-    finally:
         stopped = stop_servers(servers, problems)
+        # (d) the polygons again on a server that keeps no annotations' JSON: every answer from rows.
+        process, port, _ = start_server(args.binary, database, SERVER_FLAGS + ["--annotation-cache-mb", "0"])
+        servers[:] = [process]
+        client = Client(port, timeout=60)
+        for geometry in polygons[:WARMUP]:
+            polygon_search(client, geometry, problems)
+        http_polygon_rows = sorted(polygon_search(client, geometry, problems)[0] for geometry in polygons[WARMUP:])
+    finally:
+        stop_servers(servers, problems)
 
     # In process, with the server stopped so the two don't share the cores.
     try:
@@ -457,6 +487,7 @@ def main():
         print(row(f"  near {city}", len(by_city[city]), sorted(by_city[city])))
     if "crossing" in by_city:
         print(row("  those crossing ±180° (MultiPolygon)", len(by_city["crossing"]), sorted(by_city["crossing"])))
+    print(row("  with --annotation-cache-mb 0 (rows)", len(http_polygon_rows), http_polygon_rows))
     if meridian:
         print(row("polygon, Meridian index in process", len(meridian["polygon"]["index"]), sorted(meridian["polygon"]["index"]), None, 3))
         print(row("polygon, Meridian verb in process", len(meridian["polygon"]["verb"]), sorted(meridian["polygon"]["verb"]), None, 3))

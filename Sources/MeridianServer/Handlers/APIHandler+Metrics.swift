@@ -17,6 +17,7 @@ extension APIHandler {
             let index = tenant.thinning.index
             metrics.gauge("meridian_annotations_live", tenant: id.description, Double(index.count))
             metrics.gauge("meridian_thinning_index_bytes", tenant: id.description, Double(index.memoryFootprint))
+            metrics.gauge("meridian_annotation_cache_bytes", tenant: id.description, Double(tenant.encoded.bytes))
             metrics.gauge("meridian_oldest_unread_event_age_seconds", tenant: id.description, try await tenant.tracking.oldestUnreadAge(now: now))
             // A failing read leaves these gauges as they were rather than failing the whole scrape.
             for webhook in (try? await tenant.delivery.context.store.webhooks(after: nil, limit: Self.webhooksShown)) ?? [] {
