@@ -79,6 +79,12 @@ public final class PointIndex: Sendable {
         state.withLock { s in s.run.count - s.run.ids.lazy.filter(s.superseded.contains).count + s.added.count }
     }
 
+    /// Every live id in the index's (Morton) order, those written since the last merge last.
+    public var idsInOrder: [AnnotationID] {
+        let snapshot = snapshot()
+        return (0..<snapshot.run.count).lazy.filter(snapshot.isLive).map { snapshot.run.ids[$0] } + snapshot.added.keys
+    }
+
     func snapshot() -> Snapshot {
         state.withLock { $0 }
     }

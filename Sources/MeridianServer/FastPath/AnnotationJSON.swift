@@ -26,12 +26,12 @@ enum AnnotationJSON {
     }
 
     /// `{"annotations":[…],"nextCursor":…}`: a page of a list or search, each annotation's JSON written already.
-    static func page(_ annotations: [[UInt8]], next: AnnotationID?) -> [UInt8] {
+    static func page(_ annotations: [EncodedAnnotations.Piece], next: AnnotationID?) -> [UInt8] {
         var json = JSONWriter(capacity: 64 + annotations.reduce(0) { $0 + $1.count + 1 })
         json.raw("{\"annotations\":[")
         for (index, annotation) in annotations.enumerated() {
             if index > 0 { json.raw(",") }
-            json.bytes += annotation
+            annotation.append(to: &json)
         }
         json.raw("]")
         if let next { json.raw(",\"nextCursor\":"); json.string(next.description) }
@@ -40,12 +40,12 @@ enum AnnotationJSON {
     }
 
     /// `{"results":[{"annotation":…,"distance":…},…]}`: a nearest answer, each annotation's JSON written already.
-    static func nearest(_ results: [(json: [UInt8], distance: Double)]) -> [UInt8] {
+    static func nearest(_ results: [(json: EncodedAnnotations.Piece, distance: Double)]) -> [UInt8] {
         var json = JSONWriter(capacity: 32 + results.reduce(0) { $0 + $1.json.count + 40 })
         json.raw("{\"results\":[")
         for (index, result) in results.enumerated() {
             json.raw(index == 0 ? "{\"annotation\":" : ",{\"annotation\":")
-            json.bytes += result.json
+            result.json.append(to: &json)
             json.raw(",\"distance\":"); json.number(result.distance)
             json.raw("}")
         }

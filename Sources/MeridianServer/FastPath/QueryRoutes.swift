@@ -55,16 +55,16 @@ enum QueryRoutes {
     /// Each item's JSON, in order: the held copy of the version the index names, else written from
     /// its row (the rows read in one go) or the annotation already read, and kept; nil for one
     /// deleted since the index was read.
-    private static func json(of items: [SpatialQueries.Found], tenant: TenantSpace.Tenant) async throws -> [[UInt8]?] {
+    private static func json(of items: [SpatialQueries.Found], tenant: TenantSpace.Tenant) async throws -> [EncodedAnnotations.Piece?] {
         let references = items.compactMap { if case .indexed(let reference) = $0 { reference } else { nil } }
-        let held = tenant.encoded.json(of: references)
+        let held = tenant.encoded.copies(of: references)
         let missing = zip(references, held).compactMap { $1 == nil ? $0.id : nil }
         let rows = try await tenant.annotations.annotations(ids: missing)
         var next = held.makeIterator()
         return items.map { item in
             switch item {
             case .read(let annotation): return tenant.encoded.json(of: annotation)
-            case .indexed(let reference): return next.next()! ?? rows[reference.id].map(tenant.encoded.json(of:))
+            case .indexed(let reference): return next.next()!.map(EncodedAnnotations.Piece.held) ?? rows[reference.id].map(tenant.encoded.json(of:))
             }
         }
     }

@@ -115,7 +115,7 @@ final class TenantSpace: Sendable {
         backgroundTasks.withLock { tasks in
             tasks.append(Task { await thinning.follow() })
             // Lower priority than requests: answers fill it too, this only gets ahead of them.
-            tasks.append(Task(priority: .background) { try? await encoded.fill(from: annotations) })
+            tasks.append(Task(priority: .background) { try? await encoded.fill(thinning.points.idsInOrder, from: annotations) })
         }
         let trackingIDs = trackingIDs
         let delivery = DeliveryHub(context: DeliveryContext(
