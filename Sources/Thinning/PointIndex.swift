@@ -156,4 +156,9 @@ public final class PointIndex: Sendable {
 public struct PointReference: Hashable, Sendable {
     public var id: AnnotationID
     public var version: Int
+
+    public init(id: AnnotationID, version: Int) {
+        self.id = id
+        self.version = version
+    }
 }

@@ -11,13 +11,13 @@ import WireJSON
 /// answered stale; a newer version is appended and the older copy's bytes are left to age out.
 ///
 /// Log-structured, so an answer of a thousand copies touches a few large blocks rather than a
-/// thousand small arrays: copies are appended to blocks of ``blockSize`` bytes (written once,
+/// thousand small arrays: copies are appended to blocks of ``defaultBlockSize`` bytes (written once,
 /// never moved), an entry names its block and range, and past the budget the oldest block goes
 /// with every entry in it. Filled as answers are written, and at a tenant's opening in the
 /// background (``fill(_:from:)``, in the point index's order), until the budget.
 final class EncodedAnnotations: Sendable {
-    /// Bytes of one block.
-    static let blockSize = 8 << 20
+    /// Bytes of one block unless told otherwise.
+    static let defaultBlockSize = 8 << 20
     /// Per-entry overhead counted against the budget beside the JSON (key, slot, table).
     static let entryOverhead = 48
     /// Annotations read per transaction while filling.
@@ -77,11 +77,13 @@ final class EncodedAnnotations: Sendable {
     }
 
     let budget: Int
+    let blockSize: Int
     private let state = Mutex(State())
 
-    /// - Parameter budget: bytes the copies may take; 0 keeps none.
-    init(budget: Int) {
+    /// - Parameter budget: bytes the copies may take; less than a block keeps none.
+    init(budget: Int, blockSize: Int = EncodedAnnotations.defaultBlockSize) {
         self.budget = budget
+        self.blockSize = blockSize
     }
 
     /// Bytes held now (blocks in use and entries).
@@ -113,7 +115,7 @@ final class EncodedAnnotations: Sendable {
     /// side by side, so an answer about one place reads a few runs of memory, not a scatter.
     func fill(_ ids: [AnnotationID], from store: some AnnotationStore) async throws {
         var start = 0
-        while !Task.isCancelled, start < ids.count, bytes + Self.blockSize <= budget {
+        while !Task.isCancelled, start < ids.count, bytes + blockSize <= budget {
             let slice = Array(ids[start..<min(start + Self.fillPage, ids.count)])
             start += slice.count
             let rows = try await store.annotations(ids: slice)
@@ -129,13 +131,13 @@ final class EncodedAnnotations: Sendable {
     }
 
     private func keep(_ copies: [(id: AnnotationID, version: Int, json: [UInt8])], replacingNewer: Bool = true) {
-        guard budget >= Self.blockSize else { return }
+        guard budget >= blockSize else { return }
         state.withLock { state in
-            for copy in copies where copy.json.count <= Self.blockSize {
+            for copy in copies where copy.json.count <= blockSize {
                 if let old = state.byID[copy.id], !replacingNewer && old.version >= copy.version || old.version == copy.version { continue }
-                if state.blocks.last.map({ $0.used + copy.json.count > Self.blockSize }) ?? true {
-                    state.blocks.append(Block(size: Self.blockSize))
-                    state.bytes += Self.blockSize
+                if state.blocks.last.map({ $0.used + copy.json.count > blockSize }) ?? true {
+                    state.blocks.append(Block(size: blockSize))
+                    state.bytes += blockSize
                 }
                 let block = state.blocks[state.blocks.count - 1]
                 let start = block.used
@@ -149,7 +151,7 @@ final class EncodedAnnotations: Sendable {
             // Past the budget the oldest block goes, with the entries whose copy is still in it.
             while state.bytes > budget, state.blocks.count > 1 {
                 let oldest = state.blocks.removeFirst()
-                state.bytes -= Self.blockSize
+                state.bytes -= blockSize
                 for id in oldest.ids where state.byID[id]?.block === oldest {
                     state.byID[id] = nil
                     state.bytes -= Self.entryOverhead
