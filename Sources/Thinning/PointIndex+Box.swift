@@ -14,17 +14,19 @@ extension PointIndex {
         let snapshot = snapshot()
         let spans = box.crossesAntimeridian ? [(box.west, 180.0), (-180.0, box.east)] : [(box.west, box.east)]
         var found: [PointReference] = []
-        for (west, east) in spans {
-            let area = Self.MapArea(
-                columns: Self.mapRange(Mercator.x(forLongitude: west), Mercator.x(forLongitude: east)),
-                rows: Self.mapRange(Mercator.y(forLatitude: box.north), Mercator.y(forLatitude: box.south)))
+        let rows = Self.mapRange(Mercator.y(forLatitude: box.north), Mercator.y(forLatitude: box.south))
+        var areas = spans.map { Self.MapArea(columns: Self.mapRange(Mercator.x(forLongitude: $0.0), Mercator.x(forLongitude: $0.1)), rows: rows) }
+        // Longitude 180 is stored where −180 is (map x wraps to 0): a box reaching it from the west
+        // must look there too.
+        if !box.crossesAntimeridian, box.east == 180 { areas.append(Self.MapArea(columns: Self.mapRange(0, 0), rows: rows)) }
+        for area in areas {
             Self.collect(in: area, snapshot: snapshot, accepts: { box.contains($0) && admits($0) }, into: &found)
         }
         for (id, point) in snapshot.added where box.contains(point.coordinate) && admits(point.coordinate) {
             found.append(PointReference(id: id, version: point.version))
         }
-        // Two spans meet at ±180°: a point on that meridian is found by both.
-        return (box.crossesAntimeridian ? Array(Set(found)) : found).sorted { $0.id < $1.id }
+        // Two areas meet at ±180°: a point on that meridian is found by both.
+        return (areas.count > 1 ? Array(Set(found)) : found).sorted { $0.id < $1.id }
     }
 
     /// Integer map-point columns and rows.

@@ -106,7 +106,12 @@ extension Instant {
         func digits(_ value: Int64, _ width: Int) {
             var divisor: Int64 = 1
             for _ in 1..<width { divisor *= 10 }
-            // Every field fits its width (years 0000…9999 by the offset above).
+            guard (0..<divisor * 10).contains(value) else {
+                // Outside its width (a year past 9999 from a database written elsewhere): as before, zero-padded decimal.
+                let decimal = String(value)
+                text += Array(repeating: UInt8(ascii: "0"), count: max(0, width - decimal.count)) + Array(decimal.utf8)
+                return
+            }
             var rest = value
             while divisor > 0 {
                 text.append(UInt8(ascii: "0") + UInt8(rest / divisor))

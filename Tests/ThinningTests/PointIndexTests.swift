@@ -63,7 +63,9 @@ import Timeline
         for _ in 0..<queries {
             let south = Double.random(in: -90...90, using: &random), height = [0.01, 1, 30, 180].randomElement(using: &random)!
             let west = Double.random(in: -180...180, using: &random), width = [0.01, 1, 40, 359].randomElement(using: &random)!
-            let box = BoundingBox(west: west, south: south, east: Coordinate.wrapLongitude(west + width), north: min(90, south + height))
+            // Now and then a box that ends on the antimeridian.
+            let east = Int.random(in: 0..<8, using: &random) == 0 ? 180 : Coordinate.wrapLongitude(west + width)
+            let box = BoundingBox(west: west, south: south, east: east, north: min(90, south + height))
             let got = index.references(in: box).map(\.id)
             let expected = live.filter { box.contains($0.value) }.map { testID($0.key) }.sorted()
             #expect(got == expected, "box \(box)")
@@ -77,6 +79,19 @@ import Timeline
         let live = Dictionary(uniqueKeysWithValues: points.enumerated().map { ($0, $1) })
         #expect(index.count == live.count)
         Self.check(index, live, queries: 150, using: &random)
+    }
+
+    /// Longitude 180 is stored where −180 is (map x wraps): boxes ending on the meridian find both sides as `contains` says.
+    @Test func boxesEndingOnTheAntimeridianFindItsPoints() {
+        let points = [Coordinate(latitude: 10, longitude: 180), Coordinate(latitude: 10, longitude: -180), Coordinate(latitude: 10, longitude: 179.5),
+                      Coordinate(latitude: 89.99, longitude: 180), Coordinate(latitude: -89.99, longitude: -180)]
+        let index = PointIndex(entries: points.enumerated().map { Self.entry($0, $1) })
+        for box in [BoundingBox(west: 170, south: 0, east: 180, north: 20), BoundingBox(west: -180, south: 0, east: -170, north: 20),
+                    BoundingBox(west: 180, south: -90, east: 180, north: 90), BoundingBox(west: -180, south: -90, east: -180, north: 90),
+                    BoundingBox(west: 179, south: -90, east: -179, north: 90), BoundingBox(west: -180, south: -90, east: 180, north: 90)] {
+            let expected = points.enumerated().filter { box.contains($0.element) }.map { testID($0.offset) }.sorted()
+            #expect(index.references(in: box).map(\.id) == expected, "\(box)")
+        }
     }
 
     @Test func writesAreSeenBeforeAndAfterAMerge() {

@@ -119,8 +119,7 @@ final class EncodedAnnotations: Sendable {
             let slice = Array(ids[start..<min(start + Self.fillPage, ids.count)])
             start += slice.count
             let rows = try await store.annotations(ids: slice)
-            // A newer version kept meanwhile by an answer stays.
-            keep(slice.compactMap { rows[$0] }.map { ($0.id, $0.version, Self.write($0)) }, replacingNewer: false)
+            keep(slice.compactMap { rows[$0] }.map { ($0.id, $0.version, Self.write($0)) })
         }
     }
 
@@ -130,11 +129,12 @@ final class EncodedAnnotations: Sendable {
         return writer.bytes
     }
 
-    private func keep(_ copies: [(id: AnnotationID, version: Int, json: [UInt8])], replacingNewer: Bool = true) {
+    private func keep(_ copies: [(id: AnnotationID, version: Int, json: [UInt8])]) {
         guard budget >= blockSize else { return }
         state.withLock { state in
             for copy in copies where copy.json.count <= blockSize {
-                if let old = state.byID[copy.id], !replacingNewer && old.version >= copy.version || old.version == copy.version { continue }
+                // A copy of the same or a newer version stays (a slow answer may have read an older row).
+                if let old = state.byID[copy.id], old.version >= copy.version { continue }
                 if state.blocks.last.map({ $0.used + copy.json.count > blockSize }) ?? true {
                     state.blocks.append(Block(size: blockSize))
                     state.bytes += blockSize
