@@ -21,6 +21,15 @@ public enum RegionShape: Hashable, Sendable {
         }
     }
 
+    /// At most how many metres ``signedDistance(to:)`` changes per metre travelled between these
+    /// latitudes: 1 for a circle (its distance is geodesic), more for a polygon's local plane.
+    public func distanceRate(betweenLatitudes a: Double, _ b: Double) -> Double {
+        switch self {
+        case .circle: return 1
+        case .polygon(let polygon): return polygon.distanceRate(betweenLatitudes: a, b)
+        }
+    }
+
     /// A box holding every point of the region (a circle's, from geodesics to its four sides).
     public var bounds: BoundingBox {
         switch self {
@@ -86,6 +95,16 @@ public struct PolygonShape: Hashable, Sendable {
 
     public static func == (lhs: PolygonShape, rhs: PolygonShape) -> Bool { lhs.polygon == rhs.polygon }
     public func hash(into hasher: inout Hasher) { hasher.combine(polygon) }
+
+    /// At most how many metres ``signedDistance(to:)`` changes per metre travelled between these
+    /// latitudes: the plane's scales at its origin against the ellipsoid's there (1 % to spare).
+    public func distanceRate(betweenLatitudes a: Double, _ b: Double) -> Double {
+        let poleward = min(max(abs(a), abs(b)), 89.9), equatorward = (a < 0) != (b < 0) ? 0 : min(abs(a), abs(b))
+        let radians = Double.pi / 180
+        let x = metresPerDegree.x / (Ellipsoid.wgs84.parallelRadius(atLatitude: poleward) * radians)
+        let y = metresPerDegree.y / (Ellipsoid.wgs84.meridionalRadius(atLatitude: equatorward) * radians)
+        return max(1, x, y) * 1.01
+    }
 
     /// Metres from the boundary: negative inside (even-odd over all rings), positive outside.
     public func signedDistance(to coordinate: Coordinate) -> Double {
