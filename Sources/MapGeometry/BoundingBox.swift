@@ -64,4 +64,13 @@ public struct BoundingBox: Hashable, Sendable {
         if crossesAntimeridian { return coordinate.longitude >= west || coordinate.longitude <= east }
         return (west...east).contains(coordinate.longitude)
     }
+
+    /// Whether the two boxes share a coordinate (edges included), either or both across 180°.
+    public func meets(_ other: BoundingBox) -> Bool {
+        guard !isEmpty, !other.isEmpty, south <= other.north, other.south <= north else { return false }
+        func spans(_ box: BoundingBox) -> [ClosedRange<Double>] {
+            box.crossesAntimeridian ? [box.west...180, -180...box.east] : [box.west...box.east]
+        }
+        return spans(self).contains { a in spans(other).contains(where: a.overlaps) }
+    }
 }

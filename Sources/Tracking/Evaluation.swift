@@ -1,4 +1,5 @@
 import Geodesy
+import MapGeometry
 import Timeline
 
 /// The two evaluators: given where a subscription stands with a device and the next fix it
@@ -8,6 +9,8 @@ enum Evaluation {
     struct Emission: Hashable {
         var kind: TrackingEvent.Kind
         var previous: LocationFix?
+        /// Where and when it happened, when not at the fix: a place interpolated between two fixes.
+        var interpolated: LocationFix?
     }
 
     /// Core Location's significant-change rule: the first evaluated fix is `initial`; after that
@@ -29,10 +32,16 @@ enum Evaluation {
     /// Region monitoring. The first evaluated fix is classified by plain containment (and emits
     /// `enter` when inside and `initialTrigger`); after that the state changes only when a fix is
     /// `hysteresis + horizontalAccuracy` metres past the boundary. `dwell` once per stay.
+    /// With `detectCrossings`, a fix that leaves the device outside where the one before also did
+    /// is checked for a passage between them (``SegmentPassage``, as deep as the hysteresis and the
+    /// larger accuracy of the two): `enter` and `exit` at the interpolated places and times.
     /// - Parameter evaluatedBefore: whether an earlier fix of the device was evaluated (and found
     ///   outside) although no progress was kept for it.
-    static func region(_ rule: RegionRule, _ progress: inout SubscriptionProgress, _ fix: LocationFix, evaluatedBefore: Bool) -> [Emission] {
+    /// - Parameter deviceFix: the device's fix before this one, the start of the segment when no
+    ///   progress was kept.
+    static func region(_ rule: RegionRule, _ progress: inout SubscriptionProgress, _ fix: LocationFix, evaluatedBefore: Bool, deviceFix: LocationFix? = nil) -> [Emission] {
         let previous = progress.lastEvaluated
+        let wasOutside = (progress.inside ?? (evaluatedBefore ? false : nil)) == false
         progress.lastEvaluated = fix
         let distance = rule.shape.signedDistance(to: fix.coordinate)
         let margin = rule.hysteresis + fix.horizontalAccuracy
@@ -61,11 +70,32 @@ enum Evaluation {
                 if rule.notifyOnExit { emissions.append(Emission(kind: .exit, previous: previous)) }
             }
         }
+        if rule.detectCrossings, wasOutside, progress.inside == false, let start = previous ?? deviceFix {
+            emissions += crossing(rule, from: start, to: fix)
+        }
         if progress.inside == true, let dwell = rule.dwell, !progress.dwellNotified,
            let enteredAt = progress.enteredAt, fix.timestamp.seconds(since: enteredAt) >= dwell {
             progress.dwellNotified = true
             emissions.append(Emission(kind: .dwell, previous: previous))
         }
+        return emissions
+    }
+
+    /// `enter` and `exit` of a passage between two fixes outside, at interpolated fixes: the place
+    /// on the geodesic, the time in proportion to the distance along it, the larger accuracy.
+    /// No `dwell`: no fix saw the device inside.
+    static func crossing(_ rule: RegionRule, from start: LocationFix, to end: LocationFix) -> [Emission] {
+        let depth = rule.hysteresis + max(start.horizontalAccuracy, end.horizontalAccuracy)
+        guard let passage = SegmentPassage.through(rule.shape, from: start.coordinate, to: end.coordinate, depth: depth) else { return [] }
+        func fix(_ coordinate: Coordinate, at distance: Double) -> LocationFix {
+            let span = Double(end.timestamp.microseconds - start.timestamp.microseconds)
+            let at = Instant(microseconds: start.timestamp.microseconds + Int64((span * distance / passage.length).rounded()))
+            return LocationFix(coordinate: coordinate, timestamp: at, horizontalAccuracy: max(start.horizontalAccuracy, end.horizontalAccuracy))
+        }
+        let entry = fix(passage.entryCoordinate, at: passage.entry), exit = fix(passage.exitCoordinate, at: passage.exit)
+        var emissions: [Emission] = []
+        if rule.notifyOnEntry { emissions.append(Emission(kind: .enter, previous: start, interpolated: entry)) }
+        if rule.notifyOnExit { emissions.append(Emission(kind: .exit, previous: entry, interpolated: exit)) }
         return emissions
     }
 }

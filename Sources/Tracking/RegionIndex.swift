@@ -66,6 +66,32 @@ public struct RegionIndex: Sendable {
         return found
     }
 
+    /// The ids whose box meets `box` (a segment's, for crossings), each once. Each level's cells
+    /// under the box are read; a level where the box spans more than ``maximumScan`` cells a side
+    /// is read whole instead.
+    public func candidates(meeting box: BoundingBox) -> [String] {
+        var slots = Set<Int32>()
+        func collect(_ entries: [Entry]) {
+            for entry in entries where entry.box.meets(box) { slots.insert(entry.slot) }
+        }
+        let pieces = box.crossesAntimeridian ? [(box.west, 180.0), (-180.0, box.east)] : [(box.west, box.east)]
+        for level in Self.cellSizes.indices {
+            let ranges = pieces.map { (Self.key(level: level, $0.0, box.south), Self.key(level: level, $0.1, box.north)) }
+            if ranges.contains(where: { $0.1.x - $0.0.x > Self.maximumScan || $0.1.y - $0.0.y > Self.maximumScan }) {
+                for (key, entries) in cells where key.level == Int8(level) { collect(entries) }
+                continue
+            }
+            for (low, high) in ranges {
+                for x in low.x...high.x { for y in low.y...high.y { if let entries = cells[CellKey(level: Int8(level), x: x, y: y)] { collect(entries) } } }
+            }
+        }
+        collect(world)
+        return slots.sorted().compactMap { self.slots[Int($0)]?.id }
+    }
+
+    /// Cells a side of a box query reads at one level before it reads the level whole.
+    private static let maximumScan: Int32 = 32
+
     private static func key(level: Int, _ longitude: Double, _ latitude: Double) -> CellKey {
         let size = cellSizes[level]
         return CellKey(level: Int8(level), x: Int32((longitude / size).rounded(.down)), y: Int32((latitude / size).rounded(.down)))

@@ -91,13 +91,16 @@ public struct RegionRule: Hashable, Sendable {
     public var dwell: Double?
     /// Whether the first evaluated fix, when inside, emits `enter`.
     public var initialTrigger: Bool
+    /// Whether a device that passes through between two fixes outside emits `enter` and `exit`
+    /// at the interpolated places and times (`detect: ["cross"]`, ``SegmentPassage``).
+    public var detectCrossings: Bool
 
     /// Metres past the boundary by default.
     public static let defaultHysteresis = 50.0
 
     public init(
         shape: RegionShape, notifyOnEntry: Bool = true, notifyOnExit: Bool = true,
-        hysteresis: Double = defaultHysteresis, dwell: Double? = nil, initialTrigger: Bool = true
+        hysteresis: Double = defaultHysteresis, dwell: Double? = nil, initialTrigger: Bool = true, detectCrossings: Bool = false
     ) {
         self.shape = shape
         self.notifyOnEntry = notifyOnEntry
@@ -105,5 +108,6 @@ public struct RegionRule: Hashable, Sendable {
         self.hysteresis = hysteresis
         self.dwell = dwell
         self.initialTrigger = initialTrigger
+        self.detectCrossings = detectCrossings
     }
 }

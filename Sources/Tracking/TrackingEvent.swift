@@ -15,6 +15,8 @@ public struct TrackingEvent: Hashable, Sendable, Identifiable {
     public var reason: String?
     public var location: LocationFix
     public var previousLocation: LocationFix?
+    /// Whether `location` and `occurredAt` are interpolated between two fixes (a crossing between them).
+    public var interpolated: Bool
     /// The fix's time (event time), or the deletion time for a `regionDeleted` exit.
     public var occurredAt: Instant
     /// When the server stored it.
@@ -22,7 +24,7 @@ public struct TrackingEvent: Hashable, Sendable, Identifiable {
 
     public init(
         id: String, sequence: Int64, subscriptionId: String, deviceId: String, kind: Kind, reason: String? = nil,
-        location: LocationFix, previousLocation: LocationFix?, occurredAt: Instant, recordedAt: Instant
+        location: LocationFix, previousLocation: LocationFix?, occurredAt: Instant, recordedAt: Instant, interpolated: Bool = false
     ) {
         self.id = id
         self.sequence = sequence
@@ -34,6 +36,7 @@ public struct TrackingEvent: Hashable, Sendable, Identifiable {
         self.previousLocation = previousLocation
         self.occurredAt = occurredAt
         self.recordedAt = recordedAt
+        self.interpolated = interpolated
     }
 
     /// The reason of the exit emitted when a region subscription is deleted while a device is inside.

@@ -1,3 +1,4 @@
+import MapGeometry
 public import Timeline
 /// Everything evaluation needs, in memory: subscriptions (with a spatial index of regions),
 /// devices, and where each subscription stands with each device. The database holds the same and
@@ -14,6 +15,8 @@ public struct TrackingState: Sendable {
     public private(set) var acceptedFixes: Int64
 
     private(set) var regions = RegionIndex()
+    /// The regions that detect crossings between fixes, by box, for the segments they may lie on.
+    private var crossingRegions = RegionIndex()
     /// Live significant-change subscriptions: for every device, and per listed device.
     private var significantForAll: Set<String> = []
     private var significantByDevice: [String: Set<String>] = [:]
@@ -47,6 +50,7 @@ public struct TrackingState: Sendable {
             }
         case .region(let rule):
             regions.insert(subscription.id, bounds: rule.shape.bounds)
+            if rule.detectCrossings { crossingRegions.insert(subscription.id, bounds: rule.shape.bounds) }
         }
     }
 
@@ -89,7 +93,7 @@ public struct TrackingState: Sendable {
             plan.results.append(.init(index: index, status: .accepted))
             plan.stored.append(.init(index: index, fix: fix, late: false))
             let lastOrdinal = plan.device.lastAcceptedOrdinal
-            for subscription in relevantSubscriptions(for: fix, of: deviceId, inside: inside) {
+            for subscription in relevantSubscriptions(for: fix, of: deviceId, inside: inside, from: plan.device.lastFix) {
                 let key = ProgressKey(subscriptionId: subscription.id, deviceId: deviceId)
                 let known = plan.progress[key] ?? self.progress[key]
                 if let reason = subscription.skipReason(for: fix, receivedAt: receivedAt) {
@@ -106,7 +110,9 @@ public struct TrackingState: Sendable {
                     emissions = Evaluation.significantChange(rule, &progress, fix)
                 case .region(let rule):
                     // Without progress, the device was last seen outside the region's box, if at all.
-                    emissions = Evaluation.region(rule, &progress, fix, evaluatedBefore: known == nil && lastOrdinal > subscription.acceptedFixesBefore)
+                    emissions = Evaluation.region(
+                        rule, &progress, fix, evaluatedBefore: known == nil && lastOrdinal > subscription.acceptedFixesBefore,
+                        deviceFix: plan.device.lastFix)
                 }
                 plan.progress[key] = progress
                 if progress.inside == true { inside.insert(subscription.id) } else { inside.remove(subscription.id) }
@@ -114,7 +120,8 @@ public struct TrackingState: Sendable {
                     sequence += 1
                     plan.events.append(TrackingEvent(
                         id: eventID(), sequence: sequence, subscriptionId: subscription.id, deviceId: deviceId, kind: emission.kind,
-                        location: fix, previousLocation: emission.previous, occurredAt: fix.timestamp, recordedAt: receivedAt
+                        location: emission.interpolated ?? fix, previousLocation: emission.previous,
+                        occurredAt: emission.interpolated?.timestamp ?? fix.timestamp, recordedAt: receivedAt, interpolated: emission.interpolated != nil
                     ))
                 }
             }
@@ -128,13 +135,32 @@ public struct TrackingState: Sendable {
 
     /// Live subscriptions that evaluate `fix` of `deviceId`, in id (creation) order: significant-change
     /// ones, regions whose box holds the fix, and the regions the device is inside.
-    private func relevantSubscriptions(for fix: LocationFix, of deviceId: String, inside: Set<String>) -> [Subscription] {
+    /// With the device's fix before (`from`), also the regions that detect crossings whose box meets the segment's.
+    private func relevantSubscriptions(for fix: LocationFix, of deviceId: String, inside: Set<String>, from previous: LocationFix?) -> [Subscription] {
         var ids = inside
         ids.formUnion(significantForAll)
         if let listed = significantByDevice[deviceId] { ids.formUnion(listed) }
         for id in regions.candidates(at: fix.coordinate) where !ids.contains(id) && subscriptions[id]?.covers(deviceId) == true { ids.insert(id) }
+        if let previous, crossingRegions.count > 0 {
+            for id in crossingRegions.candidates(meeting: Self.segmentBox(previous.coordinate, fix.coordinate))
+            where !ids.contains(id) && subscriptions[id]?.covers(deviceId) == true { ids.insert(id) }
+        }
         // Every id above names a live subscription (the sets hold only those); compactMap skips none.
         return ids.sorted().compactMap { subscriptions[$0] }
+    }
+
+    /// A box around the geodesic between two points: theirs the short way round, widened by 1 % of
+    /// its size and 0.01° for the geodesic's bulge towards the pole (segments between fixes are short).
+    static func segmentBox(_ a: Coordinate, _ b: Coordinate) -> BoundingBox {
+        let south = min(a.latitude, b.latitude), north = max(a.latitude, b.latitude)
+        var west = min(a.longitude, b.longitude), east = max(a.longitude, b.longitude)
+        if east - west > 180 { (west, east) = (east, west) }  // the short way crosses 180°
+        let width = west <= east ? east - west : east + 360 - west
+        let pad = 0.01 + 0.01 * max(width, north - south)
+        guard width + 2 * pad < 360 else { return BoundingBox(west: -180, south: max(-90, south - pad), east: 180, north: min(90, north + pad)) }
+        return BoundingBox(
+            west: Coordinate.wrapLongitude(west - pad), south: max(-90, south - pad),
+            east: Coordinate.wrapLongitude(east + pad), north: min(90, north + pad))
     }
 
     /// Takes in a plan (before its commit; a failed commit reloads the whole state).
@@ -180,6 +206,7 @@ public struct TrackingState: Sendable {
         let id = plan.subscription.id
         subscriptions[id] = plan.subscription
         regions.remove(id)
+        crossingRegions.remove(id)
         significantForAll.remove(id)
         for device in plan.subscription.deviceIds ?? [] { significantByDevice[device]?.remove(id) }
         for key in progress.keys where key.subscriptionId == id {
