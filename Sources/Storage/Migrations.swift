@@ -132,6 +132,10 @@ enum Migrations {
             try db.create(index: "webhookDelivery_on_webhook", on: "webhookDelivery", columns: ["webhookId", "id"])
             try db.create(index: "webhookDelivery_on_outcome", on: "webhookDelivery", columns: ["webhookId", "outcome", "id"])
         }
+        migrator.registerMigration("v6: interpolated events") { db in
+            // An enter or exit placed between two fixes (a region's `detect: ["cross"]`).
+            try db.alter(table: "trackingEvent") { t in t.add(column: "interpolated", .boolean).notNull().defaults(to: false) }
+        }
         return migrator
     }
 }

@@ -112,7 +112,7 @@ public struct SQLiteTrackingStore: TrackingStore {
             try statement.execute(arguments: [
                 tenant.description, event.sequence, event.id, event.subscriptionId, event.deviceId, event.kind.rawValue, event.reason,
                 StoredFix(event.location).text, event.previousLocation.map { StoredFix($0).text },
-                event.occurredAt.microseconds, event.recordedAt.microseconds,
+                event.occurredAt.microseconds, event.recordedAt.microseconds, event.interpolated,
             ])
         }
     }

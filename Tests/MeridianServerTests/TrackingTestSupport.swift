@@ -26,6 +26,7 @@ struct WireEvent: Decodable, Equatable, Sendable {
     var previousLocation: WireFix?
     var occurredAt: String
     var recordedAt: String
+    var interpolated: Bool?
 }
 
 struct WireIngest: Decodable {
@@ -50,6 +51,7 @@ struct WireSubscription: Decodable {
     var notifyOnExit: Bool?
     var initialTrigger: Bool?
     var dwell: Double?
+    var detect: [String]?
     var createdAt: String
     var deletedAt: String?
 }

@@ -42,11 +42,13 @@ struct SubscriptionRequest {
         case .region(let input):
             check(input.hysteresis, "hysteresis")
             check(input.dwell, "dwell")
+            if let detect = input.detect, Set(detect).count != detect.count { errors.record(at: ["detect"], "must not repeat a value") }
             let shape = Self.shape(input.region, &errors)
             rule = .region(RegionRule(
                 shape: try errors.check(shape),
                 notifyOnEntry: input.notifyOnEntry ?? true, notifyOnExit: input.notifyOnExit ?? true,
-                hysteresis: input.hysteresis ?? RegionRule.defaultHysteresis, dwell: input.dwell, initialTrigger: input.initialTrigger ?? true
+                hysteresis: input.hysteresis ?? RegionRule.defaultHysteresis, dwell: input.dwell, initialTrigger: input.initialTrigger ?? true,
+                detectCrossings: input.detect?.contains(.cross) ?? false
             ))
         }
     }

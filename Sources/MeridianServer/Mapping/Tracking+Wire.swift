@@ -36,7 +36,8 @@ extension Components.Schemas.Event {
             id: event.id, sequence: event.sequence, subscriptionId: event.subscriptionId, deviceId: event.deviceId,
             _type: .init(event.kind), reason: event.reason,
             location: .init(event.location), previousLocation: event.previousLocation.map(Components.Schemas.Fix.init),
-            occurredAt: event.occurredAt.rfc3339, recordedAt: event.recordedAt.rfc3339
+            occurredAt: event.occurredAt.rfc3339, recordedAt: event.recordedAt.rfc3339,
+            interpolated: event.interpolated ? true : nil
         )
     }
 }
@@ -67,6 +68,7 @@ extension Components.Schemas.Subscription {
             region = .init(rule.shape)
             (notifyOnEntry, notifyOnExit, hysteresis, dwell, initialTrigger) =
                 (rule.notifyOnEntry, rule.notifyOnExit, rule.hysteresis, rule.dwell, rule.initialTrigger)
+            detect = rule.detectCrossings ? [.cross] : nil
         }
     }
 }

@@ -89,6 +89,8 @@ struct StoredSubscription: Codable {
     var circle: Point?, radius: Double?
     var rings: [[Point]]?
     var entry: Bool?, exit: Bool?, hysteresis: Double?, dwell: Double?, initial: Bool?
+    /// Region: whether it detects crossings between fixes (absent: no).
+    var cross: Bool?
     /// Whether `maxAge` was given as null (no limit) rather than left to the default.
     var noMaxAge: Bool?
 
@@ -110,6 +112,7 @@ struct StoredSubscription: Codable {
                 rings = ([shape.polygon.exterior] + shape.polygon.holes).map { $0.map { Point(la: $0.latitude, lo: $0.longitude) } }
             }
             (entry, exit, hysteresis, dwell, initial) = (rule.notifyOnEntry, rule.notifyOnExit, rule.hysteresis, rule.dwell, rule.initialTrigger)
+            cross = rule.detectCrossings ? true : nil
         }
     }
 
@@ -126,7 +129,9 @@ struct StoredSubscription: Codable {
                 shape = .polygon(polygon)
             }
             guard let entry, let exit, let hysteresis, let initial else { return nil }
-            return .region(RegionRule(shape: shape, notifyOnEntry: entry, notifyOnExit: exit, hysteresis: hysteresis, dwell: dwell, initialTrigger: initial))
+            return .region(RegionRule(
+                shape: shape, notifyOnEntry: entry, notifyOnExit: exit, hysteresis: hysteresis, dwell: dwell, initialTrigger: initial,
+                detectCrossings: cross ?? false))
         case "significantChange":
             guard let distanceFilter, let minimumInterval else { return nil }
             return .significantChange(SignificantChangeRule(distanceFilter: distanceFilter, minimumInterval: minimumInterval))
@@ -211,8 +216,8 @@ struct SubscriptionProgressRecord: Codable, FetchableRecord, TableRecord {
 struct TrackingEventRecord: Codable, FetchableRecord, TableRecord {
     static let databaseTableName = "trackingEvent"
     static let insertSQL = """
-        INSERT INTO trackingEvent (tenant, sequence, id, subscriptionId, deviceId, kind, reason, location, previousLocation, occurredAt, recordedAt)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        INSERT INTO trackingEvent (tenant, sequence, id, subscriptionId, deviceId, kind, reason, location, previousLocation, occurredAt, recordedAt, interpolated)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
     var sequence: Int64
     var id: String
@@ -224,6 +229,7 @@ struct TrackingEventRecord: Codable, FetchableRecord, TableRecord {
     var previousLocation: String?
     var occurredAt: Int64  // Unix microseconds
     var recordedAt: Int64
+    var interpolated: Bool
 
     func event() throws -> TrackingEvent {
         let row = "\(sequence)"
@@ -232,7 +238,7 @@ struct TrackingEventRecord: Codable, FetchableRecord, TableRecord {
             id: id, sequence: sequence, subscriptionId: subscriptionId, deviceId: deviceId, kind: kind, reason: reason,
             location: try JSONColumn.value(StoredFix.self, location, table: Self.databaseTableName, id: row).fix,
             previousLocation: try previousLocation.map { try JSONColumn.value(StoredFix.self, $0, table: Self.databaseTableName, id: row).fix },
-            occurredAt: Instant(microseconds: occurredAt), recordedAt: Instant(microseconds: recordedAt))
+            occurredAt: Instant(microseconds: occurredAt), recordedAt: Instant(microseconds: recordedAt), interpolated: interpolated)
     }
 }
 
