@@ -45,4 +45,35 @@ import Testing
             #expect(String(buffer: response.body).contains(#""pointer":"\#(pointer)""#), "\(String(buffer: response.body))")
         }
     }
+
+    /// The enter and exit of a crossing commit with the fix that found them, in one transaction:
+    /// after a `kill -9` straight after the answer both are there, once, and the client's retry of
+    /// that fix is a duplicate that adds nothing.
+    @Test func aCrossingSurvivesSIGKILLWholeAndOnce() async throws {
+        let database = TemporaryDatabase()
+        defer { database.cleanUp() }
+        let fixes = (0..<4).map { Trace.fix(Trace.at(Double($0) * 4_166), Double($0) * 300) }
+        let first = try await ServerProcess.start(database: database.path)
+        defer { first.kill() }
+        let subscription = try await TestClient.withClient(host: "127.0.0.1", port: first.port) { client in
+            let created = try await client.execute(.request(.post, "/v1/subscriptions", json: Self.circle(#","detect":["cross"]"#)))
+            #expect(created.status == .created)
+            #expect(try await client.execute(.request(.post, "/v1/devices/van-3/locations", json: Trace.batch(Array(fixes[0..<3])))).status == .ok)
+            let crossing = try await client.execute(.request(.post, "/v1/devices/van-3/locations", json: Trace.batch([fixes[3]])))
+            #expect(try crossing.decode(WireIngest.self).events.map(\.type) == ["enter", "exit"])
+            return try created.decode(WireSubscription.self).id
+        }
+        first.kill()  // SIGKILL, straight after the answer
+
+        let second = try await ServerProcess.start(database: database.path)
+        defer { second.kill() }
+        try await TestClient.withClient(host: "127.0.0.1", port: second.port) { client in
+            let retry = try await client.execute(.request(.post, "/v1/devices/van-3/locations", json: Trace.batch([fixes[3]])))
+            let answer = try retry.decode(WireIngest.self)
+            #expect(answer.statuses == ["duplicate"] && answer.events.isEmpty)
+            let events = try await client.execute(.request(.get, "/v1/subscriptions/\(subscription)/events?after=0")).decode(WireEventPage.self).events
+            #expect(events.map(\.type) == ["enter", "exit"] && events.allSatisfy { $0.interpolated == true })
+            #expect(events.map(\.sequence) == [1, 2])
+        }
+    }
 }
