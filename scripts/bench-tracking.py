@@ -10,7 +10,8 @@ disk) in its own server process, the same fixes posted to each:
   b. 10 000 region subscriptions for every device: 5 000 circles (radius 200–2 000 m) and 5 000
      convex polygons (6–12 vertices, 200–2 000 m around a centre), centres uniform over Portland's
      metro area (lat 45.3–45.8, lon −123.0…−122.3);
-  c. the same 10 000 regions and one significant-change subscription for every device.
+  c. the same 10 000 regions and one significant-change subscription for every device;
+  d. the same 10 000 regions with `detect: ["cross"]` (a passage between two fixes outside).
 
 1 000 devices walk (1 s per fix in event time, 30–100 m steps, slowly turning heading) inside the
 same area; each request is a batch of 50 fixes of one device, devices round-robin, 8 keep-alive
@@ -278,7 +279,8 @@ def main():
     significant = {"type": "significantChange", "maxLocationAge": None}
     for name, bodies in (("a. no subscriptions", []),
                          ("b. 10 000 regions", region_bodies),
-                         ("c. 10 000 regions + significant change", region_bodies + [significant])):
+                         ("c. 10 000 regions + significant change", region_bodies + [significant]),
+                         ("d. 10 000 regions, detect: cross", [dict(body, detect=["cross"]) for body in region_bodies])):
         print(f"configuration {name}", file=sys.stderr)
         results.append(configuration(binary, name, bodies, warmup, timed, anomalies))
 
