@@ -1,10 +1,11 @@
 public import Geodesy
 public import MapGeometry
 
-/// A monitored area: a geodesic circle or a polygon in longitude/latitude.
+/// A monitored area: a geodesic circle, a polygon in longitude/latitude, or a corridor along a line.
 public enum RegionShape: Hashable, Sendable {
     case circle(center: Coordinate, radius: Double)
     case polygon(PolygonShape)
+    case corridor(CorridorShape)
 
     /// The smallest radius a circle may have (Core Location's practical minimum).
     public static let minimumRadius = 10.0
@@ -18,6 +19,8 @@ public enum RegionShape: Hashable, Sendable {
             return Geodesic.wgs84.inverse(from: center, to: coordinate).distance - radius
         case .polygon(let polygon):
             return polygon.signedDistance(to: coordinate)
+        case .corridor(let corridor):
+            return corridor.signedDistance(to: coordinate)
         }
     }
 
@@ -26,6 +29,8 @@ public enum RegionShape: Hashable, Sendable {
     public func distanceRate(betweenLatitudes a: Double, _ b: Double) -> Double {
         switch self {
         case .circle: return 1
+        // Geodesic, to a point the plane picks on a nearby segment: a hair over 1.
+        case .corridor: return 1.05
         case .polygon(let polygon): return polygon.distanceRate(betweenLatitudes: a, b)
         }
     }
@@ -52,6 +57,8 @@ public enum RegionShape: Hashable, Sendable {
             )
         case .polygon(let polygon):
             return polygon.bounds
+        case .corridor(let corridor):
+            return corridor.bounds
         }
     }
 }

@@ -68,7 +68,7 @@ public struct SegmentPassage: Hashable, Sendable {
         func lowerBound(_ low: (Double, Double), _ high: (Double, Double)) -> Double {
             let span = high.0 - low.0
             var rate = 1.0
-            if case .polygon = shape {
+            if case .circle = shape {} else {
                 // The stretch's latitudes: its ends and middle (a geodesic bulges poleward a little; k has 1 % to spare).
                 let latitudes = [low.0, (low.0 + high.0) / 2, high.0].map { coordinate(at: $0).latitude }
                 rate = shape.distanceRate(betweenLatitudes: latitudes.min()!, latitudes.max()!)

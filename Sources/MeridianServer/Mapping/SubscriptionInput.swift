@@ -88,6 +88,36 @@ struct SubscriptionRequest {
             }
             guard errors.total == before, let shape = PolygonShape(GeoPolygon(exterior: coordinates[0], holes: Array(coordinates.dropFirst()))) else { return nil }
             return .polygon(shape)
+        case .CorridorRegion(let region):
+            return corridor(region.corridor, &errors)
         }
     }
+
+    /// A corridor: 2…10 000 valid positions that GEOS finds a valid line, width 1 m … 50 km.
+    private static func corridor(_ wire: Components.Schemas.CorridorRegion.CorridorPayload, _ errors: inout FieldErrors) -> RegionShape? {
+        let at = ["region", "corridor"]
+        let before = errors.total
+        let positions = wire.line.coordinates
+        if !CorridorShape.vertexCounts.contains(positions.count) {
+            errors.record(at: at + ["line", "coordinates"], "must hold \(CorridorShape.vertexCounts.lowerBound)…\(CorridorShape.vertexCounts.upperBound) positions, got \(positions.count)")
+        }
+        let line = positions.enumerated().compactMap { p, position in
+            errors.value(at: at + ["line", "coordinates", String(p)]) { () throws(FieldError) in
+                guard position.count == 2 || position.count == 3 else { throw FieldError(path: [], message: "must be [longitude, latitude]") }
+                do throws(FieldError) { return try Coordinate(validatingLatitude: position[1], longitude: position[0]) } catch {
+                    throw FieldError(path: [], message: "\(error.path.first.map { "\($0) " } ?? "")\(error.message)")
+                }
+            }
+        }
+        if !(wire.width.isFinite && CorridorShape.widths.contains(wire.width)) {
+            errors.record(at: at + ["width"], "must be \(Int(CorridorShape.widths.lowerBound))…\(Int(CorridorShape.widths.upperBound)) metres")
+        }
+        guard errors.total == before else { return nil }
+        do { try GeoLine(line).validate() } catch {
+            errors.record(at: at + ["line"], "is not a valid line: \(error)")
+            return nil
+        }
+        return CorridorShape(line: line, width: wire.width).map(RegionShape.corridor)
+    }
 }
+

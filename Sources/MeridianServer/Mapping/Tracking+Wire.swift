@@ -81,6 +81,9 @@ extension Components.Schemas.RegionShape {
         case .polygon(let polygon):
             let rings = [polygon.polygon.exterior] + polygon.polygon.holes
             self = .PolygonRegion(.init(_type: .polygon, coordinates: rings.map { $0.map { [$0.longitude, $0.latitude] } }))
+        case .corridor(let corridor):
+            self = .CorridorRegion(.init(corridor: .init(
+                line: .init(_type: .lineString, coordinates: corridor.line.map { [$0.longitude, $0.latitude] }), width: corridor.width)))
         }
     }
 }

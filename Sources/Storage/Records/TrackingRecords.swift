@@ -88,6 +88,8 @@ struct StoredSubscription: Codable {
     var distanceFilter: Double?, minimumInterval: Double?
     var circle: Point?, radius: Double?
     var rings: [[Point]]?
+    /// A corridor's line and whole width.
+    var line: [Point]?, width: Double?
     var entry: Bool?, exit: Bool?, hysteresis: Double?, dwell: Double?, initial: Bool?
     /// Region: whether it detects crossings between fixes (absent: no).
     var cross: Bool?
@@ -110,6 +112,8 @@ struct StoredSubscription: Codable {
                 (circle, self.radius) = (Point(la: center.latitude, lo: center.longitude), radius)
             case .polygon(let shape):
                 rings = ([shape.polygon.exterior] + shape.polygon.holes).map { $0.map { Point(la: $0.latitude, lo: $0.longitude) } }
+            case .corridor(let corridor):
+                (line, width) = (corridor.line.map { Point(la: $0.latitude, lo: $0.longitude) }, corridor.width)
             }
             (entry, exit, hysteresis, dwell, initial) = (rule.notifyOnEntry, rule.notifyOnExit, rule.hysteresis, rule.dwell, rule.initialTrigger)
             cross = rule.detectCrossings ? true : nil
@@ -123,6 +127,9 @@ struct StoredSubscription: Codable {
             let shape: RegionShape
             if let circle, let radius {
                 shape = .circle(center: Coordinate(latitude: circle.la, longitude: circle.lo), radius: radius)
+            } else if let line, let width {
+                guard let corridor = CorridorShape(line: line.map { Coordinate(latitude: $0.la, longitude: $0.lo) }, width: width) else { return nil }
+                shape = .corridor(corridor)
             } else {
                 let rings = (rings ?? []).map { $0.map { Coordinate(latitude: $0.la, longitude: $0.lo) } }
                 guard let polygon = PolygonShape(GeoPolygon(exterior: rings.first ?? [], holes: Array(rings.dropFirst()))) else { return nil }
