@@ -28,7 +28,7 @@ from pygeofilter.backends.native.evaluate import NativeEvaluator
 from pygeofilter.parsers.cql2_json import parse as parse_cql2_json
 from pygeofilter.parsers.cql2_text import parse as parse_cql2_text
 from pyproj import Transformer
-from shapely.geometry import MultiPoint, MultiPolygon, Point, Polygon, box
+from shapely.geometry import LineString, MultiPoint, MultiPolygon, Point, Polygon, box
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
 URL = os.environ.get("MERIDIAN_URL", "http://127.0.0.1:8080")
@@ -295,6 +295,34 @@ def tracking_checks():
                                       y, x, f"polygon-{run}-{i}-{j}")
             pairs.append((f"polygon {i}.{j}", len(events), 1 if shape.covers(Point(x, y)) else 0))
     check("polygon region enter on a first fix vs shapely (GEOS) containment", pairs, 0)
+
+    pairs, near = [], 0
+    geod = Geodesic.WGS84
+    for i in range(10):
+        # A route of 3–6 legs of 200–2 000 m somewhere (also near 180° and at 70°), buffered by shapely in an
+        # azimuthal equidistant projection about its first vertex (pyproj), so width means metres on the ground.
+        lat, lon = rng.choice([(rng.uniform(-60, 60), rng.uniform(-180, 180)), (70 + rng.uniform(-1, 1), rng.uniform(-180, 180)),
+                               (rng.uniform(-30, 30), 179.99)])
+        line, heading = [(lon, lat)], rng.uniform(0, 360)
+        for _ in range(rng.randint(3, 6)):
+            heading += rng.uniform(-70, 70)
+            step = geod.Direct(line[-1][1], line[-1][0], heading, rng.uniform(200, 2_000))
+            line.append((step["lon2"], step["lat2"]))
+        width = rng.uniform(20, 2_000)
+        local = Transformer.from_crs("EPSG:4326", f"+proj=aeqd +lat_0={lat} +lon_0={lon} +ellps=WGS84 +units=m", always_xy=True)
+        projected = LineString([local.transform(x, y) for x, y in line])
+        area = projected.buffer(width / 2, quad_segs=256)
+        for j in range(25):
+            vertex = rng.choice(line)
+            p = geod.Direct(vertex[1], vertex[0], rng.uniform(0, 360), rng.uniform(0, width))
+            point = Point(local.transform(p["lon2"], p["lat2"]))
+            if abs(projected.distance(point) - width / 2) < 1.0:
+                near += 1
+                continue
+            events = first_fix_events({"type": "region", "region": {"corridor": {"line": {"type": "LineString", "coordinates": [list(v) for v in line]}, "width": width}}},
+                                      p["lat2"], p["lon2"], f"corridor-{run}-{i}-{j}")
+            pairs.append((f"corridor {i}.{j} width {width:.0f}", len(events), 1 if area.covers(point) else 0))
+    check(f"corridor region enter on a first fix vs shapely's buffer in a pyproj aeqd projection ({near} within 1 m of the edge skipped)", pairs, 0)
 
     pairs = []
     for i in range(N // 2):
