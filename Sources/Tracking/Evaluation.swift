@@ -71,7 +71,7 @@ enum Evaluation {
             }
         }
         if rule.detectCrossings, wasOutside, progress.inside == false, let start = previous ?? deviceFix {
-            emissions += crossing(rule, from: start, to: fix)
+            emissions += crossing(rule, from: start, to: fix, endDistance: distance)
         }
         if progress.inside == true, let dwell = rule.dwell, !progress.dwellNotified,
            let enteredAt = progress.enteredAt, fix.timestamp.seconds(since: enteredAt) >= dwell {
@@ -84,9 +84,9 @@ enum Evaluation {
     /// `enter` and `exit` of a passage between two fixes outside, at interpolated fixes: the place
     /// on the geodesic, the time in proportion to the distance along it, the larger accuracy.
     /// No `dwell`: no fix saw the device inside.
-    static func crossing(_ rule: RegionRule, from start: LocationFix, to end: LocationFix) -> [Emission] {
+    static func crossing(_ rule: RegionRule, from start: LocationFix, to end: LocationFix, endDistance: Double) -> [Emission] {
         let depth = rule.hysteresis + max(start.horizontalAccuracy, end.horizontalAccuracy)
-        guard let passage = SegmentPassage.through(rule.shape, from: start.coordinate, to: end.coordinate, depth: depth) else { return [] }
+        guard let passage = SegmentPassage.through(rule.shape, from: start.coordinate, to: end.coordinate, depth: depth, endDistance: endDistance) else { return [] }
         func fix(_ coordinate: Coordinate, at distance: Double) -> LocationFix {
             let span = Double(end.timestamp.microseconds - start.timestamp.microseconds)
             let at = Instant(microseconds: start.timestamp.microseconds + Int64((span * distance / passage.length).rounded()))

@@ -28,10 +28,14 @@ public struct SegmentPassage: Hashable, Sendable {
     /// The passage of the geodesic from `a` to `b` through `shape`, when both ends are outside and
     /// the path comes at least `depth` metres inside somewhere (the hysteresis a fix would need);
     /// nil otherwise.
-    public static func through(_ shape: RegionShape, from a: Coordinate, to b: Coordinate, depth: Double) -> SegmentPassage? {
+    /// - Parameter endDistance: the signed distance at `b`, when the caller has it already.
+    public static func through(_ shape: RegionShape, from a: Coordinate, to b: Coordinate, depth: Double, endDistance: Double? = nil) -> SegmentPassage? {
+        let end = endDistance ?? shape.signedDistance(to: b)
+        guard end > 0 else { return nil }
+        let start = shape.signedDistance(to: a)
+        guard start > 0 else { return nil }
         let path = Path(shape: shape, from: a, to: b)
-        let start = path.distance(at: 0), end = path.distance(at: path.length)
-        guard start > 0, end > 0, path.length > 0 else { return nil }
+        guard path.length > 0 else { return nil }
         guard let deep = path.firstReaching(-max(depth, 0), in: (0, start), (path.length, end)),
               let entry = path.firstReaching(0, in: (0, start), (deep, path.distance(at: deep))),
               let exit = path.lastReaching(0, in: (deep, path.distance(at: deep)), (path.length, end))
