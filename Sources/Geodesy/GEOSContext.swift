@@ -24,4 +24,18 @@ final class GEOSContext {
 
     /// The failure to throw after a GEOS call signalled an error.
     var failure: GeodesyError { .geosFailure(messages: messages) }
+
+    /// Throws ``GeodesyError/invalidGeometry(reason:)`` with GEOS's reason unless `geometry` is
+    /// valid in the OGC sense.
+    func validate(_ geometry: OpaquePointer) throws(GeodesyError) {
+        // GEOSisValid_r: 1 valid, 0 invalid, 2 exception.
+        switch GEOSisValid_r(handle, geometry) {
+        case 1: return
+        case 0:
+            guard let reason = GEOSisValidReason_r(handle, geometry) else { throw failure }
+            defer { GEOSFree_r(handle, reason) }
+            throw .invalidGeometry(reason: String(cString: reason))
+        default: throw failure
+        }
+    }
 }

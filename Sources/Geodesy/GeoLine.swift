@@ -24,13 +24,6 @@ public struct GeoLine: Hashable, Sendable {
         // Takes ownership of the sequence.
         guard let line = GEOSGeom_createLineString_r(context.handle, sequence) else { throw context.failure }
         defer { GEOSGeom_destroy_r(context.handle, line) }
-        switch GEOSisValid_r(context.handle, line) {
-        case 1: return
-        case 0:
-            guard let reason = GEOSisValidReason_r(context.handle, line) else { throw context.failure }
-            defer { GEOSFree_r(context.handle, reason) }
-            throw .invalidGeometry(reason: String(cString: reason))
-        default: throw context.failure
-        }
+        try context.validate(line)
     }
 }

@@ -26,15 +26,7 @@ public struct GeoPolygon: Hashable, Sendable {
         let context = try GEOSContext()
         let geometry = try makeGeometry(in: context)
         defer { GEOSGeom_destroy_r(context.handle, geometry) }
-        // GEOSisValid_r: 1 valid, 0 invalid, 2 exception.
-        switch GEOSisValid_r(context.handle, geometry) {
-        case 1: return
-        case 0:
-            guard let reason = GEOSisValidReason_r(context.handle, geometry) else { throw context.failure }
-            defer { GEOSFree_r(context.handle, reason) }
-            throw .invalidGeometry(reason: String(cString: reason))
-        default: throw context.failure
-        }
+        try context.validate(geometry)
     }
 
     /// Whether the coordinate lies inside the polygon or on its boundary.

@@ -77,19 +77,22 @@ struct SubscriptionRequest {
                 if ring.count < PolygonShape.minimumRingPositions {
                     errors.record(at: ["region", "coordinates", String(r)], "must hold at least \(PolygonShape.minimumRingPositions) positions")
                 }
-                return ring.enumerated().compactMap { p, position in
-                    errors.value(at: ["region", "coordinates", String(r), String(p)]) { () throws(FieldError) in
-                        guard position.count == 2 || position.count == 3 else { throw FieldError(path: [], message: "must be [longitude, latitude]") }
-                        do throws(FieldError) { return try Coordinate(validatingLatitude: position[1], longitude: position[0]) } catch {
-                            throw FieldError(path: [], message: "\(error.path.first.map { "\($0) " } ?? "")\(error.message)")
-                        }
-                    }
-                }
+                return ring.enumerated().compactMap { p, position in Self.position(position, at: ["region", "coordinates", String(r), String(p)], &errors) }
             }
             guard errors.total == before, let shape = PolygonShape(GeoPolygon(exterior: coordinates[0], holes: Array(coordinates.dropFirst()))) else { return nil }
             return .polygon(shape)
         case .CorridorRegion(let region):
             return corridor(region.corridor, &errors)
+        }
+    }
+
+    /// A GeoJSON position `[longitude, latitude(, altitude)]` as a coordinate; nil after recording what is wrong with it.
+    private static func position(_ position: [Double], at path: [String], _ errors: inout FieldErrors) -> Coordinate? {
+        errors.value(at: path) { () throws(FieldError) in
+            guard position.count == 2 || position.count == 3 else { throw FieldError(path: [], message: "must be [longitude, latitude]") }
+            do throws(FieldError) { return try Coordinate(validatingLatitude: position[1], longitude: position[0]) } catch {
+                throw FieldError(path: [], message: "\(error.path.first.map { "\($0) " } ?? "")\(error.message)")
+            }
         }
     }
 
@@ -101,14 +104,7 @@ struct SubscriptionRequest {
         if !CorridorShape.vertexCounts.contains(positions.count) {
             errors.record(at: at + ["line", "coordinates"], "must hold \(CorridorShape.vertexCounts.lowerBound)…\(CorridorShape.vertexCounts.upperBound) positions, got \(positions.count)")
         }
-        let line = positions.enumerated().compactMap { p, position in
-            errors.value(at: at + ["line", "coordinates", String(p)]) { () throws(FieldError) in
-                guard position.count == 2 || position.count == 3 else { throw FieldError(path: [], message: "must be [longitude, latitude]") }
-                do throws(FieldError) { return try Coordinate(validatingLatitude: position[1], longitude: position[0]) } catch {
-                    throw FieldError(path: [], message: "\(error.path.first.map { "\($0) " } ?? "")\(error.message)")
-                }
-            }
-        }
+        let line = positions.enumerated().compactMap { p, position in Self.position(position, at: at + ["line", "coordinates", String(p)], &errors) }
         if !(wire.width.isFinite && CorridorShape.widths.contains(wire.width)) {
             errors.record(at: at + ["width"], "must be \(Int(CorridorShape.widths.lowerBound))…\(Int(CorridorShape.widths.upperBound)) metres")
         }
