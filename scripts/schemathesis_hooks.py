@@ -31,6 +31,7 @@ WEBHOOK_WRITES = {("POST", "/v1/webhooks"), ("PATCH", "/v1/webhooks/{webhookId}"
 @schemathesis.hook
 def before_call(context, case, kwargs):
     _map_filters(case)
+    _distinct_corridor_line(case)
     body = case.body
     if (case.operation.method.upper(), case.operation.path) not in WEBHOOK_WRITES or not isinstance(body, dict):
         return
@@ -79,3 +80,21 @@ def _map_filters(case):
         case.body["filter"] = _fuzz_filter(case.body["filter"])
     elif key in FILTERED_LISTS and isinstance(case.query, dict) and "filter" in case.query:
         case.query["filter"] = _fuzz_filter(case.query["filter"], as_json_text=case.query.get("filter-lang") == "cql2-json")
+
+
+# A corridor's line must hold two distinct positions (GEOS's rule for a valid line), which JSON
+# Schema cannot state: a schema-valid line whose positions are all the same gets its last one moved
+# 0.001° east (or west at the antimeridian), so the case is valid and the fuzzer exercises corridors.
+def _distinct_corridor_line(case):
+    if (case.operation.method.upper(), case.operation.path) != ("POST", "/v1/subscriptions") or not isinstance(case.body, dict):
+        return
+    region = case.body.get("region")
+    corridor = region.get("corridor") if isinstance(region, dict) else None
+    line = corridor.get("line") if isinstance(corridor, dict) else None
+    points = line.get("coordinates") if isinstance(line, dict) else None
+    if not isinstance(points, list) or len(points) < 2 or not all(isinstance(p, list) and len(p) >= 2 for p in points):
+        return
+    if all(p[:2] == points[0][:2] for p in points) and all(isinstance(v, (int, float)) for v in points[-1][:2]):
+        longitude = points[-1][0]
+        points[-1] = [longitude + 0.001 if longitude <= 179.999 else longitude - 0.001] + points[-1][1:]
+
