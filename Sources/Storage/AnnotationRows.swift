@@ -14,15 +14,21 @@ enum AnnotationRows {
 
     /// Every row of `statement` (arguments set), as annotations.
     static func read(_ statement: Statement) throws -> [Annotation] {
+        try map(statement, annotation)
+    }
+
+    /// Every row of `statement` (arguments set) through `transform`, which reads the current row's columns.
+    static func map<T>(_ statement: Statement, capacity: Int = 0, _ transform: (OpaquePointer?) throws -> T) throws -> [T] {
         let row = statement.sqliteStatement
         // GRDB owns the statement; reset it so a failure mid-way leaves it reusable.
         defer { sqlite3_reset(row) }
-        var annotations: [Annotation] = []
+        var values: [T] = []
+        values.reserveCapacity(capacity)
         while true {
             let status = sqlite3_step(row)
-            if status == SQLITE_DONE { return annotations }
+            if status == SQLITE_DONE { return values }
             guard status == SQLITE_ROW else { throw DatabaseError(resultCode: ResultCode(rawValue: status)) }
-            annotations.append(try annotation(row))
+            values.append(try transform(row))
         }
     }
 
@@ -41,7 +47,7 @@ enum AnnotationRows {
     }
 
     /// A text column's bytes (empty for NULL); valid until the next step.
-    private static func bytes(_ row: OpaquePointer?, _ column: Int32) -> UnsafeBufferPointer<UInt8> {
+    static func bytes(_ row: OpaquePointer?, _ column: Int32) -> UnsafeBufferPointer<UInt8> {
         UnsafeBufferPointer(start: sqlite3_column_text(row, column), count: Int(sqlite3_column_bytes(row, column)))
     }
 

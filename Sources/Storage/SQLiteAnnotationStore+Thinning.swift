@@ -75,28 +75,14 @@ extension SQLiteAnnotationStore: ThinningSource {
     }
 
     private static func entries(_ statement: Statement, capacity: Int) throws -> [ThinningEntry] {
-        let row = statement.sqliteStatement
-        var entries: [ThinningEntry] = []
-        entries.reserveCapacity(capacity)
-        // GRDB owns the statement; reset it so a failure mid-way leaves it reusable.
-        defer { sqlite3_reset(row) }
-        while true {
-            let status = sqlite3_step(row)
-            if status == SQLITE_DONE { break }
-            guard status == SQLITE_ROW else { throw DatabaseError(resultCode: ResultCode(rawValue: status)) }
-            guard let id = AnnotationID(utf8: UnsafeBufferPointer(start: sqlite3_column_text(row, 0), count: Int(sqlite3_column_bytes(row, 0)))) else {
-                throw StorageError.corruptRow(table: "annotation", id: String(cString: sqlite3_column_text(row, 0)))
+        try AnnotationRows.map(statement, capacity: capacity) { row in
+            guard let id = AnnotationID(utf8: AnnotationRows.bytes(row, 0)) else {
+                throw StorageError.corruptRow(table: AnnotationRecord.databaseTableName, id: AnnotationRows.text(row, 0) ?? "")
             }
-            entries.append(ThinningEntry(
+            return ThinningEntry(
                 id: id, coordinate: Coordinate(latitude: sqlite3_column_double(row, 1), longitude: sqlite3_column_double(row, 2)),
-                kind: text(row, 3), clusteringIdentifier: text(row, 4), displayPriority: Int(sqlite3_column_int64(row, 5)),
-                version: Int(sqlite3_column_int64(row, 6))))
+                kind: AnnotationRows.text(row, 3), clusteringIdentifier: AnnotationRows.text(row, 4),
+                displayPriority: Int(sqlite3_column_int64(row, 5)), version: Int(sqlite3_column_int64(row, 6)))
         }
-        return entries
-    }
-
-    private static func text(_ row: OpaquePointer?, _ column: Int32) -> String? {
-        guard let bytes = sqlite3_column_text(row, column) else { return nil }
-        return String(decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(row, column))), as: UTF8.self)
     }
 }
