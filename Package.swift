@@ -78,7 +78,7 @@ let package = Package(
         .target(name: "Thinning", dependencies: ["Annotations", "Geodesy", "MapGeometry", "Timeline", "WireJSON"], swiftSettings: handWrittenSettings),
 
         // Location fixes, subscriptions and the evaluators that turn fixes into events (pure; clock injected).
-        .target(name: "Tracking", dependencies: ["MapGeometry", "Geodesy", "Timeline"], swiftSettings: handWrittenSettings),
+        .target(name: "Tracking", dependencies: ["MapGeometry", "Geodesy", "Timeline", "WireJSON"], swiftSettings: handWrittenSettings),
 
         // Webhooks: signing (Standard Webhooks), retries with backoff, cursors, the SSRF guard, the sender (AsyncHTTPClient).
         .target(

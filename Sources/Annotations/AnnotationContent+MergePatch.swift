@@ -33,7 +33,7 @@ extension AnnotationContent {
             case "properties":
                 switch value {
                 case .null: result.properties = [:]
-                case .object(let members): result.properties = Self.merge(result.properties, members)
+                case .object(let members): result.properties = FreeProperties.merge(result.properties, members)
                 default: throw FieldError(path: [field], message: "must be an object or null")
                 }
             default:
@@ -71,19 +71,6 @@ extension AnnotationContent {
             case "latitude": result.latitude = number
             case "longitude": result.longitude = number
             default: throw FieldError(path: ["coordinate", field], message: "is not a field of a coordinate")
-            }
-        }
-        return result
-    }
-
-    /// RFC 7386 MergePatch on objects: null removes, objects merge recursively, anything else replaces.
-    static func merge(_ target: [String: JSONValue], _ patch: [String: JSONValue]) -> [String: JSONValue] {
-        var result = target
-        for (key, value) in patch {
-            switch value {
-            case .null: result[key] = nil
-            case .object(let members): result[key] = .object(merge(result[key]?.objectValue ?? [:], members))
-            default: result[key] = value
             }
         }
         return result

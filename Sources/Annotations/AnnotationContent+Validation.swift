@@ -6,16 +6,15 @@ extension AnnotationContent {
     /// Sizes the server accepts.
     public enum Limits {
         /// Encoded size of `properties`, in bytes (16 KiB).
-        public static let maxPropertiesBytes = 16 * 1024
+        public static let maxPropertiesBytes = FreeProperties.maxBytes
         /// Characters of `title` and `subtitle`.
         public static let maxTextLength = 1024
         /// Characters of `externalId`, `kind` and `clusteringIdentifier`.
         public static let maxKeyLength = 256
         /// UTF-8 bytes a key may take (256 four-byte code points).
         public static let maxKeyBytes = 1024
-        /// Levels of arrays and objects inside `properties` (answers wrap them in a few more,
-        /// and JSON coders stop at 512).
-        public static let maxPropertiesDepth = 32
+        /// Levels of arrays and objects inside `properties`.
+        public static let maxPropertiesDepth = FreeProperties.maxDepth
     }
 
     /// Throws the first field that breaks a rule, with its path (`title`, `coordinate/latitude`).
@@ -35,14 +34,7 @@ extension AnnotationContent {
         guard (0...Self.requiredDisplayPriority).contains(displayPriority) else {
             throw FieldError(path: ["displayPriority"], message: "must be between 0 and 1000, got \(displayPriority)")
         }
-        let depth = JSONValue.object(properties).nestingDepth
-        guard depth <= Limits.maxPropertiesDepth else {
-            throw FieldError(path: ["properties"], message: "must nest at most \(Limits.maxPropertiesDepth) levels of arrays and objects, got \(depth)")
-        }
-        let size = Self.encodedSize(of: properties)
-        guard size <= Limits.maxPropertiesBytes else {
-            throw FieldError(path: ["properties"], message: "must encode to at most \(Limits.maxPropertiesBytes) bytes, got \(size)")
-        }
+        if let problem = FreeProperties.problem(with: properties) { throw FieldError(path: ["properties"], message: problem) }
     }
 
     /// Bytes of the compact JSON encoding of `properties`.

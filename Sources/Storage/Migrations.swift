@@ -136,6 +136,13 @@ enum Migrations {
             // An enter or exit placed between two fixes (a region's `detect: ["cross"]`).
             try db.alter(table: "trackingEvent") { t in t.add(column: "interpolated", .boolean).notNull().defaults(to: false) }
         }
+        migrator.registerMigration("v7: subscription names in events") { db in
+            // The subscription's name and properties (JSON object) when it emitted the event.
+            try db.alter(table: "trackingEvent") { t in
+                t.add(column: "subscriptionName", .text)
+                t.add(column: "subscriptionProperties", .text)
+            }
+        }
         return migrator
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import MapGeometry
+import WireJSON
 public import Tracking
 public import Timeline
 
@@ -52,10 +53,7 @@ public struct SQLiteTrackingStore: TrackingStore {
             }
         }
         try insert(plan.events, in: db)
-        let upsertProgress = try db.cachedStatement(sql: SubscriptionProgressRecord.upsertSQL)
-        for (key, progress) in plan.progress {
-            try upsertProgress.execute(arguments: [key.subscriptionId, key.deviceId, StoredProgress(progress).text])
-        }
+        try upsert(plan.progress, in: db)
         if plan.results.contains(where: { $0.status == .accepted }) {
             try db.cachedStatement(sql: DeviceRecord.upsertSQL)
                 .execute(arguments: [tenant.description, plan.deviceId, plan.device.lastFix.map { StoredFix($0).text }, plan.device.lastAcceptedOrdinal])
@@ -78,6 +76,16 @@ public struct SQLiteTrackingStore: TrackingStore {
                 sql: "UPDATE subscription SET deletedAt = ? WHERE id = ? AND tenant = ?",
                 arguments: [plan.subscription.deletedAt?.microseconds, plan.subscription.id, tenant.description])
             try db.execute(sql: "DELETE FROM subscriptionProgress WHERE subscriptionId = ?", arguments: [plan.subscription.id])
+            try insert(plan.events, in: db)
+        }
+    }
+
+    public func commit(_ plan: ChangePlan) throws {
+        try database.writer.write { db in
+            try db.execute(
+                sql: "UPDATE subscription SET definition = ? WHERE id = ? AND tenant = ?",
+                arguments: [try JSONColumn.text(StoredSubscription(plan.subscription)), plan.subscription.id, tenant.description])
+            try upsert(plan.progress, in: db)
             try insert(plan.events, in: db)
         }
     }
@@ -106,6 +114,13 @@ public struct SQLiteTrackingStore: TrackingStore {
         }
     }
 
+    private func upsert(_ progress: [ProgressKey: SubscriptionProgress], in db: Database) throws {
+        let statement = try db.cachedStatement(sql: SubscriptionProgressRecord.upsertSQL)
+        for (key, value) in progress {
+            try statement.execute(arguments: [key.subscriptionId, key.deviceId, StoredProgress(value).text])
+        }
+    }
+
     private func insert(_ events: [TrackingEvent], in db: Database) throws {
         let statement = try db.cachedStatement(sql: TrackingEventRecord.insertSQL)
         for event in events {
@@ -113,6 +128,7 @@ public struct SQLiteTrackingStore: TrackingStore {
                 tenant.description, event.sequence, event.id, event.subscriptionId, event.deviceId, event.kind.rawValue, event.reason,
                 StoredFix(event.location).text, event.previousLocation.map { StoredFix($0).text },
                 event.occurredAt.microseconds, event.recordedAt.microseconds, event.interpolated,
+                event.subscriptionName, event.subscriptionProperties.isEmpty ? nil : JSONValue.canonicalText(of: event.subscriptionProperties),
             ])
         }
     }

@@ -1,10 +1,15 @@
-import MapGeometry
+public import MapGeometry
 public import Timeline
+public import WireJSON
 
 /// What turns a device's fixes into events: significant location changes or a region's
 /// boundary crossings, for one device, a list, or every device (`deviceIds` nil).
 public struct Subscription: Hashable, Sendable, Identifiable {
     public var id: String
+    /// What the client calls it, if anything (returned with it and in its events).
+    public var name: String?
+    /// Free JSON the client keeps with it (returned with it and in its events); empty when none.
+    public var properties: [String: JSONValue]
     /// The devices it covers; nil covers every device.
     public var deviceIds: [String]?
     /// Fixes older than this many seconds on arrival are skipped; nil accepts any age
@@ -27,10 +32,13 @@ public struct Subscription: Hashable, Sendable, Identifiable {
     }
 
     public init(
-        id: String, deviceIds: [String]? = nil, maxLocationAge: Double? = Self.defaultMaxLocationAge,
-        maxHorizontalAccuracy: Double? = nil, rule: Rule, createdAt: Instant, acceptedFixesBefore: Int64 = 0, deletedAt: Instant? = nil
+        id: String, name: String? = nil, properties: [String: JSONValue] = [:], deviceIds: [String]? = nil,
+        maxLocationAge: Double? = Self.defaultMaxLocationAge, maxHorizontalAccuracy: Double? = nil, rule: Rule, createdAt: Instant,
+        acceptedFixesBefore: Int64 = 0, deletedAt: Instant? = nil
     ) {
         self.id = id
+        self.name = name
+        self.properties = properties
         self.deviceIds = deviceIds
         self.maxLocationAge = maxLocationAge
         self.maxHorizontalAccuracy = maxHorizontalAccuracy
@@ -38,6 +46,26 @@ public struct Subscription: Hashable, Sendable, Identifiable {
         self.createdAt = createdAt
         self.acceptedFixesBefore = acceptedFixesBefore
         self.deletedAt = deletedAt
+    }
+
+    /// Characters of `name`.
+    public static let maxNameLength = 256
+
+    /// Throws when `name` breaks the rules: 1…256 characters, no control characters.
+    public static func check(name: String) throws(FieldError) {
+        // Characters as JSON Schema counts them: code points.
+        let count = name.unicodeScalars.count
+        guard (1...maxNameLength).contains(count) else {
+            throw FieldError(path: ["name"], message: "must be 1 to \(maxNameLength) characters, got \(count)")
+        }
+        guard !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw FieldError(path: ["name"], message: "must not contain control characters")
+        }
+    }
+
+    /// Throws when `properties` is too deep or too large (``FreeProperties``).
+    public static func check(properties: [String: JSONValue]) throws(FieldError) {
+        if let problem = FreeProperties.problem(with: properties) { throw FieldError(path: ["properties"], message: problem) }
     }
 
     /// Core Location's guidance for cached fixes: older than 15 s is not where the device is.

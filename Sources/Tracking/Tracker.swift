@@ -1,4 +1,5 @@
 import Dispatch
+import MapGeometry
 import Synchronization
 public import Timeline
 
@@ -132,6 +133,37 @@ public final class Tracker: Sendable {
             }
         }
         if case .deleted(let plan) = outcome, let last = plan.events.last { committed(last.sequence) }
+        return outcome
+    }
+
+    /// What editing a subscription did.
+    public enum Update: Sendable {
+        /// Edited now, with the `regionChanged` events it emitted.
+        case changed(ChangePlan)
+        case deleted(Subscription)
+        case notFound
+    }
+
+    /// Edits a subscription in place; a region whose geometry changes emits `regionChanged`
+    /// enters and exits where a device's state flips, committed with the edit.
+    /// - Throws: ``FieldError`` when the change does not fit the subscription (nothing changes).
+    public func update(_ id: String, _ edit: SubscriptionChange) async throws -> Update {
+        let outcome = try await onWriter { [self] () throws -> Update in
+            try checkUsable()
+            // Planned first, so a change that does not fit leaves the state as it is.
+            let planned = try state.withLock { state throws(FieldError) -> Update in
+                guard let existing = state.subscriptions[id] else { return .notFound }
+                guard let plan = try state.planChange(of: id, edit, at: now(), eventID: newID) else { return .deleted(existing) }
+                return .changed(plan)
+            }
+            guard case .changed(let plan) = planned else { return planned }
+            try change { state in
+                state.apply(plan)
+                try store.commit(plan)
+            }
+            return planned
+        }
+        if case .changed(let plan) = outcome, let last = plan.events.last { committed(last.sequence) }
         return outcome
     }
 

@@ -1,4 +1,5 @@
 public import Timeline
+public import WireJSON
 /// Something a subscription noticed about a device, in the global, gap-free event log.
 public struct TrackingEvent: Hashable, Sendable, Identifiable {
     public enum Kind: String, Hashable, Sendable, CaseIterable {
@@ -9,9 +10,13 @@ public struct TrackingEvent: Hashable, Sendable, Identifiable {
     /// Position in the global log: 1, 2, 3, … with no gaps.
     public var sequence: Int64
     public var subscriptionId: String
+    /// The subscription's name and properties when it emitted the event.
+    public var subscriptionName: String?
+    public var subscriptionProperties: [String: JSONValue]
     public var deviceId: String
     public var kind: Kind
-    /// Why, when the fix alone does not say: `regionDeleted` for the exit a deletion emits.
+    /// Why, when the fix alone does not say: `regionDeleted` for the exit a deletion emits,
+    /// `regionChanged` for an enter or exit an edited region emits.
     public var reason: String?
     public var location: LocationFix
     public var previousLocation: LocationFix?
@@ -23,12 +28,15 @@ public struct TrackingEvent: Hashable, Sendable, Identifiable {
     public var recordedAt: Instant
 
     public init(
-        id: String, sequence: Int64, subscriptionId: String, deviceId: String, kind: Kind, reason: String? = nil,
+        id: String, sequence: Int64, subscriptionId: String, subscriptionName: String? = nil, subscriptionProperties: [String: JSONValue] = [:],
+        deviceId: String, kind: Kind, reason: String? = nil,
         location: LocationFix, previousLocation: LocationFix?, occurredAt: Instant, recordedAt: Instant, interpolated: Bool = false
     ) {
         self.id = id
         self.sequence = sequence
         self.subscriptionId = subscriptionId
+        self.subscriptionName = subscriptionName
+        self.subscriptionProperties = subscriptionProperties
         self.deviceId = deviceId
         self.kind = kind
         self.reason = reason
@@ -41,6 +49,8 @@ public struct TrackingEvent: Hashable, Sendable, Identifiable {
 
     /// The reason of the exit emitted when a region subscription is deleted while a device is inside.
     public static let regionDeleted = "regionDeleted"
+    /// The reason of the enter or exit emitted when a region's geometry is changed under a device.
+    public static let regionChanged = "regionChanged"
 }
 
 /// A device as the server knows it.

@@ -119,7 +119,8 @@ public struct TrackingState: Sendable {
                 for emission in emissions {
                     sequence += 1
                     plan.events.append(TrackingEvent(
-                        id: eventID(), sequence: sequence, subscriptionId: subscription.id, deviceId: deviceId, kind: emission.kind,
+                        id: eventID(), sequence: sequence, subscriptionId: subscription.id, subscriptionName: subscription.name,
+                        subscriptionProperties: subscription.properties, deviceId: deviceId, kind: emission.kind,
                         location: emission.interpolated ?? fix, previousLocation: emission.previous,
                         occurredAt: emission.interpolated?.timestamp ?? fix.timestamp, recordedAt: receivedAt, interpolated: emission.interpolated != nil
                     ))
@@ -194,7 +195,8 @@ public struct TrackingState: Sendable {
             guard let location = progress.lastEvaluated else { continue }
             sequence += 1
             plan.events.append(TrackingEvent(
-                id: eventID(), sequence: sequence, subscriptionId: subscriptionId, deviceId: deviceId, kind: .exit,
+                id: eventID(), sequence: sequence, subscriptionId: subscriptionId, subscriptionName: subscription.name,
+                subscriptionProperties: subscription.properties, deviceId: deviceId, kind: .exit,
                 reason: TrackingEvent.regionDeleted, location: location, previousLocation: nil, occurredAt: at, recordedAt: at
             ))
         }
@@ -213,6 +215,19 @@ public struct TrackingState: Sendable {
             progress[key] = nil
             insideByDevice[key.deviceId]?.remove(id)
         }
+        lastSequence = plan.events.last?.sequence ?? lastSequence
+    }
+}
+
+extension TrackingState {
+    /// Takes in an edit (before its commit; a failed commit reloads the whole state): the
+    /// subscription indexed anew, the flipped states, the events.
+    public mutating func apply(_ plan: ChangePlan) {
+        let id = plan.subscription.id
+        regions.remove(id)
+        crossingRegions.remove(id)
+        add(plan.subscription)
+        for (key, value) in plan.progress { setProgress(value, for: key) }
         lastSequence = plan.events.last?.sequence ?? lastSequence
     }
 }

@@ -11,6 +11,8 @@ public protocol TrackingStore: Sendable {
     func insert(_ subscription: Subscription) throws
     /// Marks a subscription deleted, stores the exits it emits and drops its progress, in one transaction.
     func commit(_ plan: DeletionPlan) throws
+    /// Stores an edited subscription, the progress it changed and the events it emitted, in one transaction.
+    func commit(_ plan: ChangePlan) throws
 
     /// Events after `sequence` in sequence order, of one subscription or of all (`nil`).
     func events(subscriptionId: String?, after sequence: Int64, limit: Int) async throws -> [TrackingEvent]

@@ -19,6 +19,7 @@ struct WireEvent: Decodable, Equatable, Sendable {
     var id: String
     var sequence: Int64
     var subscriptionId: String
+    var subscriptionName: String?
     var deviceId: String
     var type: String
     var reason: String?
@@ -41,6 +42,7 @@ struct WireIngest: Decodable {
 
 struct WireSubscription: Decodable {
     var id: String
+    var name: String?
     var type: String
     var deviceIds: [String]?
     var maxLocationAge: Double?

@@ -36,6 +36,7 @@ import Tracking
 
         func insert(_ subscription: Subscription) throws { try base.insert(subscription) }
         func commit(_ plan: DeletionPlan) throws { try base.commit(plan) }
+        func commit(_ plan: ChangePlan) throws { try base.commit(plan) }
         func events(subscriptionId: String?, after sequence: Int64, limit: Int) async throws -> [TrackingEvent] {
             try await base.events(subscriptionId: subscriptionId, after: sequence, limit: limit)
         }

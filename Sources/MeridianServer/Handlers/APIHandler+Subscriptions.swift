@@ -12,7 +12,7 @@ extension APIHandler {
         let body = switch input.body { case .json(let body): body }
         let request = try SubscriptionRequest(body, maxLocationAgeIsNull: RequestJSON.isNull("maxLocationAge"))
         let subscription = try await tracking.tracker.subscribe { id, createdAt in
-            Subscription(id: id, deviceIds: request.deviceIds, maxLocationAge: request.maxLocationAge,
+            Subscription(id: id, name: request.name, properties: request.properties, deviceIds: request.deviceIds, maxLocationAge: request.maxLocationAge,
                          maxHorizontalAccuracy: request.maxHorizontalAccuracy, rule: request.rule, createdAt: createdAt)
         }
         return .created(.init(headers: .init(location: "/v1/subscriptions/\(subscription.id)"), body: .json(.init(subscription))))
@@ -38,6 +38,23 @@ extension APIHandler {
             subscriptions: subscriptions.map(Components.Schemas.Subscription.init),
             nextCursor: page.count > limit ? subscriptions.last?.id : nil
         ))))
+    }
+
+    func updateSubscription(_ input: Operations.UpdateSubscription.Input) async throws -> Operations.UpdateSubscription.Output {
+        let body = switch input.body {
+        case .applicationMergePatchJson(let body): body
+        case .json(let body): body
+        }
+        let id = input.path.subscriptionId
+        // The generated decoding has checked the patch's types; its nulls (removals) are in the JSON.
+        switch try await tracking.tracker.update(id, try SubscriptionChange(body, members: RequestJSON.body)) {
+        case .changed(let plan):
+            return .ok(.init(body: .json(.init(subscription: .init(plan.subscription), events: plan.events.map(Components.Schemas.Event.init)))))
+        case .deleted(let subscription):
+            throw Self.deleted(subscription)
+        case .notFound:
+            throw Self.unknownSubscription(id)
+        }
     }
 
     func deleteSubscription(_ input: Operations.DeleteSubscription.Input) async throws -> Operations.DeleteSubscription.Output {

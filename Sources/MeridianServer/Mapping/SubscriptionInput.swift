@@ -1,10 +1,14 @@
 import Geodesy
 import MapGeometry
 import MeridianAPI
+import OpenAPIRuntime
 import Tracking
+import WireJSON
 
 /// A subscription request checked field by field: every invalid field is listed in one 422.
 struct SubscriptionRequest {
+    var name: String?
+    var properties: [String: JSONValue]
     var deviceIds: [String]?
     var maxLocationAge: Double?
     var maxHorizontalAccuracy: Double?
@@ -17,10 +21,15 @@ struct SubscriptionRequest {
         func check(_ value: Double?, _ field: String) {
             if let value { _ = errors.value { () throws(FieldError) in try FieldError.check(value, field: field, atLeast: 0) } }
         }
-        let common: (deviceIds: [String]?, maxLocationAge: Double?, maxHorizontalAccuracy: Double?) = switch wire {
-        case .significantChange(let input): (input.deviceIds, input.maxLocationAge, input.maxHorizontalAccuracy)
-        case .region(let input): (input.deviceIds, input.maxLocationAge, input.maxHorizontalAccuracy)
-        }
+        let common: (name: String?, properties: OpenAPIObjectContainer?, deviceIds: [String]?, maxLocationAge: Double?, maxHorizontalAccuracy: Double?) =
+            switch wire {
+            case .significantChange(let input): (input.name, input.properties, input.deviceIds, input.maxLocationAge, input.maxHorizontalAccuracy)
+            case .region(let input): (input.name, input.properties, input.deviceIds, input.maxLocationAge, input.maxHorizontalAccuracy)
+            }
+        name = common.name
+        properties = JSONValue.members(of: common.properties)
+        if let name { _ = errors.value { () throws(FieldError) in try Subscription.check(name: name) } }
+        _ = errors.value { [properties] () throws(FieldError) in try Subscription.check(properties: properties) }
         if common.deviceIds?.isEmpty == true { errors.record(at: ["deviceIds"], "must list at least one device (leave it out for every device)") }
         for (index, id) in (common.deviceIds ?? []).enumerated() where !DeviceIdentifier.isValid(id) {
             errors.record(at: ["deviceIds", String(index)], DeviceIdentifier.rule)
@@ -55,7 +64,7 @@ struct SubscriptionRequest {
 
     /// The region: a circle (centre valid, radius 10 m … 1 000 km) or a polygon of rings of valid
     /// positions (what the even-odd rule puts inside them); nil after recording what is wrong with it.
-    private static func shape(_ wire: Components.Schemas.RegionShape, _ errors: inout FieldErrors) -> RegionShape? {
+    static func shape(_ wire: Components.Schemas.RegionShape, _ errors: inout FieldErrors) -> RegionShape? {
         switch wire {
         case .CircleRegion(let region):
             let circle = region.circle

@@ -2,6 +2,7 @@ import Geodesy
 import HTTPTypes
 import MapGeometry
 import MeridianAPI
+import OpenAPIRuntime
 import Tracking
 import Timeline
 
@@ -33,8 +34,9 @@ extension Components.Schemas.Fix {
 extension Components.Schemas.Event {
     init(_ event: TrackingEvent) {
         self.init(
-            id: event.id, sequence: event.sequence, subscriptionId: event.subscriptionId, deviceId: event.deviceId,
-            _type: .init(event.kind), reason: event.reason,
+            id: event.id, sequence: event.sequence, subscriptionId: event.subscriptionId, subscriptionName: event.subscriptionName,
+            subscriptionProperties: event.subscriptionProperties.isEmpty ? nil : OpenAPIObjectContainer(event.subscriptionProperties),
+            deviceId: event.deviceId, _type: .init(event.kind), reason: event.reason.flatMap(ReasonPayload.init(rawValue:)),
             location: .init(event.location), previousLocation: event.previousLocation.map(Components.Schemas.Fix.init),
             occurredAt: event.occurredAt.rfc3339, recordedAt: event.recordedAt.rfc3339,
             interpolated: event.interpolated ? true : nil
@@ -56,6 +58,8 @@ extension Components.Schemas.FixResult {
 extension Components.Schemas.Subscription {
     init(_ subscription: Subscription) {
         self.init(id: subscription.id, _type: .significantChange, createdAt: subscription.createdAt.rfc3339)
+        name = subscription.name
+        properties = subscription.properties.isEmpty ? nil : OpenAPIObjectContainer(subscription.properties)
         deviceIds = subscription.deviceIds
         maxLocationAge = subscription.maxLocationAge
         maxHorizontalAccuracy = subscription.maxHorizontalAccuracy

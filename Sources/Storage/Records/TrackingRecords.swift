@@ -81,6 +81,9 @@ struct StoredProgress: Codable {
 /// A subscription's definition (what the client asked for), without its bookkeeping columns.
 struct StoredSubscription: Codable {
     struct Point: Codable { var la: Double, lo: Double }
+    var name: String?
+    /// Free properties; absent when empty.
+    var properties: [String: JSONValue]?
     var devices: [String]?
     var maxAge: Double?
     var maxAccuracy: Double?
@@ -97,6 +100,8 @@ struct StoredSubscription: Codable {
     var noMaxAge: Bool?
 
     init(_ subscription: Subscription) {
+        name = subscription.name
+        properties = subscription.properties.isEmpty ? nil : subscription.properties
         devices = subscription.deviceIds
         maxAge = subscription.maxLocationAge
         noMaxAge = subscription.maxLocationAge == nil ? true : nil
@@ -150,7 +155,7 @@ struct StoredSubscription: Codable {
     func subscription(id: String, createdAt: Int64, acceptedFixesBefore: Int64, deletedAt: Int64?) throws -> Subscription {
         guard let rule else { throw StorageError.corruptRow(table: SubscriptionRecord.databaseTableName, id: id) }
         return Subscription(
-            id: id, deviceIds: devices, maxLocationAge: noMaxAge == true ? nil : maxAge, maxHorizontalAccuracy: maxAccuracy,
+            id: id, name: name, properties: properties ?? [:], deviceIds: devices, maxLocationAge: noMaxAge == true ? nil : maxAge, maxHorizontalAccuracy: maxAccuracy,
             rule: rule, createdAt: Instant(microseconds: createdAt), acceptedFixesBefore: acceptedFixesBefore,
             deletedAt: deletedAt.map(Instant.init(microseconds:))
         )
@@ -223,8 +228,9 @@ struct SubscriptionProgressRecord: Codable, FetchableRecord, TableRecord {
 struct TrackingEventRecord: Codable, FetchableRecord, TableRecord {
     static let databaseTableName = "trackingEvent"
     static let insertSQL = """
-        INSERT INTO trackingEvent (tenant, sequence, id, subscriptionId, deviceId, kind, reason, location, previousLocation, occurredAt, recordedAt, interpolated)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        INSERT INTO trackingEvent (tenant, sequence, id, subscriptionId, deviceId, kind, reason, location, previousLocation, occurredAt, recordedAt,
+          interpolated, subscriptionName, subscriptionProperties)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
     var sequence: Int64
     var id: String
@@ -237,12 +243,16 @@ struct TrackingEventRecord: Codable, FetchableRecord, TableRecord {
     var occurredAt: Int64  // Unix microseconds
     var recordedAt: Int64
     var interpolated: Bool
+    var subscriptionName: String?
+    var subscriptionProperties: String?  // JSON object; NULL when empty
 
     func event() throws -> TrackingEvent {
         let row = "\(sequence)"
         guard let kind = TrackingEvent.Kind(rawValue: kind) else { throw StorageError.corruptRow(table: Self.databaseTableName, id: row) }
         return TrackingEvent(
-            id: id, sequence: sequence, subscriptionId: subscriptionId, deviceId: deviceId, kind: kind, reason: reason,
+            id: id, sequence: sequence, subscriptionId: subscriptionId, subscriptionName: subscriptionName,
+            subscriptionProperties: try subscriptionProperties.map { try JSONColumn.value([String: JSONValue].self, $0, table: Self.databaseTableName, id: row) } ?? [:],
+            deviceId: deviceId, kind: kind, reason: reason,
             location: try JSONColumn.value(StoredFix.self, location, table: Self.databaseTableName, id: row).fix,
             previousLocation: try previousLocation.map { try JSONColumn.value(StoredFix.self, $0, table: Self.databaseTableName, id: row).fix },
             occurredAt: Instant(microseconds: occurredAt), recordedAt: Instant(microseconds: recordedAt), interpolated: interpolated)

@@ -1,0 +1,72 @@
+public import MapGeometry
+public import WireJSON
+
+/// An edit of a subscription in place (`PATCH`, a JSON merge patch): each field nil keeps the
+/// value; a double optional's `.some(nil)` removes it. Its type and devices never change.
+public struct SubscriptionChange: Sendable {
+    public var name: String??
+    /// A merge patch of `properties` (RFC 7386: null members remove keys), or `.null` to empty them.
+    public var properties: JSONValue?
+    public var maxLocationAge: Double??
+    public var maxHorizontalAccuracy: Double??
+    // Significant change.
+    public var distanceFilter: Double?
+    public var minimumInterval: Double?
+    // Region.
+    public var shape: RegionShape?
+    public var hysteresis: Double?
+    public var dwell: Double??
+    public var notifyOnEntry: Bool?
+    public var notifyOnExit: Bool?
+    public var initialTrigger: Bool?
+    public var detectCrossings: Bool?
+
+    public init() {}
+
+    /// The region fields it sets, by their wire names.
+    var regionFields: [String] {
+        [("region", shape != nil), ("hysteresis", hysteresis != nil), ("dwell", dwell != nil), ("notifyOnEntry", notifyOnEntry != nil),
+         ("notifyOnExit", notifyOnExit != nil), ("initialTrigger", initialTrigger != nil), ("detect", detectCrossings != nil)]
+            .filter(\.1).map(\.0)
+    }
+
+    /// The significant-change fields it sets, by their wire names.
+    var significantChangeFields: [String] {
+        [("distanceFilter", distanceFilter != nil), ("minimumInterval", minimumInterval != nil)].filter(\.1).map(\.0)
+    }
+
+    /// `subscription` with this change made.
+    /// - Throws: ``FieldError`` at a field of the other type of subscription, or at merged
+    ///   `properties` that grew past the limits.
+    public func applied(to subscription: Subscription) throws(FieldError) -> Subscription {
+        var result = subscription
+        if let name { result.name = name }
+        switch properties {
+        case nil: break
+        case .null?: result.properties = [:]
+        case .object(let members)?: result.properties = FreeProperties.merge(result.properties, members)
+        case _?: throw FieldError(path: ["properties"], message: "must be an object or null")
+        }
+        try Subscription.check(properties: result.properties)
+        if let maxLocationAge { result.maxLocationAge = maxLocationAge }
+        if let maxHorizontalAccuracy { result.maxHorizontalAccuracy = maxHorizontalAccuracy }
+        switch subscription.rule {
+        case .significantChange(var rule):
+            if let field = regionFields.first { throw FieldError(path: [field], message: "is a field of region subscriptions; this one is significantChange") }
+            if let distanceFilter { rule.distanceFilter = distanceFilter }
+            if let minimumInterval { rule.minimumInterval = minimumInterval }
+            result.rule = .significantChange(rule)
+        case .region(var rule):
+            if let field = significantChangeFields.first { throw FieldError(path: [field], message: "is a field of significantChange subscriptions; this one is region") }
+            if let shape { rule.shape = shape }
+            if let hysteresis { rule.hysteresis = hysteresis }
+            if let dwell { rule.dwell = dwell }
+            if let notifyOnEntry { rule.notifyOnEntry = notifyOnEntry }
+            if let notifyOnExit { rule.notifyOnExit = notifyOnExit }
+            if let initialTrigger { rule.initialTrigger = initialTrigger }
+            if let detectCrossings { rule.detectCrossings = detectCrossings }
+            result.rule = .region(rule)
+        }
+        return result
+    }
+}
