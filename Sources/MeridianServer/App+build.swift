@@ -81,7 +81,7 @@ func buildRouterAndTenants(
     ))
     // After the body is in: a slow upload is not a slow request.
     router.middlewares.add(TimeoutMiddleware(timeout: configuration.requestTimeout, routes: routes))
-    router.middlewares.add(FastRoutes<AppRequestContext>(tenants: tenants, maxBatchSize: configuration.maxBatchSize,
+    router.middlewares.add(FastRoutes<AppRequestContext>(tenants: tenants, metrics: metrics, maxBatchSize: configuration.maxBatchSize,
         thinNulls: contract.requestNulls["thinAnnotations"]))
     try handler.registerHandlers(on: router, configuration: APICoding.configuration, middlewares: [
         ProblemMiddleware(logger: logger, parameterTypes: contract.parameterTypes), HeaderEncodingMiddleware(),

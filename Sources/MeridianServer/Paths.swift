@@ -9,6 +9,9 @@ enum Paths {
     static let nearest = "/v1/annotations/nearest"
     /// Server-Sent Events of the event log.
     static let eventStream = "/v1/events/stream"
+    /// `POST /v1/devices/{deviceId}/locations` is the prefix, a device id and the suffix.
+    static let devicePrefix = "/v1/devices/"
+    static let locationsSuffix = "/locations"
     /// `GET /v1/clusters/{id}` is this prefix and an id.
     static let clusterPrefix = "/v1/clusters/"
 }

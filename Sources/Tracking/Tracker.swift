@@ -52,6 +52,10 @@ public final class Tracker: Sendable {
         public var results: [IngestPlan.Result]
         public var skipped: [IngestPlan.Skip]
         public var events: [TrackingEvent]
+
+        public init(results: [IngestPlan.Result], skipped: [IngestPlan.Skip], events: [TrackingEvent]) {
+            (self.results, self.skipped, self.events) = (results, skipped, events)
+        }
     }
 
     private struct Request: Sendable {

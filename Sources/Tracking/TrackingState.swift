@@ -237,6 +237,10 @@ public struct IngestPlan: Sendable {
     public struct Result: Hashable, Sendable {
         public var index: Int
         public var status: FixStatus
+
+        public init(index: Int, status: FixStatus) {
+            (self.index, self.status) = (index, status)
+        }
     }
 
     public struct Skip: Hashable, Sendable {

@@ -21,10 +21,11 @@ public struct JSONWriter: Sendable {
 
     /// The integer a whole, exactly representable Double prints as (`3`, not `3.0`); nil for any
     /// other value, which prints in Swift's shortest round-tripping form. Below 2^53 every integer
-    /// is exact in a Double, so the integer text reads back as the same Double.
+    /// is exact in a Double, so the integer text reads back as the same Double. Negative zero is
+    /// not an integer here: it prints `-0`, as Foundation's encoder writes it.
     @inlinable
     public static func exactInteger(_ value: Double) -> Int64? {
-        value == value.rounded(.towardZero) && abs(value) < 9_007_199_254_740_992 ? Int64(value) : nil
+        value == value.rounded(.towardZero) && abs(value) < 9_007_199_254_740_992 && !(value == 0 && value.sign == .minus) ? Int64(value) : nil
     }
 
     /// Literal JSON text (punctuation, keys known at compile time).
@@ -49,6 +50,8 @@ public struct JSONWriter: Sendable {
     public mutating func number(_ value: Double) {
         if let integer = Self.exactInteger(value) {
             bytes += String(integer).utf8
+        } else if value == 0 {
+            raw("-0")
         } else {
             bytes += value.description.utf8
         }
@@ -118,7 +121,7 @@ public struct JSONWriter: Sendable {
 
     /// Bytes ``number(_:)`` writes for `value`, counted without writing when it is an integer.
     static func numberByteCount(_ value: Double) -> Int {
-        guard let integer = exactInteger(value) else { return value.description.utf8.count }
+        guard let integer = exactInteger(value) else { return value == 0 ? 2 : value.description.utf8.count }
         var magnitude = integer.magnitude, digits = 1
         while magnitude >= 10 { magnitude /= 10; digits += 1 }
         return digits + (integer < 0 ? 1 : 0)

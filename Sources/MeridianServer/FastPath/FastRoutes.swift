@@ -28,7 +28,7 @@ struct FastRoutes<Context: RequestContext>: RouterMiddleware {
     private let exact: [String: Route]
     private let prefixed: [(prefix: String, route: Route)]
 
-    init(tenants: TenantSpace, maxBatchSize: Int, thinNulls: NullShape?) {
+    init(tenants: TenantSpace, metrics: ServerMetrics, maxBatchSize: Int, thinNulls: NullShape?) {
         let json: Set<String> = ["application/json"]
         exact = [
             Paths.coordinatesToMapPoints: Route(method: .post, mediaTypes: json) { _, body in
@@ -62,6 +62,9 @@ struct FastRoutes<Context: RequestContext>: RouterMiddleware {
             },
         ]
         prefixed = [
+            (Paths.devicePrefix, Route(method: .post, mediaTypes: json) { path, body in
+                try await IngestRoute.answer(path: path, body: body, tenants: tenants, metrics: metrics)
+            }),
             (Paths.clusterPrefix, Route(method: .get) { path, _ in
                 // A malformed id or a gone cluster: the generated handler says which.
                 guard let id = ClusterID(String(path.dropFirst(Paths.clusterPrefix.count))),

@@ -32,14 +32,17 @@ extension APIHandler {
             let subject = unreadable.total == 1 ? "\(JSONPointer.make(unreadable.errors[0].path)) is" : "\(unreadable.total) timestamps are"
             throw ProblemError(.badRequest, detail: "\(subject) not an RFC 3339 date-time", errors: ProblemMapping.fields(unreadable))
         }
+        let result = try await Self.ingest(fixes, deviceId: deviceId, tracking: tracking, metrics: metrics)
+        return .ok(.init(body: .json(.init(result))))
+    }
+
+    /// Ingests a device's batch (committed before this returns) and counts the fixes stored; the
+    /// handler and the fast route (``IngestRoute``) both come here.
+    static func ingest(_ fixes: [LocationFix], deviceId: String, tracking: TrackingHub, metrics: ServerMetrics) async throws -> Tracker.IngestResult {
         let result = try await tracking.tracker.ingest(deviceId: deviceId, fixes: fixes)
         let stored = result.results.count { $0.status == .accepted || $0.status == .late }
         metrics.fixesIngested(stored, tenant: try RequestScope.current().tenant.description)
-        return .ok(.init(body: .json(.init(
-            results: result.results.map(Components.Schemas.FixResult.init),
-            skipped: result.skipped.map { .init(index: $0.index, subscriptionId: $0.subscriptionId, reason: .init($0.reason)) },
-            events: result.events.map(Components.Schemas.Event.init)
-        ))))
+        return result
     }
 
     func getDevice(_ input: Operations.GetDevice.Input) async throws -> Operations.GetDevice.Output {

@@ -44,6 +44,15 @@ extension Components.Schemas.Event {
     }
 }
 
+extension Components.Schemas.IngestAnswer {
+    init(_ result: Tracker.IngestResult) {
+        self.init(
+            results: result.results.map(Components.Schemas.FixResult.init),
+            skipped: result.skipped.map { .init(index: $0.index, subscriptionId: $0.subscriptionId, reason: .init($0.reason)) },
+            events: result.events.map(Components.Schemas.Event.init))
+    }
+}
+
 extension Components.Schemas.FixResult {
     init(_ result: IngestPlan.Result) {
         switch result.status {
