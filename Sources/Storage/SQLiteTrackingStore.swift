@@ -29,8 +29,26 @@ public struct SQLiteTrackingStore: TrackingStore {
             for record in try SubscriptionProgressRecord.fetchAll(db, sql: progressSQL, arguments: tenant) { progress[record.key] = try record.value() }
             let lastSequence = try Int64.fetchOne(db, sql: "SELECT max(sequence) FROM trackingEvent WHERE tenant = ?", arguments: tenant) ?? 0
             let acceptedFixes = devices.map(\.lastAcceptedOrdinal).max() ?? 0
-            return TrackingState(subscriptions: subscriptions, devices: devices, progress: progress, lastSequence: lastSequence, acceptedFixes: acceptedFixes)
+            let tracked = Set(progress.keys.map(\.deviceId))
+            let tails = try Self.tails(of: devices.filter { tracked.contains($0.id) }, tenant: tenant, in: db)
+            return TrackingState(
+                subscriptions: subscriptions, devices: devices, progress: progress, lastSequence: lastSequence, acceptedFixes: acceptedFixes, tails: tails)
         }
+    }
+
+    /// When each device's last fix arrived and its accepted fix before it.
+    private static func tails(of devices: [DeviceState], tenant: StatementArguments, in db: Database) throws -> [String: TrackingState.DeviceTail] {
+        let arrival = try db.cachedStatement(sql: "SELECT receivedAt FROM locationFix WHERE tenant = ? AND deviceId = ? AND timestamp = ?")
+        let before = try db.cachedStatement(
+            sql: "SELECT * FROM locationFix WHERE tenant = ? AND deviceId = ? AND timestamp < ? AND late = 0 ORDER BY timestamp DESC LIMIT 1")
+        var tails: [String: TrackingState.DeviceTail] = [:]
+        for device in devices {
+            guard let fix = device.lastFix else { continue }
+            let arguments = tenant + [device.id, fix.timestamp.microseconds]
+            guard let receivedAt = try Int64.fetchOne(arrival, arguments: arguments) else { continue }
+            tails[device.id] = .init(receivedAt: Instant(microseconds: receivedAt), previous: try LocationFixRecord.fetchOne(before, arguments: arguments)?.fix)
+        }
+        return tails
     }
 
     public func commit(_ plans: [IngestPlan]) throws -> [Set<Int>] {
@@ -53,7 +71,7 @@ public struct SQLiteTrackingStore: TrackingStore {
             }
         }
         try insert(plan.events, in: db)
-        try upsert(plan.progress, in: db)
+        try upsert(plan.progress.filter { plan.saved.contains($0.key) }, in: db)
         if plan.results.contains(where: { $0.status == .accepted }) {
             try db.cachedStatement(sql: DeviceRecord.upsertSQL)
                 .execute(arguments: [tenant.description, plan.deviceId, plan.device.lastFix.map { StoredFix($0).text }, plan.device.lastAcceptedOrdinal])

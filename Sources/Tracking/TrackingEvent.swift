@@ -90,6 +90,14 @@ public struct SubscriptionProgress: Hashable, Sendable {
     }
 }
 
+extension SubscriptionProgress {
+    /// Whether both decide the same (inside, the stay, dwell, the last notified fix): they may differ
+    /// only in the last evaluated fix, which alone does not make ingest write the progress.
+    func decidesAlike(_ other: SubscriptionProgress) -> Bool {
+        inside == other.inside && enteredAt == other.enteredAt && dwellNotified == other.dwellNotified && lastNotified == other.lastNotified
+    }
+}
+
 /// A subscription and a device.
 public struct ProgressKey: Hashable, Sendable {
     public var subscriptionId: String

@@ -14,6 +14,9 @@ extension TrackingState {
         guard let current = subscriptions[subscriptionId], current.deletedAt == nil else { return nil }
         let changed = try change.applied(to: current)
         var plan = ChangePlan(subscription: changed)
+        // Written whole: the store's rows then hold every last evaluated fix (its skip and relevance
+        // rules, by which the rest is brought forward on load, may be what changes).
+        for (deviceId, value) in progress(of: subscriptionId) { plan.progress[ProgressKey(subscriptionId: subscriptionId, deviceId: deviceId)] = value }
         guard let rule = changed.region, let before = current.region, rule.shape != before.shape else { return plan }
         var sequence = lastSequence
         for deviceId in devicesEvaluated(by: current, within: rule.shape.bounds) {
@@ -63,6 +66,6 @@ public struct ChangePlan: Sendable {
     public var subscription: Subscription
     /// The `regionChanged` enters and exits.
     public var events: [TrackingEvent] = []
-    /// Where the region now stands with the devices whose state flipped.
+    /// Where it stands with every device it has evaluated (the flips included).
     public var progress: [ProgressKey: SubscriptionProgress] = [:]
 }

@@ -22,14 +22,57 @@ public struct TrackingState: Sendable {
     private var significantByDevice: [String: Set<String>] = [:]
     /// Region subscriptions each device is inside.
     private var insideByDevice: [String: Set<String>] = [:]
+    /// Per device, the subscriptions whose progress the store holds with an older last evaluated fix
+    /// (nothing else differs): exactly those that evaluated the device's last fix (see ``settle``).
+    private var unsaved: [String: Set<String>] = [:]
 
     /// State as the database holds it.
-    public init(subscriptions: [Subscription], devices: [DeviceState], progress: [ProgressKey: SubscriptionProgress], lastSequence: Int64, acceptedFixes: Int64) {
+    /// - Parameter tails: per device with progress, when its last fix arrived and its accepted fix
+    ///   before that, to bring forward the last evaluated fix the store did not write (``settle``).
+    public init(
+        subscriptions: [Subscription], devices: [DeviceState], progress: [ProgressKey: SubscriptionProgress], lastSequence: Int64, acceptedFixes: Int64,
+        tails: [String: DeviceTail] = [:]
+    ) {
         self.lastSequence = lastSequence
         self.acceptedFixes = acceptedFixes
         for subscription in subscriptions { add(subscription) }
         for device in devices { self.devices[device.id] = device }
         for (key, value) in progress { setProgress(value, for: key) }
+        for (deviceId, tail) in tails { settle(deviceId, tail) }
+    }
+
+    /// What the store knows of a device's last fix beyond the fix itself.
+    public struct DeviceTail: Sendable {
+        /// When the last fix arrived (its skip rules depend on it).
+        public var receivedAt: Instant
+        /// The accepted fix before it (crossings look at the segment between them).
+        public var previous: LocationFix?
+
+        public init(receivedAt: Instant, previous: LocationFix?) {
+            (self.receivedAt, self.previous) = (receivedAt, previous)
+        }
+    }
+
+    /// Ingest writes a subscription's progress only when what it decides changes (inside, the
+    /// stay, dwell, the last notified fix) or when the subscription stops evaluating the device's
+    /// fixes; the rows of the subscriptions that evaluated the device's last fix may hold an
+    /// older last evaluated fix. Those are exactly the subscriptions that evaluate the last fix
+    /// again now (relevance and skip rules are functions of the fix, its arrival, the fix before
+    /// and the stored state), so their last evaluated fix is the device's last fix.
+    private mutating func settle(_ deviceId: String, _ tail: DeviceTail) {
+        guard let fix = devices[deviceId]?.lastFix else { return }
+        var stale: Set<String> = []
+        for subscription in relevantSubscriptions(for: fix, of: deviceId, inside: insideByDevice[deviceId] ?? [], from: tail.previous)
+        where subscription.skipReason(for: fix, receivedAt: tail.receivedAt) == nil {
+            let key = ProgressKey(subscriptionId: subscription.id, deviceId: deviceId)
+            // An unclassified region has not evaluated a fix since (it would have been classified and written).
+            guard var value = progress[key], subscription.region == nil || value.inside != nil else { continue }
+            if let evaluated = value.lastEvaluated, evaluated.timestamp >= fix.timestamp { continue }
+            value.lastEvaluated = fix
+            progress[key] = value
+            stale.insert(subscription.id)
+        }
+        if !stale.isEmpty { unsaved[deviceId] = stale }
     }
 
     /// The empty state of a new database.
@@ -75,6 +118,7 @@ public struct TrackingState: Sendable {
         var sequence = lastSequence
         var storedInBatch: Set<Instant> = []
         var inside = insideByDevice[deviceId] ?? []
+        var unsaved = self.unsaved[deviceId] ?? []
         for (index, fix) in fixes.enumerated() {
             if let reason = fix.rejection(receivedAt: receivedAt) {
                 plan.results.append(.init(index: index, status: .rejected(reason)))
@@ -93,6 +137,7 @@ public struct TrackingState: Sendable {
             plan.results.append(.init(index: index, status: .accepted))
             plan.stored.append(.init(index: index, fix: fix, late: false))
             let lastOrdinal = plan.device.lastAcceptedOrdinal
+            var evaluated: Set<String> = []
             for subscription in relevantSubscriptions(for: fix, of: deviceId, inside: inside, from: plan.device.lastFix) {
                 let key = ProgressKey(subscriptionId: subscription.id, deviceId: deviceId)
                 let known = plan.progress[key] ?? self.progress[key]
@@ -100,7 +145,7 @@ public struct TrackingState: Sendable {
                     plan.skipped.append(.init(index: index, subscriptionId: subscription.id, reason: reason))
                     // A region that has not classified the device yet keeps it unclassified, so its
                     // first evaluated fix is still classified by plain containment.
-                    if known == nil, subscription.region != nil { plan.progress[key] = SubscriptionProgress() }
+                    if known == nil, subscription.region != nil { plan.save(SubscriptionProgress(), for: key) }
                     continue
                 }
                 var progress = known ?? SubscriptionProgress()
@@ -114,7 +159,12 @@ public struct TrackingState: Sendable {
                         rule, &progress, fix, evaluatedBefore: known == nil && lastOrdinal > subscription.acceptedFixesBefore,
                         deviceFix: plan.device.lastFix)
                 }
-                plan.progress[key] = progress
+                if let known, known.decidesAlike(progress) {
+                    plan.progress[key] = progress
+                    evaluated.insert(subscription.id)
+                } else {
+                    plan.save(progress, for: key)
+                }
                 if progress.inside == true { inside.insert(subscription.id) } else { inside.remove(subscription.id) }
                 for emission in emissions {
                     sequence += 1
@@ -126,11 +176,19 @@ public struct TrackingState: Sendable {
                     ))
                 }
             }
+            // Those that evaluated the fix before but not this one are written as they stand.
+            for id in unsaved where !evaluated.contains(id) {
+                let key = ProgressKey(subscriptionId: id, deviceId: deviceId)
+                if let value = plan.progress[key] ?? self.progress[key] { plan.save(value, for: key) }
+            }
+            unsaved = evaluated
             ordinal += 1
             plan.device.lastFix = fix
             plan.device.lastAcceptedOrdinal = ordinal
         }
         plan.acceptedFixes = ordinal
+        // A progress written later in the batch is written whole, up to date.
+        plan.unsaved = unsaved.filter { !plan.saved.contains(ProgressKey(subscriptionId: $0, deviceId: deviceId)) }
         return plan
     }
 
@@ -168,6 +226,7 @@ public struct TrackingState: Sendable {
     public mutating func apply(_ plan: IngestPlan) {
         devices[plan.deviceId] = plan.device
         for (key, value) in plan.progress { setProgress(value, for: key) }
+        unsaved[plan.deviceId] = plan.unsaved.isEmpty ? nil : plan.unsaved
         lastSequence = plan.events.last?.sequence ?? lastSequence
         acceptedFixes = plan.acceptedFixes
     }
@@ -214,6 +273,7 @@ public struct TrackingState: Sendable {
         for key in progress.keys where key.subscriptionId == id {
             progress[key] = nil
             insideByDevice[key.deviceId]?.remove(id)
+            unsaved[key.deviceId]?.remove(id)
         }
         lastSequence = plan.events.last?.sequence ?? lastSequence
     }
@@ -227,7 +287,10 @@ extension TrackingState {
         regions.remove(id)
         crossingRegions.remove(id)
         add(plan.subscription)
-        for (key, value) in plan.progress { setProgress(value, for: key) }
+        for (key, value) in plan.progress {
+            setProgress(value, for: key)
+            unsaved[key.deviceId]?.remove(id)
+        }
         lastSequence = plan.events.last?.sequence ?? lastSequence
     }
 }
@@ -269,8 +332,18 @@ public struct IngestPlan: Sendable {
     public var skipped: [Skip] = []
     public var stored: [StoredFix] = []
     public var events: [TrackingEvent] = []
+    /// Every progress the batch changed, as it ends (the in-memory state takes all of it).
     public var progress: [ProgressKey: SubscriptionProgress] = [:]
+    /// Those the store writes: a new or changed decision, or a last evaluated fix that is final.
+    public var saved: Set<ProgressKey> = []
+    /// The subscriptions whose progress with this device stays unwritten (they evaluated its last fix).
+    public var unsaved: Set<String> = []
     public var acceptedFixes: Int64 = 0
+
+    mutating func save(_ value: SubscriptionProgress, for key: ProgressKey) {
+        progress[key] = value
+        saved.insert(key)
+    }
 
     /// Marks late fixes the database already held as duplicates.
     public mutating func markDuplicates(_ indexes: Set<Int>) {
