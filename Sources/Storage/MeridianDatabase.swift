@@ -18,12 +18,15 @@ public struct MeridianDatabase: Sendable {
     let keyLookup: KeyLookup?
     /// Per tenant, where long polls of the annotation feed wait; every store on this database advances it.
     private let annotationFeeds: FeedSignals
+    /// Checkpoints the WAL off the writer (nil for an in-memory database).
+    private let checkpointer: Checkpointer?
 
     /// Wraps an open connection and migrates it; `path` names the file for the key lookup
     /// connection (nil: the writer serves key lookups too, as an in-memory database must).
     init(_ writer: any DatabaseWriter, path: String?) throws {
         self.writer = writer
         keyLookup = path.map(KeyLookup.init)
+        checkpointer = path.flatMap(Checkpointer.init)
         try Migrations.migrator.migrate(writer)
         let counters = try writer.read { db in
             try Row.fetchAll(db, sql: "SELECT tenant, last FROM feedCounter WHERE feed = ?", arguments: [FeedCounter.annotations])
@@ -78,6 +81,7 @@ public struct MeridianDatabase: Sendable {
             // Reads straight from a memory map of the file (up to 1 GiB) instead of a copy per page
             // read: a query's thousand row lookups by key spend half their time in those copies.
             try db.execute(sql: "PRAGMA mmap_size = \(Self.mmapSize)")
+            if !db.configuration.readonly { try db.execute(sql: "PRAGMA wal_autocheckpoint = \(Checkpointer.writerBackstopPages)") }
             // Timed from SQLite's commit hook to the end of the COMMIT, not by tracing every
             // statement (reading a traced statement's SQL back took a fifth of the ingest writer's time).
             if let onCommit, !db.configuration.readonly { db.add(transactionObserver: CommitTimer(onCommit), extent: .databaseLifetime) }

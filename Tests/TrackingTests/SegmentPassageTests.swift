@@ -72,6 +72,20 @@ import Tracking
         #expect(passages > 10)
     }
 
+    /// The quick rejection's length is never shorter than the geodesic (PROJ's), near and far,
+    /// at every latitude.
+    @Test func theLengthBoundIsNeverShorterThanTheGeodesic() {
+        var generator = SeededGenerator(seed: 18)
+        for index in 0..<5_000 {
+            let a = Coordinate(latitude: Double.random(in: -89.9...89.9, using: &generator), longitude: Double.random(in: -180...180, using: &generator))
+            let reach = [0.001, 0.1, 5, 60][index % 4]
+            let b = Coordinate(latitude: min(89.9, max(-89.9, a.latitude + Double.random(in: -reach...reach, using: &generator))),
+                               longitude: Coordinate.wrapLongitude(a.longitude + Double.random(in: -reach...reach, using: &generator)))
+            let geodesic = Geodesic.wgs84.inverse(from: a, to: b).distance
+            #expect(SegmentPassage.lengthBound(a, b) >= geodesic, "\(a) → \(b)")
+        }
+    }
+
     @Test func aFixInsideIsNoPassage() {
         let centre = Coordinate(latitude: 45, longitude: 7)
         let shape = RegionShape.circle(center: centre, radius: 300)
