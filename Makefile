@@ -68,7 +68,7 @@ bench-thinning: build-release ## the thinning index beside pysupercluster on iss
 	$(BENCH_VENV)/bin/python scripts/bench-thinning.py "$$($(SWIFT) build -c release --package-path Benchmarks --show-bin-path)/ThinningBench" \
 		"$$($(SWIFT) build -c release --show-bin-path)/meridian" $(BENCH_DATA)
 
-bench-tracking: build-release ## issue 6's ingest fixes/s with 0 and 10 000 region subscriptions (see scripts/bench-tracking.py)
+bench-tracking: build-release ## ingest fixes/s: no subscriptions, 10 000 regions (with and without detect: cross), 1 000 corridors (see scripts/bench-tracking.py)
 	python3 scripts/bench-tracking.py "$$($(SWIFT) build -c release --show-bin-path)/meridian"
 
 bench-load: build-release ## mixed load with a key (thin, reads, writes, ingest, an SSE reader), kill -9 mid-load, then every acknowledged write checked after a restart

@@ -11,7 +11,8 @@ disk) in its own server process, the same fixes posted to each:
      convex polygons (6–12 vertices, 200–2 000 m around a centre), centres uniform over Portland's
      metro area (lat 45.3–45.8, lon −123.0…−122.3);
   c. the same 10 000 regions and one significant-change subscription for every device;
-  d. the same 10 000 regions with `detect: ["cross"]` (a passage between two fixes outside).
+  d. the same 10 000 regions with `detect: ["cross"]` (a passage between two fixes outside);
+  e. 1 000 corridors: routes of 5–20 legs of 300–1 500 m wandering across the area, 50–400 m wide.
 
 1 000 devices walk (1 s per fix in event time, 30–100 m steps, slowly turning heading) inside the
 same area; each request is a batch of 50 fixes of one device, devices round-robin, 8 keep-alive
@@ -79,6 +80,23 @@ def regions(rng):
         ring.append(ring[0])
         bodies.append({"type": "region", "maxLocationAge": None,
                        "region": {"type": "Polygon", "coordinates": [ring]}})
+    return bodies
+
+
+def corridors(rng, count=1000):
+    """Corridor subscription bodies: random walks of 5–20 legs, 50–400 m wide."""
+    bodies = []
+    for _ in range(count):
+        lat, lon = rng.uniform(SOUTH, NORTH), rng.uniform(WEST, EAST)
+        heading = rng.uniform(0, 2 * math.pi)
+        line = [[round(lon, 6), round(lat, 6)]]
+        for _ in range(rng.randint(5, 20)):
+            heading += rng.gauss(0, 0.6)
+            leg = rng.uniform(300, 1500)
+            lat, lon = offset(lat, lon, leg * math.sin(heading), leg * math.cos(heading))
+            line.append([round(lon, 6), round(lat, 6)])
+        bodies.append({"type": "region", "maxLocationAge": None, "region": {"corridor": {
+            "line": {"type": "LineString", "coordinates": line}, "width": round(rng.uniform(50, 400), 1)}}})
     return bodies
 
 
@@ -269,6 +287,7 @@ def main():
     rng = random.Random(SEED)
     region_bodies = regions(rng)
     items = requests(rng, WARMUP + FIXES)
+    corridor_bodies = corridors(rng)
     warmup_count = WARMUP // BATCH
     warmup, timed = items[:warmup_count], items[warmup_count:]
     print(f"seed {SEED}: {DEVICES} devices, {len(timed) * BATCH} timed fixes after {len(warmup) * BATCH} warm-up, "
@@ -280,7 +299,8 @@ def main():
     for name, bodies in (("a. no subscriptions", []),
                          ("b. 10 000 regions", region_bodies),
                          ("c. 10 000 regions + significant change", region_bodies + [significant]),
-                         ("d. 10 000 regions, detect: cross", [dict(body, detect=["cross"]) for body in region_bodies])):
+                         ("d. 10 000 regions, detect: cross", [dict(body, detect=["cross"]) for body in region_bodies]),
+                         ("e. 1 000 corridors", corridor_bodies)):
         print(f"configuration {name}", file=sys.stderr)
         results.append(configuration(binary, name, bodies, warmup, timed, anomalies))
 

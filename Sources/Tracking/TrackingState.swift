@@ -196,16 +196,23 @@ public struct TrackingState: Sendable {
     /// ones, regions whose box holds the fix, and the regions the device is inside.
     /// With the device's fix before (`from`), also the regions that detect crossings whose box meets the segment's.
     private func relevantSubscriptions(for fix: LocationFix, of deviceId: String, inside: Set<String>, from previous: LocationFix?) -> [Subscription] {
-        var ids = inside
-        ids.formUnion(significantForAll)
-        if let listed = significantByDevice[deviceId] { ids.formUnion(listed) }
-        for id in regions.candidates(at: fix.coordinate) where !ids.contains(id) && subscriptions[id]?.covers(deviceId) == true { ids.insert(id) }
-        if let previous, crossingRegions.count > 0 {
-            for id in crossingRegions.candidates(meeting: Self.segmentBox(previous.coordinate, fix.coordinate))
-            where !ids.contains(id) && subscriptions[id]?.covers(deviceId) == true { ids.insert(id) }
+        // Each id is looked up once; the sets below never overlap (significant-change ids are no
+        // regions, candidates already inside are skipped), so no set of all of them is built.
+        var found: [Subscription] = []
+        func add(_ id: String) { if let subscription = subscriptions[id] { found.append(subscription) } }
+        for id in significantForAll { add(id) }
+        for id in significantByDevice[deviceId] ?? [] { add(id) }
+        for id in inside { add(id) }
+        for id in regions.candidates(at: fix.coordinate) where !inside.contains(id) {
+            if let subscription = subscriptions[id], subscription.covers(deviceId) { found.append(subscription) }
         }
-        // Every id above names a live subscription (the sets hold only those); compactMap skips none.
-        return ids.sorted().compactMap { subscriptions[$0] }
+        if let previous, crossingRegions.count > 0 {
+            let known = Set(found.lazy.map(\.id))
+            for id in crossingRegions.candidates(meeting: Self.segmentBox(previous.coordinate, fix.coordinate)) where !known.contains(id) {
+                if let subscription = subscriptions[id], subscription.covers(deviceId) { found.append(subscription) }
+            }
+        }
+        return found.sorted { $0.id < $1.id }
     }
 
     /// A box around the geodesic between two points: theirs the short way round, widened by 1 % of
@@ -232,7 +239,8 @@ public struct TrackingState: Sendable {
     }
 
     private mutating func setProgress(_ value: SubscriptionProgress, for key: ProgressKey) {
-        progress[key] = value
+        // Most evaluations change only the last evaluated fix: the inside sets stay as they are.
+        if let before = progress.updateValue(value, forKey: key), (before.inside == true) == (value.inside == true) { return }
         if value.inside == true {
             insideByDevice[key.deviceId, default: []].insert(key.subscriptionId)
         } else {
