@@ -71,7 +71,7 @@ public struct SQLiteTrackingStore: TrackingStore {
             }
         }
         try insert(plan.events, in: db)
-        try upsert(plan.progress.filter { plan.saved.contains($0.key) }, in: db)
+        try upsert(plan.saved.reduce(into: [:]) { written, key in written[key] = plan.progress[key] }, in: db)
         if plan.results.contains(where: { $0.status == .accepted }) {
             try db.cachedStatement(sql: DeviceRecord.upsertSQL)
                 .execute(arguments: [tenant.description, plan.deviceId, plan.device.lastFix.map { StoredFix($0).text }, plan.device.lastAcceptedOrdinal])

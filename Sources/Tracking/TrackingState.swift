@@ -119,6 +119,12 @@ public struct TrackingState: Sendable {
         var storedInBatch: Set<Instant> = []
         var inside = insideByDevice[deviceId] ?? []
         var unsaved = self.unsaved[deviceId] ?? []
+        // The batch's progress by subscription id (one string to hash, not two), keyed for the plan at the end.
+        var changed: [String: SubscriptionProgress] = [:]
+        var saved: Set<String> = []
+        func known(_ id: String) -> SubscriptionProgress? {
+            changed[id] ?? self.progress[ProgressKey(subscriptionId: id, deviceId: deviceId)]
+        }
         for (index, fix) in fixes.enumerated() {
             if let reason = fix.rejection(receivedAt: receivedAt) {
                 plan.results.append(.init(index: index, status: .rejected(reason)))
@@ -139,13 +145,15 @@ public struct TrackingState: Sendable {
             let lastOrdinal = plan.device.lastAcceptedOrdinal
             var evaluated: Set<String> = []
             for subscription in relevantSubscriptions(for: fix, of: deviceId, inside: inside, from: plan.device.lastFix) {
-                let key = ProgressKey(subscriptionId: subscription.id, deviceId: deviceId)
-                let known = plan.progress[key] ?? self.progress[key]
+                let known = known(subscription.id)
                 if let reason = subscription.skipReason(for: fix, receivedAt: receivedAt) {
                     plan.skipped.append(.init(index: index, subscriptionId: subscription.id, reason: reason))
                     // A region that has not classified the device yet keeps it unclassified, so its
                     // first evaluated fix is still classified by plain containment.
-                    if known == nil, subscription.region != nil { plan.save(SubscriptionProgress(), for: key) }
+                    if known == nil, subscription.region != nil {
+                        changed[subscription.id] = SubscriptionProgress()
+                        saved.insert(subscription.id)
+                    }
                     continue
                 }
                 var progress = known ?? SubscriptionProgress()
@@ -159,12 +167,8 @@ public struct TrackingState: Sendable {
                         rule, &progress, fix, evaluatedBefore: known == nil && lastOrdinal > subscription.acceptedFixesBefore,
                         deviceFix: plan.device.lastFix)
                 }
-                if let known, known.decidesAlike(progress) {
-                    plan.progress[key] = progress
-                    evaluated.insert(subscription.id)
-                } else {
-                    plan.save(progress, for: key)
-                }
+                changed[subscription.id] = progress
+                if let known, known.decidesAlike(progress) { evaluated.insert(subscription.id) } else { saved.insert(subscription.id) }
                 if progress.inside == true { inside.insert(subscription.id) } else { inside.remove(subscription.id) }
                 for emission in emissions {
                     sequence += 1
@@ -178,8 +182,9 @@ public struct TrackingState: Sendable {
             }
             // Those that evaluated the fix before but not this one are written as they stand.
             for id in unsaved where !evaluated.contains(id) {
-                let key = ProgressKey(subscriptionId: id, deviceId: deviceId)
-                if let value = plan.progress[key] ?? self.progress[key] { plan.save(value, for: key) }
+                guard let value = known(id) else { continue }
+                changed[id] = value
+                saved.insert(id)
             }
             unsaved = evaluated
             ordinal += 1
@@ -187,8 +192,10 @@ public struct TrackingState: Sendable {
             plan.device.lastAcceptedOrdinal = ordinal
         }
         plan.acceptedFixes = ordinal
+        for (id, value) in changed { plan.progress[ProgressKey(subscriptionId: id, deviceId: deviceId)] = value }
+        plan.saved = Set(saved.lazy.map { ProgressKey(subscriptionId: $0, deviceId: deviceId) })
         // A progress written later in the batch is written whole, up to date.
-        plan.unsaved = unsaved.filter { !plan.saved.contains(ProgressKey(subscriptionId: $0, deviceId: deviceId)) }
+        plan.unsaved = unsaved.subtracting(saved)
         return plan
     }
 
@@ -347,11 +354,6 @@ public struct IngestPlan: Sendable {
     /// The subscriptions whose progress with this device stays unwritten (they evaluated its last fix).
     public var unsaved: Set<String> = []
     public var acceptedFixes: Int64 = 0
-
-    mutating func save(_ value: SubscriptionProgress, for key: ProgressKey) {
-        progress[key] = value
-        saved.insert(key)
-    }
 
     /// Marks late fixes the database already held as duplicates.
     public mutating func markDuplicates(_ indexes: Set<Int>) {
