@@ -6,19 +6,34 @@ public import Timeline
 /// The one place fixes and subscription changes go through, so event sequences are issued
 /// gap-free in commit order and no two ingests see the same state.
 ///
-/// Everything runs on one writer, a serial dispatch queue off the concurrency pool (the store's
-/// writes block). Ingests queue and are group-committed: the writer takes everything queued,
-/// plans each batch against the in-memory ``TrackingState`` in arrival order and applies it there
-/// at once (so the next batch of the group sees it), then commits the whole group to the
-/// ``TrackingStore`` in one transaction and answers every caller. When the commit fails, the
-/// state is reloaded from the store (the truth) and every caller of the group gets the error; when
-/// even that read fails, tracking answers ``TrackerError/stateLost`` until a restart. Subscription
-/// changes work the same way, one at a time; reads take their turn between writes, so they never
-/// see a change that is applied but not yet committed. Callers wait without holding a thread.
+/// Everything runs on two serial dispatch queues off the concurrency pool (the store's writes
+/// block): a writer and a committer, a pipeline. Ingests queue and are group-committed: the writer
+/// takes everything queued, plans each batch against the in-memory ``TrackingState`` in arrival
+/// order and applies it there at once (so the next batch sees it), then hands the group to the
+/// committer and plans the next group while this one commits, in one transaction, before its
+/// callers are answered. Groups commit in the order they were planned. When a commit fails, every
+/// caller of that group and of the groups planned on top of it gets the error, and the writer
+/// reloads the state from the store (the truth) before it plans again; when even that read fails,
+/// tracking answers ``TrackerError/stateLost`` until a restart. Subscription changes and reads
+/// wait for the committer to finish what was planned, so they never see a change that is applied
+/// but not yet committed. Callers wait without holding a thread.
 public final class Tracker: Sendable {
     private let state: Mutex<TrackingState>
     private let pending = Mutex<[Request]>([])
     private let writer = DispatchQueue(label: "meridian.tracker.writer")
+    private let committer = DispatchQueue(label: "meridian.tracker.committer")
+    /// The number of times the state was reloaded after a failed commit, and why the last time:
+    /// a group planned before a reload was planned on a lost state and fails with that error.
+    private let reloads = Mutex<(count: Int, cause: (any Error)?)>((0, nil))
+    /// Planned groups waiting for the committer, which commits all that wait in one transaction.
+    private let planned = Mutex<[PlannedGroup]>([])
+
+    private struct PlannedGroup: Sendable {
+        var requests: [Request]
+        var plans: [IngestPlan]
+        /// ``reloads`` when it was planned.
+        var reloads: Int
+    }
     /// Set when a failed commit left the in-memory state unknown and the store could not be
     /// reread; every later call fails until a restart reloads it.
     private let broken = Atomic<Bool>(false)
@@ -68,39 +83,69 @@ public final class Tracker: Sendable {
     public func ingest(deviceId: String, fixes: [LocationFix]) async throws -> IngestResult {
         try await withCheckedThrowingContinuation { continuation in
             pending.withLock { $0.append(Request(deviceId: deviceId, fixes: fixes, continuation: continuation)) }
-            writer.async { self.commitPending() }
+            writer.async { self.planPending() }
         }
     }
 
-    /// Plans every queued request in order, commits them in one transaction, answers them.
-    private func commitPending() {
-        let requests = pending.withLock { queue in
+    /// Plans each queued request in order and applies it, handing it to the committer at once:
+    /// the committer merges whatever waits into one transaction, so batches that arrive together
+    /// do not all wait for the last one's planning (nor answer all at once, to arrive all at once again).
+    private func planPending() {
+        while let request = pending.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
+            let planned = Result { () throws -> PlannedGroup in
+                try checkUsable()
+                return state.withLock { state in
+                    let plan = state.plan(deviceId: request.deviceId, fixes: request.fixes, receivedAt: now(), eventID: newID)
+                    state.apply(plan)
+                    return PlannedGroup(requests: [request], plans: [plan], reloads: reloads.withLock { $0.count })
+                }
+            }
+            switch planned {
+            case .success(let group):
+                self.planned.withLock { $0.append(group) }
+                committer.async { self.commitPlanned() }
+            case .failure(let error):
+                request.continuation.resume(throwing: error)
+            }
+        }
+    }
+
+    /// On the committer: commits every planned group waiting, in one transaction, and answers them.
+    private func commitPlanned() {
+        let groups = planned.withLock { queue in
             defer { queue.removeAll(keepingCapacity: true) }
             return queue
         }
-        guard !requests.isEmpty else { return }
-        let outcome = Result { () throws -> [IngestPlan] in
-            try change { state in
-                var plans: [IngestPlan] = []
-                for request in requests {
-                    let plan = state.plan(deviceId: request.deviceId, fixes: request.fixes, receivedAt: now(), eventID: newID)
-                    state.apply(plan)
-                    plans.append(plan)
-                }
-                let duplicates = try store.commit(plans)
-                for index in plans.indices { plans[index].markDuplicates(duplicates[index]) }
-                return plans
-            }
+        // Groups planned on top of one that failed to commit fail with it.
+        let (count, cause) = reloads.withLock { $0 }
+        for group in groups where group.reloads != count {
+            for request in group.requests { request.continuation.resume(throwing: cause ?? TrackerError.stateLost) }
         }
-        switch outcome {
-        case .success(let plans):
-            if let last = plans.last(where: { !$0.events.isEmpty })?.events.last { committed(last.sequence) }
-            for (request, plan) in zip(requests, plans) {
-                request.continuation.resume(returning: IngestResult(results: plan.results, skipped: plan.skipped, events: plan.events))
+        let current = groups.filter { $0.reloads == count }
+        guard !current.isEmpty else { return }
+        let requests = current.flatMap(\.requests)
+        var plans = current.flatMap(\.plans)
+        do {
+            let duplicates = try store.commit(plans)
+            for index in plans.indices { plans[index].markDuplicates(duplicates[index]) }
+        } catch {
+            // The state holds what failed and whatever was planned on it since: back to the store's.
+            state.withLock { state in
+                do { state = try store.loadState() } catch { broken.store(true, ordering: .relaxed) }
+                reloads.withLock { $0 = ($0.count + 1, error) }
             }
-        case .failure(let error):
             for request in requests { request.continuation.resume(throwing: error) }
+            return
         }
+        if let last = plans.last(where: { !$0.events.isEmpty })?.events.last { committed(last.sequence) }
+        for (request, plan) in zip(requests, plans) {
+            request.continuation.resume(returning: IngestResult(results: plan.results, skipped: plan.skipped, events: plan.events))
+        }
+    }
+
+    /// On the writer: waits until every planned group is committed (or failed).
+    private func settleCommits() {
+        committer.sync {}
     }
 
     /// Stores a new subscription; it evaluates fixes from the next one on.
@@ -179,10 +224,13 @@ public final class Tracker: Sendable {
         }
     }
 
-    /// Runs `body` on the writer and hands its result back.
+    /// Runs `body` on the writer, once every planned group is committed, and hands its result back.
     private func onWriter<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
-            writer.async { continuation.resume(with: Result(catching: body)) }
+            writer.async { [self] in
+                settleCommits()
+                continuation.resume(with: Result(catching: body))
+            }
         }
     }
 

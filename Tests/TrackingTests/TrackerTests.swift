@@ -13,7 +13,11 @@ import Tracking
     /// next ones fail (as a full disk or an I/O error would), and optionally the reload after them.
     final class FaultyStore: TrackingStore {
         let base: SQLiteTrackingStore
-        struct Faults { var commits = 0; var plansPerCommit: [Int] = []; var failCommits = false; var failLoads = false }
+        struct Faults {
+            var commits = 0, plansPerCommit: [Int] = [], failCommits = false, failLoads = false
+            /// When set, the next ingest commit waits for it (the committer is busy meanwhile).
+            var holdNextCommit: DispatchSemaphore?
+        }
         let faults = Mutex(Faults())
         struct InjectedFailure: Error {}
 
@@ -25,11 +29,13 @@ import Tracking
         }
 
         func commit(_ plans: [IngestPlan]) throws -> [Set<Int>] {
-            let fail = faults.withLock { faults in
+            let (fail, hold) = faults.withLock { faults in
                 faults.commits += 1
                 faults.plansPerCommit.append(plans.count)
-                return faults.failCommits
+                defer { faults.holdNextCommit = nil }
+                return (faults.failCommits, faults.holdNextCommit)
             }
+            hold?.wait()
             if fail { throw InjectedFailure() }
             return try base.commit(plans)
         }
@@ -63,25 +69,29 @@ import Tracking
         LocationFix(coordinate: Coordinate(latitude: latitude, longitude: -122.68), timestamp: start.adding(seconds: seconds), horizontalAccuracy: 5)
     }
 
-    @Test func queuedIngestsAreCommittedTogetherInArrivalOrder() async throws {
+    @Test func batchesPlannedWhileACommitRunsAreCommittedTogetherInArrivalOrder() async throws {
         let (tracker, store) = try await Self.tracker()
-        // Hold the writer with a read, so the ingests below queue up behind it.
+        // Hold the first commit, so the batches below are planned and wait for the committer.
         let release = DispatchSemaphore(value: 0)
-        let held = Task { try await tracker.read { _ in release.wait() } }
-        try await Task.sleep(for: .milliseconds(100))
-        let devices = (0..<10).map { "d\($0)" }
-        let ingests = devices.map { device in Task { try await tracker.ingest(deviceId: device, fixes: [Self.fix(0)]) } }
-        try await Task.sleep(for: .milliseconds(500))
+        store.faults.withLock { $0.holdNextCommit = release }
+        let first = Task { try await tracker.ingest(deviceId: "d0", fixes: [Self.fix(0)]) }
+        try await Task.sleep(for: .milliseconds(200))
+        let devices = (1..<10).map { "d\($0)" }
+        var ingests: [Task<Tracker.IngestResult, any Error>] = []
+        for device in devices {
+            ingests.append(Task { try await tracker.ingest(deviceId: device, fixes: [Self.fix(0)]) })
+            try await Task.sleep(for: .milliseconds(20))  // in this order
+        }
+        try await Task.sleep(for: .milliseconds(300))
         release.signal()
-        try await held.value
-        var sequences: [Int64] = []
+        var sequences = try await first.value.events.map(\.sequence)
         for ingest in ingests { sequences += try await ingest.value.events.map(\.sequence) }
-        #expect(store.faults.withLock { $0.plansPerCommit } == [10], "one transaction for the ten queued batches")
-        #expect(sequences.sorted() == Array(1...10), "one initial event each, numbered without gaps")
+        #expect(store.faults.withLock { $0.plansPerCommit } == [1, 9], "one transaction for the nine batches planned meanwhile")
+        #expect(sequences == Array(1...10), "one initial event each, numbered in arrival order without gaps")
         // The committed log is what the callers were told.
         let logged = try await store.events(subscriptionId: nil, after: 0, limit: 100)
         #expect(logged.map(\.sequence) == Array(1...10))
-        #expect(Set(logged.map(\.deviceId)) == Set(devices))
+        #expect(logged.map(\.deviceId) == ["d0"] + devices)
     }
 
     @Test func aFailedCommitReloadsTheStateAndTheNextIngestContinuesWithoutAGap() async throws {
@@ -103,6 +113,25 @@ import Tracking
         #expect(retried.results.map(\.status) == [.accepted], "the refused fix was never stored, so it is not a duplicate")
         #expect(retried.events.map(\.sequence) == [2], "the sequence the failed commit would have used is issued again")
         #expect(try await store.events(subscriptionId: nil, after: 0, limit: 10).map(\.sequence) == [1, 2])
+    }
+
+    /// A batch planned on top of one whose commit then fails was planned on a state that never
+    /// was: it fails too (it was never stored), and the next batch starts from the store's state.
+    @Test func aBatchPlannedOnAFailedCommitFailsWithIt() async throws {
+        let (tracker, store) = try await Self.tracker()
+        let release = DispatchSemaphore(value: 0)
+        store.faults.withLock { $0.holdNextCommit = release; $0.failCommits = true }
+        let failing = Task { try await tracker.ingest(deviceId: "van", fixes: [Self.fix(0)]) }
+        try await Task.sleep(for: .milliseconds(200))
+        let onTop = Task { try await tracker.ingest(deviceId: "bus", fixes: [Self.fix(0)]) }
+        try await Task.sleep(for: .milliseconds(200))
+        store.faults.withLock { $0.failCommits = false }
+        release.signal()
+        await #expect(throws: FaultyStore.InjectedFailure.self) { try await failing.value }
+        await #expect(throws: FaultyStore.InjectedFailure.self) { try await onTop.value }
+        let retried = try await tracker.ingest(deviceId: "bus", fixes: [Self.fix(0)])
+        #expect(retried.results.map(\.status) == [.accepted] && retried.events.map(\.sequence) == [1])
+        #expect(try await store.events(subscriptionId: nil, after: 0, limit: 10).map(\.deviceId) == ["bus"])
     }
 
     @Test func whenTheReloadAlsoFailsTrackingRefusesUntilARestart() async throws {
