@@ -1,4 +1,5 @@
 import Foundation
+import Geodesy
 import MapGeometry
 
 /// Lower bounds of the WGS84 geodesic distance, cheap enough to rank cells and points before the
@@ -10,12 +11,9 @@ import MapGeometry
 /// distance is never more than the geodesic one. Each bound gives up ``slack`` metres for rounding.
 enum DistanceBound {
     /// `b²/a` of WGS84, metres (≈ 6 335 439).
-    static let radius: Double = {
-        let wgs84 = Ellipsoid.wgs84
-        return wgs84.semiMajorAxis * (1 - wgs84.flattening) * (1 - wgs84.flattening)
-    }()
-    /// Metres a bound gives up for rounding (`acos` near 1 resolves ~0.1 m).
-    static let slack = 1.0
+    static let radius = GeodesicBounds.shortRadius
+    /// Metres a bound gives up for rounding.
+    static let slack = GeodesicBounds.slack
     static let radiansPerDegree = Double.pi / 180
 
     /// A query point, its trigonometry worked out once.

@@ -24,6 +24,13 @@ public enum RegionShape: Hashable, Sendable {
         }
     }
 
+    /// At most ``signedDistance(to:)``, cheaply: for a circle from the great-circle distance on the
+    /// sphere no geodesic is shorter than (``GeodesicBounds``); the others' own distance.
+    public func signedDistanceLowerBound(to coordinate: Coordinate) -> Double {
+        if case .circle(let center, let radius) = self { return GeodesicBounds.lower(center, coordinate) - radius }
+        return signedDistance(to: coordinate)
+    }
+
     /// At most how many metres ``signedDistance(to:)`` changes per metre travelled between these
     /// latitudes: 1 for a circle (its distance is geodesic), more for a polygon's local plane.
     public func distanceRate(betweenLatitudes a: Double, _ b: Double) -> Double {

@@ -1,4 +1,3 @@
-import Foundation
 public import Geodesy
 public import MapGeometry
 
@@ -31,16 +30,17 @@ public struct SegmentPassage: Hashable, Sendable {
     /// nil otherwise.
     /// - Parameter endDistance: the signed distance at `b`, when the caller has it already.
     public static func through(_ shape: RegionShape, from a: Coordinate, to b: Coordinate, depth: Double, endDistance: Double? = nil) -> SegmentPassage? {
+        // Most segments are ruled out whole before any geodesic is solved: by the bound below with
+        // distances that cannot be larger than the ends' and a length that cannot be shorter.
+        let (south, north) = (min(a.latitude, b.latitude), max(a.latitude, b.latitude))
+        let bulge = 0.01 + 0.01 * (north - south)  // a geodesic bulges poleward a little (as the segment box allows)
+        let rate = shape.distanceRate(betweenLatitudes: max(-90, south - bulge), min(90, north + bulge))
+        let endAtLeast = endDistance ?? shape.signedDistanceLowerBound(to: b)
+        guard (shape.signedDistanceLowerBound(to: a) + endAtLeast - rate * GeodesicBounds.upper(a, b)) / 2 <= -max(depth, 0) else { return nil }
         let end = endDistance ?? shape.signedDistance(to: b)
         guard end > 0 else { return nil }
         let start = shape.signedDistance(to: a)
         guard start > 0 else { return nil }
-        // Most segments are ruled out whole, before the geodesic is solved: by the bound below
-        // with a length that cannot be shorter than the geodesic's.
-        let (south, north) = (min(a.latitude, b.latitude), max(a.latitude, b.latitude))
-        let bulge = 0.01 + 0.01 * (north - south)  // a geodesic bulges poleward a little (as the segment box allows)
-        let rate = shape.distanceRate(betweenLatitudes: max(-90, south - bulge), min(90, north + bulge))
-        guard (start + end - rate * lengthBound(a, b)) / 2 <= -max(depth, 0) else { return nil }
         let path = Path(shape: shape, from: a, to: b)
         guard path.length > 0 else { return nil }
         guard let deep = path.firstReaching(-max(depth, 0), in: (0, start), (path.length, end)),
@@ -50,19 +50,6 @@ public struct SegmentPassage: Hashable, Sendable {
         return SegmentPassage(
             entry: entry, exit: exit, length: path.length,
             entryCoordinate: path.coordinate(at: entry), exitCoordinate: path.coordinate(at: exit))
-    }
-
-    /// At least the geodesic distance between `a` and `b`: their great-circle distance on a sphere
-    /// of radius a²/b, the ellipsoid's largest radius of curvature (its metric M²dφ² + N²cos²φ dλ²
-    /// is nowhere larger than that sphere's), plus a metre for rounding.
-    public static func lengthBound(_ a: Coordinate, _ b: Coordinate) -> Double {
-        let radians = Double.pi / 180
-        let (φ1, φ2) = (a.latitude * radians, b.latitude * radians)
-        let (dφ, dλ) = (φ2 - φ1, (b.longitude - a.longitude) * radians)
-        let h = sin(dφ / 2) * sin(dφ / 2) + cos(φ1) * cos(φ2) * sin(dλ / 2) * sin(dλ / 2)
-        let ellipsoid = Ellipsoid.wgs84
-        let polar = ellipsoid.semiMajorAxis * (1 - ellipsoid.flattening)
-        return 2 * asin(min(1, h.squareRoot())) * ellipsoid.semiMajorAxis * ellipsoid.semiMajorAxis / polar + 1
     }
 
     /// The geodesic from one point to another, and the region's signed distance along it.
