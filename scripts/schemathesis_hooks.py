@@ -86,7 +86,8 @@ def _map_filters(case):
 # Schema cannot state: a schema-valid line whose positions are all the same gets its last one moved
 # 0.001° east (or west at the antimeridian), so the case is valid and the fuzzer exercises corridors.
 def _distinct_corridor_line(case):
-    if (case.operation.method.upper(), case.operation.path) != ("POST", "/v1/subscriptions") or not isinstance(case.body, dict):
+    operation = (case.operation.method.upper(), case.operation.path)
+    if operation not in {("POST", "/v1/subscriptions"), ("PATCH", "/v1/subscriptions/{subscriptionId}")} or not isinstance(case.body, dict):
         return
     region = case.body.get("region")
     corridor = region.get("corridor") if isinstance(region, dict) else None

@@ -35,10 +35,22 @@ public struct SubscriptionChange: Sendable {
         [("distanceFilter", distanceFilter != nil), ("minimumInterval", minimumInterval != nil)].filter(\.1).map(\.0)
     }
 
+    /// The first field it sets that belongs to the other type of subscription than `subscription`'s,
+    /// with why; nil when every field fits.
+    public func misfit(for subscription: Subscription) -> FieldError? {
+        switch subscription.rule {
+        case .significantChange:
+            regionFields.first.map { FieldError(path: [$0], message: "is a field of region subscriptions; this one is significantChange") }
+        case .region:
+            significantChangeFields.first.map { FieldError(path: [$0], message: "is a field of significantChange subscriptions; this one is region") }
+        }
+    }
+
     /// `subscription` with this change made.
-    /// - Throws: ``FieldError`` at a field of the other type of subscription, or at merged
-    ///   `properties` that grew past the limits.
+    /// - Throws: ``FieldError`` at a field of the other type of subscription (``misfit(for:)``), or
+    ///   at merged `properties` that grew past the limits.
     public func applied(to subscription: Subscription) throws(FieldError) -> Subscription {
+        if let misfit = misfit(for: subscription) { throw misfit }
         var result = subscription
         if let name { result.name = name }
         switch properties {
@@ -52,12 +64,10 @@ public struct SubscriptionChange: Sendable {
         if let maxHorizontalAccuracy { result.maxHorizontalAccuracy = maxHorizontalAccuracy }
         switch subscription.rule {
         case .significantChange(var rule):
-            if let field = regionFields.first { throw FieldError(path: [field], message: "is a field of region subscriptions; this one is significantChange") }
             if let distanceFilter { rule.distanceFilter = distanceFilter }
             if let minimumInterval { rule.minimumInterval = minimumInterval }
             result.rule = .significantChange(rule)
         case .region(var rule):
-            if let field = significantChangeFields.first { throw FieldError(path: [field], message: "is a field of significantChange subscriptions; this one is region") }
             if let shape { rule.shape = shape }
             if let hysteresis { rule.hysteresis = hysteresis }
             if let dwell { rule.dwell = dwell }

@@ -18,21 +18,7 @@ public struct PairBatchScanner: Sendable {
     /// The pairs, in input order, or nil when the body is not exactly the expected shape or
     /// holds more than `limit` items.
     public func scan(_ bytes: UnsafeRawBufferPointer, limit: Int) -> [(Double, Double)]? {
-        var parser = JSONValueParser(bytes: bytes)
-        guard parser.consume(UInt8(ascii: "{")), let key = parser.plainString(), JSONValueParser.equal(key, batchKey),
-              parser.consume(UInt8(ascii: ":")), parser.consume(UInt8(ascii: "["))
-        else { return nil }
-        var pairs: [(Double, Double)] = []
-        pairs.reserveCapacity(min(limit, bytes.count / 24))
-        if !parser.consume(UInt8(ascii: "]")) {
-            repeat {
-                guard pairs.count < limit, let pair = scanPair(&parser) else { return nil }
-                pairs.append(pair)
-            } while parser.consume(UInt8(ascii: ","))
-            guard parser.consume(UInt8(ascii: "]")) else { return nil }
-        }
-        guard parser.consume(UInt8(ascii: "}")), parser.atEnd() else { return nil }
-        return pairs
+        JSONValueParser.batch(bytes, key: batchKey, limit: limit, itemBytes: 24) { scanPair(&$0) }
     }
 
     private func scanPair(_ parser: inout JSONValueParser) -> (Double, Double)? {
@@ -47,5 +33,30 @@ public struct PairBatchScanner: Sendable {
         }
         guard let first, let second else { return nil }
         return (first, second)
+    }
+}
+
+extension JSONValueParser {
+    /// `{"<key>":[item, …]}` and nothing else, each item read by `item`; nil when the body is not
+    /// exactly that, an item is not read, or there are more than `limit` items.
+    /// - Parameter itemBytes: the fewest bytes an item takes, to reserve room.
+    public static func batch<Item>(
+        _ bytes: UnsafeRawBufferPointer, key batchKey: [UInt8], limit: Int, itemBytes: Int, item: (inout JSONValueParser) -> Item?
+    ) -> [Item]? {
+        var parser = JSONValueParser(bytes: bytes)
+        guard parser.consume(UInt8(ascii: "{")), let key = parser.plainString(), equal(key, batchKey),
+              parser.consume(UInt8(ascii: ":")), parser.consume(UInt8(ascii: "["))
+        else { return nil }
+        var items: [Item] = []
+        items.reserveCapacity(min(limit, bytes.count / itemBytes))
+        if !parser.consume(UInt8(ascii: "]")) {
+            repeat {
+                guard items.count < limit, let next = item(&parser) else { return nil }
+                items.append(next)
+            } while parser.consume(UInt8(ascii: ","))
+            guard parser.consume(UInt8(ascii: "]")) else { return nil }
+        }
+        guard parser.consume(UInt8(ascii: "}")), parser.atEnd() else { return nil }
+        return items
     }
 }

@@ -101,7 +101,7 @@ import Testing
     }
 
     @Test(arguments: [
-        (#"{"distanceFilter":10}"#, 422, "/distanceFilter"),
+        (#"{"distanceFilter":10}"#, 409, "/distanceFilter"),
         (#"{"hysteresis":-1}"#, 422, "/hysteresis"),
         (#"{"name":""}"#, 422, "/name"),
         (#"{"region":{"circle":{"center":{"latitude":0,"longitude":0},"radius":5}}}"#, 422, "/region/circle/radius"),
@@ -119,11 +119,11 @@ import Testing
         }
     }
 
-    @Test func aRegionFieldOnASignificantChangeSubscriptionIs422AndUnknownOrDeletedIdsAre404And410() async throws {
+    @Test func aRegionFieldOnASignificantChangeSubscriptionIs409AndUnknownOrDeletedIdsAre404And410() async throws {
         try await TestApp.withClient { client in
             let significant = try await client.subscribe(#"{"type":"significantChange"}"#)
             let answer = try await Self.patch(client, significant.id, #"{"region":\#(Self.circle(at: 0))}"#)
-            #expect(answer.status == .unprocessableContent && answer.body.contains(#""pointer":"/region""#), "\(answer.body)")
+            #expect(answer.status == .conflict && answer.body.contains(#""pointer":"/region""#), "\(answer.body)")
             #expect(try await Self.patch(client, significant.id, #"{"distanceFilter":900}"#).body.contains(#""distanceFilter":900"#))
             #expect(try await Self.patch(client, "01a208ae-5de3-75fc-9cf6-fd2e3c7ac65e", #"{"name":"x"}"#).status == .notFound)
             _ = try await client.send(.delete, "/v1/subscriptions/\(significant.id)")

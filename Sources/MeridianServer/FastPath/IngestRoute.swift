@@ -25,21 +25,7 @@ enum IngestRoute {
 /// `verticalAccuracy`, members in any order, each once. Nil for anything else.
 enum LocationBatchReader {
     static func read(_ bytes: UnsafeRawBufferPointer, limit: Int) -> [LocationFix]? {
-        var parser = JSONValueParser(bytes: bytes)
-        guard parser.consume(UInt8(ascii: "{")), let key = parser.plainString(), JSONValueParser.equal(key, Keys.locations),
-              parser.consume(UInt8(ascii: ":")), parser.consume(UInt8(ascii: "["))
-        else { return nil }
-        var fixes: [LocationFix] = []
-        fixes.reserveCapacity(min(limit, bytes.count / 80))
-        if !parser.consume(UInt8(ascii: "]")) {
-            repeat {
-                guard fixes.count < limit, let fix = fix(&parser) else { return nil }
-                fixes.append(fix)
-            } while parser.consume(UInt8(ascii: ","))
-            guard parser.consume(UInt8(ascii: "]")) else { return nil }
-        }
-        guard parser.consume(UInt8(ascii: "}")), parser.atEnd() else { return nil }
-        return fixes
+        JSONValueParser.batch(bytes, key: Keys.locations, limit: limit, itemBytes: 80) { fix(&$0) }
     }
 
     private enum Keys {

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import MapGeometry
 import MeridianAPI
 import OpenAPIRuntime
 import Tracking
@@ -47,7 +48,14 @@ extension APIHandler {
         }
         let id = input.path.subscriptionId
         // The generated decoding has checked the patch's types; its nulls (removals) are in the JSON.
-        switch try await tracking.tracker.update(id, try SubscriptionChange(body, members: RequestJSON.body)) {
+        let change = try SubscriptionChange(body, members: RequestJSON.body)
+        // A subscription's type never changes, so this holds until the edit: a field of the other
+        // type conflicts with the subscription, not with the contract.
+        if let misfit = change.misfit(for: try await liveSubscription(id)) {
+            let pointer = JSONPointer.make(misfit.path)
+            throw ProblemError(.conflict, detail: "\(pointer) \(misfit.message)", errors: [.init(pointer: pointer, detail: misfit.message)])
+        }
+        switch try await tracking.tracker.update(id, change) {
         case .changed(let plan):
             return .ok(.init(body: .json(.init(subscription: .init(plan.subscription), events: plan.events.map(Components.Schemas.Event.init)))))
         case .deleted(let subscription):
