@@ -33,6 +33,12 @@ public enum GeodesicBounds {
         angle(a, b) * longRadius + slack
     }
 
+    /// At least how many degrees of latitude a path of `metres` can span: along a meridian, where a
+    /// degree is shortest (b²/a × π/180 ≈ 110 574 m at the equator).
+    public static func latitudeReach(_ metres: Double) -> Double {
+        metres / (shortRadius * Double.pi / 180)
+    }
+
     /// The central angle between two points on a sphere (haversine), radians.
     private static func angle(_ a: Coordinate, _ b: Coordinate) -> Double {
         let radians = Double.pi / 180

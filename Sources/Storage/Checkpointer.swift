@@ -14,6 +14,7 @@ final class Checkpointer: @unchecked Sendable {  // the timer is only resumed an
     static let writerBackstopPages = 16_384
 
     private let timer: any DispatchSourceTimer
+    private let queue = DispatchQueue(label: "meridian.checkpointer", qos: .utility)
 
     /// Starts checkpointing the database at `path` (nil when it cannot be opened: the writer's
     /// own checkpoints then do the work, as SQLite does by default).
@@ -25,13 +26,20 @@ final class Checkpointer: @unchecked Sendable {  // the timer is only resumed an
         }
         sqlite3_busy_timeout(handle, 1_000)
         let connection = UnsafeSendable(handle)
-        timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "meridian.checkpointer", qos: .utility))
+        timer = DispatchSource.makeTimerSource(queue: queue)
         timer.setEventHandler {
             _ = sqlite3_wal_checkpoint_v2(connection.value, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
         }
         timer.setCancelHandler { sqlite3_close_v2(connection.value) }
         timer.schedule(deadline: .now() + Self.interval, repeating: Self.interval)
         timer.resume()
+    }
+
+    /// Stops checkpointing and waits for a checkpoint under way, so a final checkpoint (which
+    /// needs the checkpoint lock a passive one holds) runs alone. The writer's own checkpoints go on.
+    func stop() {
+        timer.cancel()
+        queue.sync {}
     }
 
     deinit {

@@ -52,6 +52,7 @@ public struct MeridianDatabase: Sendable {
     /// Moves everything in the WAL into the database file and empties the WAL (graceful shutdown,
     /// before a file copy); waits for readers to finish.
     public func checkpoint() throws {
+        checkpointer?.stop()
         try writer.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
     }
 

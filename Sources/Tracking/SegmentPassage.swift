@@ -32,11 +32,12 @@ public struct SegmentPassage: Hashable, Sendable {
     public static func through(_ shape: RegionShape, from a: Coordinate, to b: Coordinate, depth: Double, endDistance: Double? = nil) -> SegmentPassage? {
         // Most segments are ruled out whole before any geodesic is solved: by the bound below with
         // distances that cannot be larger than the ends' and a length that cannot be shorter.
+        let length = GeodesicBounds.upper(a, b)
+        let bulge = GeodesicBounds.latitudeReach(length / 2)  // no point of the path is further from both ends
         let (south, north) = (min(a.latitude, b.latitude), max(a.latitude, b.latitude))
-        let bulge = 0.01 + 0.01 * (north - south)  // a geodesic bulges poleward a little (as the segment box allows)
         let rate = shape.distanceRate(betweenLatitudes: max(-90, south - bulge), min(90, north + bulge))
         let endAtLeast = endDistance ?? shape.signedDistanceLowerBound(to: b)
-        guard (shape.signedDistanceLowerBound(to: a) + endAtLeast - rate * GeodesicBounds.upper(a, b)) / 2 <= -max(depth, 0) else { return nil }
+        guard (shape.signedDistanceLowerBound(to: a) + endAtLeast - rate * length) / 2 <= -max(depth, 0) else { return nil }
         let end = endDistance ?? shape.signedDistance(to: b)
         guard end > 0 else { return nil }
         let start = shape.signedDistance(to: a)

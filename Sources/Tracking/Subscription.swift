@@ -25,6 +25,9 @@ public struct Subscription: Hashable, Sendable, Identifiable {
     public var acceptedFixesBefore: Int64
     /// When it was deleted; its events stay readable.
     public var deletedAt: Instant?
+    /// The number of fixes accepted across all devices when it was last edited (nil: never): the
+    /// edit wrote its progress with every device whole, under rules that may differ from today's.
+    public var editedAfterFixes: Int64?
 
     public enum Rule: Hashable, Sendable {
         case significantChange(SignificantChangeRule)
@@ -34,8 +37,9 @@ public struct Subscription: Hashable, Sendable, Identifiable {
     public init(
         id: String, name: String? = nil, properties: [String: JSONValue] = [:], deviceIds: [String]? = nil,
         maxLocationAge: Double? = Self.defaultMaxLocationAge, maxHorizontalAccuracy: Double? = nil, rule: Rule, createdAt: Instant,
-        acceptedFixesBefore: Int64 = 0, deletedAt: Instant? = nil
+        acceptedFixesBefore: Int64 = 0, deletedAt: Instant? = nil, editedAfterFixes: Int64? = nil
     ) {
+        self.editedAfterFixes = editedAfterFixes
         self.id = id
         self.name = name
         self.properties = properties

@@ -93,8 +93,9 @@ public final class Tracker: Sendable {
     private func planPending() {
         while let request = pending.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
             let planned = Result { () throws -> PlannedGroup in
-                try checkUsable()
-                return state.withLock { state in
+                try state.withLock { state in
+                    // Under the lock: a reload that failed meanwhile leaves a state nothing may be planned on.
+                    try checkUsable()
                     let plan = state.plan(deviceId: request.deviceId, fixes: request.fixes, receivedAt: now(), eventID: newID)
                     state.apply(plan)
                     return PlannedGroup(requests: [request], plans: [plan], reloads: reloads.withLock { $0.count })
@@ -116,8 +117,13 @@ public final class Tracker: Sendable {
             defer { queue.removeAll(keepingCapacity: true) }
             return queue
         }
-        // Groups planned on top of one that failed to commit fail with it.
+        // Groups planned on top of one that failed to commit fail with it, and every group once
+        // the state is lost.
         let (count, cause) = reloads.withLock { $0 }
+        if broken.load(ordering: .relaxed) {
+            for request in groups.flatMap(\.requests) { request.continuation.resume(throwing: TrackerError.stateLost) }
+            return
+        }
         for group in groups where group.reloads != count {
             for request in group.requests { request.continuation.resume(throwing: cause ?? TrackerError.stateLost) }
         }
@@ -178,10 +184,11 @@ public final class Tracker: Sendable {
                 guard let plan = state.planDeletion(of: id, at: now(), eventID: newID) else { return .alreadyDeleted(existing) }
                 state.apply(plan)
                 try store.commit(plan)
+                // On the writer, with the committer idle: the feed is told in order.
+                if let last = plan.events.last { committed(last.sequence) }
                 return .deleted(plan)
             }
         }
-        if case .deleted(let plan) = outcome, let last = plan.events.last { committed(last.sequence) }
         return outcome
     }
 
@@ -210,9 +217,9 @@ public final class Tracker: Sendable {
                 state.apply(plan)
                 try store.commit(plan)
             }
+            if let last = plan.events.last { committed(last.sequence) }
             return planned
         }
-        if case .changed(let plan) = outcome, let last = plan.events.last { committed(last.sequence) }
         return outcome
     }
 

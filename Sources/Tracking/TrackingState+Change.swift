@@ -12,7 +12,8 @@ extension TrackingState {
     /// - Throws: ``FieldError`` when the change does not fit the subscription (``SubscriptionChange/applied(to:)``).
     public func planChange(of subscriptionId: String, _ change: SubscriptionChange, at: Instant, eventID: () -> String) throws(FieldError) -> ChangePlan? {
         guard let current = subscriptions[subscriptionId], current.deletedAt == nil else { return nil }
-        let changed = try change.applied(to: current)
+        var changed = try change.applied(to: current)
+        changed.editedAfterFixes = acceptedFixes
         var plan = ChangePlan(subscription: changed)
         // Written whole: the store's rows then hold every last evaluated fix (its skip and relevance
         // rules, by which the rest is brought forward on load, may be what changes).

@@ -1,3 +1,4 @@
+import Geodesy
 import MapGeometry
 public import Timeline
 /// Everything evaluation needs, in memory: subscriptions (with a spatial index of regions),
@@ -60,10 +61,13 @@ public struct TrackingState: Sendable {
     /// again now (relevance and skip rules are functions of the fix, its arrival, the fix before
     /// and the stored state), so their last evaluated fix is the device's last fix.
     private mutating func settle(_ deviceId: String, _ tail: DeviceTail) {
-        guard let fix = devices[deviceId]?.lastFix else { return }
+        guard let device = devices[deviceId], let fix = device.lastFix else { return }
         var stale: Set<String> = []
         for subscription in relevantSubscriptions(for: fix, of: deviceId, inside: insideByDevice[deviceId] ?? [], from: tail.previous)
         where subscription.skipReason(for: fix, receivedAt: tail.receivedAt) == nil {
+            // Edited since the device's last fix: the edit wrote the progress whole, by rules that
+            // may not be the ones the fix was evaluated by.
+            if let edited = subscription.editedAfterFixes, device.lastAcceptedOrdinal <= edited { continue }
             let key = ProgressKey(subscriptionId: subscription.id, deviceId: deviceId)
             // An unclassified region has not evaluated a fix since (it would have been classified and written).
             guard var value = progress[key], subscription.region == nil || value.inside != nil else { continue }
@@ -223,13 +227,14 @@ public struct TrackingState: Sendable {
     }
 
     /// A box around the geodesic between two points: theirs the short way round, widened by 1 % of
-    /// its size and 0.01° for the geodesic's bulge towards the pole (segments between fixes are short).
+    /// its size and 0.01° for the geodesic's bulge, and at least as far as half its length reaches
+    /// in latitude (no point of the path is further than that from both ends).
     static func segmentBox(_ a: Coordinate, _ b: Coordinate) -> BoundingBox {
         let south = min(a.latitude, b.latitude), north = max(a.latitude, b.latitude)
         var west = min(a.longitude, b.longitude), east = max(a.longitude, b.longitude)
         if east - west > 180 { (west, east) = (east, west) }  // the short way crosses 180°
         let width = west <= east ? east - west : east + 360 - west
-        let pad = 0.01 + 0.01 * max(width, north - south)
+        let pad = max(0.01 + 0.01 * max(width, north - south), GeodesicBounds.latitudeReach(GeodesicBounds.upper(a, b) / 2))
         guard width + 2 * pad < 360 else { return BoundingBox(west: -180, south: max(-90, south - pad), east: 180, north: min(90, north + pad)) }
         return BoundingBox(
             west: Coordinate.wrapLongitude(west - pad), south: max(-90, south - pad),

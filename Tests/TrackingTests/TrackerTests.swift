@@ -75,7 +75,7 @@ import Tracking
         let release = DispatchSemaphore(value: 0)
         store.faults.withLock { $0.holdNextCommit = release }
         let first = Task { try await tracker.ingest(deviceId: "d0", fixes: [Self.fix(0)]) }
-        try await Task.sleep(for: .milliseconds(200))
+        while store.faults.withLock({ $0.commits }) == 0 { try await Task.sleep(for: .milliseconds(10)) }  // it is being committed
         let devices = (1..<10).map { "d\($0)" }
         var ingests: [Task<Tracker.IngestResult, any Error>] = []
         for device in devices {
@@ -122,9 +122,9 @@ import Tracking
         let release = DispatchSemaphore(value: 0)
         store.faults.withLock { $0.holdNextCommit = release; $0.failCommits = true }
         let failing = Task { try await tracker.ingest(deviceId: "van", fixes: [Self.fix(0)]) }
-        try await Task.sleep(for: .milliseconds(200))
+        while store.faults.withLock({ $0.commits }) == 0 { try await Task.sleep(for: .milliseconds(10)) }  // it is being committed
         let onTop = Task { try await tracker.ingest(deviceId: "bus", fixes: [Self.fix(0)]) }
-        try await Task.sleep(for: .milliseconds(200))
+        try await Task.sleep(for: .seconds(1))  // planned (on the writer, which is free) well before the release
         store.faults.withLock { $0.failCommits = false }
         release.signal()
         await #expect(throws: FaultyStore.InjectedFailure.self) { try await failing.value }

@@ -98,9 +98,12 @@ struct StoredSubscription: Codable {
     var cross: Bool?
     /// Whether `maxAge` was given as null (no limit) rather than left to the default.
     var noMaxAge: Bool?
+    /// Fixes accepted across devices when it was last edited; absent if never.
+    var edited: Int64?
 
     init(_ subscription: Subscription) {
         name = subscription.name
+        edited = subscription.editedAfterFixes
         properties = subscription.properties.isEmpty ? nil : subscription.properties
         devices = subscription.deviceIds
         maxAge = subscription.maxLocationAge
@@ -157,7 +160,7 @@ struct StoredSubscription: Codable {
         return Subscription(
             id: id, name: name, properties: properties ?? [:], deviceIds: devices, maxLocationAge: noMaxAge == true ? nil : maxAge, maxHorizontalAccuracy: maxAccuracy,
             rule: rule, createdAt: Instant(microseconds: createdAt), acceptedFixesBefore: acceptedFixesBefore,
-            deletedAt: deletedAt.map(Instant.init(microseconds:))
+            deletedAt: deletedAt.map(Instant.init(microseconds:)), editedAfterFixes: edited
         )
     }
 }
