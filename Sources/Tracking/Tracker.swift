@@ -7,13 +7,12 @@ public import Timeline
 /// gap-free in commit order and no two ingests see the same state.
 ///
 /// Everything runs on two serial dispatch queues off the concurrency pool (the store's writes
-/// block): a writer and a committer, a pipeline. Ingests queue and are group-committed: the writer
-/// takes everything queued, plans each batch against the in-memory ``TrackingState`` in arrival
-/// order and applies it there at once (so the next batch sees it), then hands the group to the
-/// committer and plans the next group while this one commits, in one transaction, before its
-/// callers are answered. Groups commit in the order they were planned. When a commit fails, every
-/// caller of that group and of the groups planned on top of it gets the error, and the writer
-/// reloads the state from the store (the truth) before it plans again; when even that read fails,
+/// block): a writer and a committer, a pipeline. Ingests queue; the writer plans each batch
+/// against the in-memory ``TrackingState`` in arrival order, applies it there at once (so the next
+/// batch sees it) and hands it to the committer, which commits every batch waiting in one
+/// transaction (group commit) before their callers are answered, in the order they were planned.
+/// When a commit fails, the committer reloads the state from the store (the truth); the callers of
+/// that commit and of the batches planned on top of it get the error. When even that read fails,
 /// tracking answers ``TrackerError/stateLost`` until a restart. Subscription changes and reads
 /// wait for the committer to finish what was planned, so they never see a change that is applied
 /// but not yet committed. Callers wait without holding a thread.
@@ -23,14 +22,14 @@ public final class Tracker: Sendable {
     private let writer = DispatchQueue(label: "meridian.tracker.writer")
     private let committer = DispatchQueue(label: "meridian.tracker.committer")
     /// The number of times the state was reloaded after a failed commit, and why the last time:
-    /// a group planned before a reload was planned on a lost state and fails with that error.
+    /// a batch planned before a reload was planned on a lost state and fails with that error.
     private let reloads = Mutex<(count: Int, cause: (any Error)?)>((0, nil))
-    /// Planned groups waiting for the committer, which commits all that wait in one transaction.
-    private let planned = Mutex<[PlannedGroup]>([])
+    /// Planned batches waiting for the committer, which commits all that wait in one transaction.
+    private let planned = Mutex<[PlannedBatch]>([])
 
-    private struct PlannedGroup: Sendable {
-        var requests: [Request]
-        var plans: [IngestPlan]
+    private struct PlannedBatch: Sendable {
+        var request: Request
+        var plan: IngestPlan
         /// ``reloads`` when it was planned.
         var reloads: Int
     }
@@ -92,18 +91,18 @@ public final class Tracker: Sendable {
     /// do not all wait for the last one's planning (nor answer all at once, to arrive all at once again).
     private func planPending() {
         while let request = pending.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
-            let planned = Result { () throws -> PlannedGroup in
+            let planned = Result { () throws -> PlannedBatch in
                 try state.withLock { state in
                     // Under the lock: a reload that failed meanwhile leaves a state nothing may be planned on.
                     try checkUsable()
                     let plan = state.plan(deviceId: request.deviceId, fixes: request.fixes, receivedAt: now(), eventID: newID)
                     state.apply(plan)
-                    return PlannedGroup(requests: [request], plans: [plan], reloads: reloads.withLock { $0.count })
+                    return PlannedBatch(request: request, plan: plan, reloads: reloads.withLock { $0.count })
                 }
             }
             switch planned {
-            case .success(let group):
-                self.planned.withLock { $0.append(group) }
+            case .success(let batch):
+                self.planned.withLock { $0.append(batch) }
                 committer.async { self.commitPlanned() }
             case .failure(let error):
                 request.continuation.resume(throwing: error)
@@ -111,26 +110,23 @@ public final class Tracker: Sendable {
         }
     }
 
-    /// On the committer: commits every planned group waiting, in one transaction, and answers them.
+    /// On the committer: commits every planned batch waiting, in one transaction, and answers them.
     private func commitPlanned() {
-        let groups = planned.withLock { queue in
+        let batches = planned.withLock { queue in
             defer { queue.removeAll(keepingCapacity: true) }
             return queue
         }
-        // Groups planned on top of one that failed to commit fail with it, and every group once
+        // Batches planned on top of one that failed to commit fail with it, and every batch once
         // the state is lost.
         let (count, cause) = reloads.withLock { $0 }
-        if broken.load(ordering: .relaxed) {
-            for request in groups.flatMap(\.requests) { request.continuation.resume(throwing: TrackerError.stateLost) }
-            return
+        let lost = broken.load(ordering: .relaxed)
+        for batch in batches where lost || batch.reloads != count {
+            batch.request.continuation.resume(throwing: lost ? TrackerError.stateLost : cause ?? TrackerError.stateLost)
         }
-        for group in groups where group.reloads != count {
-            for request in group.requests { request.continuation.resume(throwing: cause ?? TrackerError.stateLost) }
-        }
-        let current = groups.filter { $0.reloads == count }
+        let current = lost ? [] : batches.filter { $0.reloads == count }
         guard !current.isEmpty else { return }
-        let requests = current.flatMap(\.requests)
-        var plans = current.flatMap(\.plans)
+        let requests = current.map(\.request)
+        var plans = current.map(\.plan)
         do {
             let duplicates = try store.commit(plans)
             for index in plans.indices { plans[index].markDuplicates(duplicates[index]) }
@@ -149,7 +145,7 @@ public final class Tracker: Sendable {
         }
     }
 
-    /// On the writer: waits until every planned group is committed (or failed).
+    /// On the writer: waits until every planned batch is committed (or failed).
     private func settleCommits() {
         committer.sync {}
     }
@@ -231,7 +227,7 @@ public final class Tracker: Sendable {
         }
     }
 
-    /// Runs `body` on the writer, once every planned group is committed, and hands its result back.
+    /// Runs `body` on the writer, once every planned batch is committed, and hands its result back.
     private func onWriter<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             writer.async { [self] in

@@ -10,7 +10,8 @@ import WireJSON
 /// device id the contract refuses) goes to the generated handler, which explains it.
 enum IngestRoute {
     static func answer(path: String, body: ByteBuffer, tenants: TenantSpace, metrics: ServerMetrics) async throws -> [UInt8]? {
-        guard path.hasPrefix(Paths.devicePrefix), path.hasSuffix(Paths.locationsSuffix) else { return nil }
+        // The route table matched the prefix; other paths under it (a device, its history) are not ingest.
+        guard path.hasSuffix(Paths.locationsSuffix) else { return nil }
         let deviceId = String(path.dropFirst(Paths.devicePrefix.count).dropLast(Paths.locationsSuffix.count))
         guard DeviceIdentifier.isValid(deviceId),
               let fixes = body.withUnsafeReadableBytes({ LocationBatchReader.read($0, limit: APIHandler.maxFixesPerRequest) })
