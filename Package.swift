@@ -23,6 +23,7 @@ let package = Package(
         .library(name: "Access", targets: ["Access"]),
         .library(name: "Annotations", targets: ["Annotations"]),
         .library(name: "Thinning", targets: ["Thinning"]),
+        .library(name: "VectorTiles", targets: ["VectorTiles"]),
         .library(name: "Tracking", targets: ["Tracking"]),
         .library(name: "Delivery", targets: ["Delivery"]),
         .library(name: "Storage", targets: ["Storage"]),
@@ -77,6 +78,9 @@ let package = Package(
         // The thinning index (annotations plus clusters per grid cell) and the follower that keeps it current.
         .target(name: "Thinning", dependencies: ["Annotations", "Geodesy", "MapGeometry", "Timeline", "WireJSON"], swiftSettings: handWrittenSettings),
 
+        // Mapbox Vector Tiles (2.1) of point features: a small protobuf encoder (no deps).
+        .target(name: "VectorTiles", swiftSettings: handWrittenSettings),
+
         // Location fixes, subscriptions and the evaluators that turn fixes into events (pure; clock injected).
         .target(name: "Tracking", dependencies: ["MapGeometry", "Geodesy", "Timeline", "WireJSON"], swiftSettings: handWrittenSettings),
 
@@ -117,7 +121,7 @@ let package = Package(
         .target(
             name: "MeridianServer",
             dependencies: [
-                "Access", "Delivery", "MapGeometry", "Geodesy", "Timeline", "WireJSON", "Annotations", "Thinning", "Tracking", "Storage", "MeridianAPI",
+                "Access", "Delivery", "MapGeometry", "Geodesy", "Timeline", "WireJSON", "Annotations", "Thinning", "Tracking", "Storage", "MeridianAPI", "VectorTiles",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -163,6 +167,11 @@ let package = Package(
         .testTarget(
             name: "DeliveryTests",
             dependencies: ["Delivery", "Timeline"],
+            swiftSettings: handWrittenSettings
+        ),
+        .testTarget(
+            name: "VectorTilesTests",
+            dependencies: ["VectorTiles"],
             swiftSettings: handWrittenSettings
         ),
         .testTarget(

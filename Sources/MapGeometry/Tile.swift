@@ -51,6 +51,21 @@ public struct Tile: Hashable, Sendable {
         self.init(z: z, x: Self.index(point.x, zoom: z), y: Self.index(point.y, zoom: z))
     }
 
+    /// Whether a map point lies in this tile: its column (x wrapped around the world) and row,
+    /// found as ``init(containing:zoom:)`` finds them, are the tile's. Every point of the map is
+    /// in exactly one tile of a zoom.
+    public func contains(_ point: MapPoint) -> Bool {
+        Self.index(Mercator.wrapX(point.x), zoom: z) == x && Self.index(point.y, zoom: z) == y
+    }
+
+    /// A point of this tile in tile coordinates: 0…`extent` across the tile from its north-west
+    /// corner, y down (a vector tile's frame).
+    public func tileCoordinates(of point: MapPoint, extent: Double) -> (x: Double, y: Double) {
+        let rect = mapRect
+        let scale = extent / rect.size.width
+        return ((Mercator.wrapX(point.x) - rect.minX) * scale, (point.y - rect.minY) * scale)
+    }
+
     /// The column or row of a map-point value, held within the world.
     static func index(_ value: Double, zoom z: Int) -> Int {
         let cell = (value / side(atZoom: z)).rounded(.down)

@@ -62,12 +62,14 @@ func buildRouterAndTenants(
         transformers: CRSTransformerPool(),
         tenants: tenants,
         streams: StreamGate(limit: configuration.maxStreamsPerKey, metrics: metrics),
-        metrics: metrics
+        metrics: metrics,
+        web: try WebPage(root: configuration.webRoot, baseMapPath: configuration.baseMapPath)
     )
     let routes = try RouteTable.recording { try handler.registerHandlers(on: $0) }
     let router = Router(context: AppRequestContext.self)
     router.middlewares.add(ObservabilityMiddleware(routes: routes, metrics: metrics, logger: logger))
     router.middlewares.add(ProblemRouterMiddleware(logger: logger))
+    router.middlewares.add(WebFilesMiddleware(root: configuration.webRoot))
     router.middlewares.add(MethodNotAllowedMiddleware(routes: routes))
     router.middlewares.add(AccessMiddleware(
         gatekeeper: try Gatekeeper(store: SQLiteKeyStore(database: database), openWhenNoKeys: configuration.openWhenNoKeys),

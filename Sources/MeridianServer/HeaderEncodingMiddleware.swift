@@ -8,7 +8,7 @@ import OpenAPIRuntime
 /// `Idempotency-Key: 50%` would reach the handler decoded (`%` alone as nothing at all).
 struct HeaderEncodingMiddleware: ServerMiddleware {
     /// The contract's response headers whose values the handlers set.
-    static let headers: [HTTPField.Name] = [.eTag, .location]
+    static let headers: [HTTPField.Name] = [.eTag, .location, .cacheControl]
     /// Request headers whose values handlers read as given, so they are escaped for the runtime's
     /// decoding to restore them (If-Match refuses `%` and `+` itself, as its contract says).
     static let requestHeaders: [HTTPField.Name] = [HTTPField.Name("Idempotency-Key")!]

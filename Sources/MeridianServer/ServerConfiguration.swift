@@ -21,6 +21,8 @@ public import Storage
 /// | `maxStreamsPerKey` | 16 | open event streams and long polls per key; more answer 429 |
 /// | `delivery` | ``DeliverySettings`` | webhook backoff, attempt timeout, address ranges allowed past the SSRF guard |
 /// | `annotationCacheBytes` | 512 MiB | per tenant, annotations' JSON kept for query answers (0: none) |
+/// | `webRoot` | `./Web` | the map page's folder (`index.html`, `app.js`, `app.css`, and `vendor/` from `make web`) |
+/// | `baseMapPath` | `./Web/vendor/basemap.mbtiles` | the MBTiles (raster) file `/tiles/osm` serves |
 public struct ServerConfiguration: Sendable {
     /// Address to listen on.
     public var host: String
@@ -55,6 +57,10 @@ public struct ServerConfiguration: Sendable {
     public var delivery = DeliverySettings()
     /// Bytes of annotations' JSON each tenant keeps for query answers (``EncodedAnnotations``); 0 keeps none.
     public var annotationCacheBytes = 512 << 20
+    /// The map page's folder: `GET /` is its `index.html`, `/web/…` its other files.
+    public var webRoot = WebPage.defaultRoot
+    /// The MBTiles (raster) file of the base map; a missing file leaves the page without one.
+    public var baseMapPath = WebPage.defaultBaseMap
 
     /// A configuration; every key has the documented default.
     public init(

@@ -37,6 +37,12 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Megabytes of annotations' JSON each tenant keeps in memory for query answers (env MERIDIAN_ANNOTATION_CACHE_MB; default 512; 0 keeps none).")
     var annotationCacheMb: Int?
 
+    @Option(help: "The map page's folder (env MERIDIAN_WEB; default ./Web, filled by make web).")
+    var web: String?
+
+    @Option(help: "MBTiles (raster) file of the page's base map (env MERIDIAN_BASEMAP; default ./Web/vendor/basemap.mbtiles, OpenStreetMap zoom 0–6 from make web).")
+    var basemap: String?
+
     @OptionGroup var webhooks: WebhookOptions
 
     @Flag(help: "Serve without keys beyond loopback while no key exists. Anyone who reaches the port can read and write everything.")
@@ -71,6 +77,8 @@ struct Serve: AsyncParsableCommand {
             guard (0...(1 << 20)).contains(megabytes) else { throw ValidationError("--annotation-cache-mb must be 0…1048576, got \(megabytes)") }
             configuration.annotationCacheBytes = megabytes << 20
         }
+        if let folder = web ?? environment["MERIDIAN_WEB"] { configuration.webRoot = folder }
+        if let file = basemap ?? environment["MERIDIAN_BASEMAP"] { configuration.baseMapPath = file }
         try webhooks.apply(to: &configuration, environment: environment)
         let mode = try AccessMode.decide(configuration, insecureOpen: insecureOpen)
         configuration.openWhenNoKeys = mode.openWhenNoKeys
@@ -79,7 +87,7 @@ struct Serve: AsyncParsableCommand {
             let base = "http://\(configuration.host):\(port)"
             var lines = [
                 "meridian listening on \(base) (database \(configuration.databasePath)); \(mode.description)",
-                "  contract \(base)/openapi.yaml · metrics \(base)/metrics · health \(base)/healthz",
+                "  map \(base)/ · contract \(base)/openapi.yaml · metrics \(base)/metrics · health \(base)/healthz",
             ]
             let allowed = configuration.delivery.allowed
             if !allowed.isEmpty { lines.append("  webhooks may reach \(allowed.map(\.description).joined(separator: ", ")) (--webhook-allow-cidr)") }

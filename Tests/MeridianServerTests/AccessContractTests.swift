@@ -3,7 +3,7 @@ import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import NIOCore
-import MeridianServer
+@testable import MeridianServer
 import Storage
 import Testing
 import Timeline
@@ -28,6 +28,12 @@ import Timeline
         ("subscribe", .post, "/v1/subscriptions", #"{"type":"significantChange"}"#, .administer),
         ("subscriptions", .get, "/v1/subscriptions", nil, .read),
         ("events", .get, "/v1/events?after=0", nil, .read),
+        ("edit subscription", .patch, "/v1/subscriptions/0190a4b2-0000-7000-8000-000000000000", #"{"name":"x"}"#, .administer),
+        ("delete subscription", .delete, "/v1/subscriptions/0190a4b2-0000-7000-8000-000000000000", nil, .administer),
+        ("search", .post, "/v1/annotations/search", "{}", .read),
+        ("nearest", .post, "/v1/annotations/nearest", #"{"coordinate":{"latitude":1,"longitude":2}}"#, .read),
+        ("cluster tile", .get, "/v1/tiles/clusters/0/0/0.mvt", nil, .read),
+        ("webhooks", .get, "/v1/webhooks", nil, .read),
     ]
 
     @Test func eachRoleReachesExactlyWhatItGrants() async throws {
@@ -156,6 +162,27 @@ import Timeline
             #expect(sent.headers[HTTPField.Name("X-Request-Id")!] == "trace-42")
             let made = try await client.send(.get, "/healthz", key: nil, headers: [HTTPField.Name("X-Request-Id")!: "bad id with spaces"])
             #expect(made.headers[HTTPField.Name("X-Request-Id")!].map { UUID(uuidString: $0) != nil } == true)
+        }
+    }
+}
+
+/// The role table beside the contract: every operation that is not a read names its permission,
+/// and the table names no operation the contract lacks (a write left out would need any key only).
+@Suite struct OperationAccessTableTests {
+    @Test func everyWriteOfTheContractHasItsPermissionAndNothingElseIsListed() async throws {
+        try await KeyedApp.withClient(keys: [("acme", .reader)]) { client, _, _ in
+            let served = try await client.send(.get, "/openapi.json", key: nil)
+            let document = try #require(try JSONSerialization.jsonObject(with: Data(served.body.readableBytesView)) as? [String: Any])
+            let paths = try #require(document["paths"] as? [String: [String: Any]])
+            var writes: Set<String> = []
+            for (template, operations) in paths {
+                for (method, operation) in operations {
+                    let isPublic = ((operation as? [String: Any])?["security"] as? [Any])?.isEmpty == true
+                    guard !["get", "head"].contains(method), !isPublic else { continue }
+                    writes.insert("\(method.uppercased()) \(template)")
+                }
+            }
+            #expect(Set(OperationAccess.permissions.keys) == writes)
         }
     }
 }

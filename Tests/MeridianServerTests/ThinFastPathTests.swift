@@ -32,15 +32,15 @@ import WireJSON
         // Ten coincident points: a stack, whose cluster has no expansion zoom.
         contents += (0..<10).map { _ in AnnotationContent(coordinate: Coordinate(latitude: 40.25, longitude: 10.25), kind: "a") }
         _ = try await store.importContents(contents)
-        let thinning = tenant.thinning
         let handler = APIHandler(contract: try Contract.load(), limits: Limits(maxBatchSize: 10), transformers: CRSTransformerPool(), tenants: tenants,
-                                 streams: StreamGate(limit: 4, metrics: ServerMetrics()), metrics: ServerMetrics())
+                                 streams: StreamGate(limit: 4, metrics: ServerMetrics()), metrics: ServerMetrics(),
+                                 web: try WebPage(root: WebPage.defaultRoot, baseMapPath: WebPage.defaultBaseMap))
         try await RequestScope.$principal.withValue(.open) { try await compare(handler, tenant) }
     }
 
     private func compare(_ handler: APIHandler, _ tenant: TenantSpace.Tenant) async throws {
         let thinning = tenant.thinning
-        // The runtime's encoder, with the configuration `buildRouterAndIndex` gives it.
+        // The runtime's encoder, with the configuration `buildRouterAndTenants` gives it.
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .custom { date, encoder in
@@ -76,14 +76,6 @@ import WireJSON
             #expect(seen[kind, default: 0] > 0, "every kind of item was compared: \(seen)")
         }
     }
-}
-
-extension ISO8601DateFormatter {
-    nonisolated(unsafe) static let withMilliseconds: ISO8601DateFormatter = {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter
-    }()
 }
 
 /// Times are written the way Foundation's ISO 8601 formatter (the generated encoder's) writes them.

@@ -5,8 +5,11 @@ import HTTPTypes
 /// template. Every GET (and HEAD) reads; every other method is listed here, and a test checks the
 /// list against the contract so no operation is left to a default.
 enum OperationAccess {
-    /// Answered without a key: liveness, readiness, the contract itself.
-    static let publicPaths: Set<String> = ["/healthz", "/readyz", "/openapi.yaml", "/openapi.json"]
+    /// Answered without a key: liveness, readiness, the contract itself, the map page and its base map
+    /// (its files under `/web/` too; the page asks for a key when the API needs one).
+    static let publicPaths: Set<String> = [
+        "/healthz", "/readyz", "/openapi.yaml", "/openapi.json", "/", "/tiles/osm.json", "/tiles/osm/{z}/{x}/{y}.png",
+    ]
     /// Prometheus metrics: the operator's, so an admin key of the default tenant (or open mode).
     static let metricsPath = "/metrics"
 
@@ -19,7 +22,7 @@ enum OperationAccess {
             "/v1/convert/map-points-to-screen-points", "/v1/convert/screen-points-to-map-points", "/v1/convert/regions-to-screen-rects",
             "/v1/convert/screen-rects-to-regions", "/v1/convert/map-rects-to-screen-rects", "/v1/convert/screen-rects-to-map-rects",
             "/v1/convert/coordinates-to-tiles", "/v1/convert/tiles-to-regions", "/v1/viewport", "/v1/regions/with-distance",
-            "/v1/regions/fit", "/v1/meters-per-map-point", "/v1/geodesic/inverse", "/v1/geodesic/direct", "/v1/crs/transform",
+            "/v1/regions/fit", "/v1/geodesic/inverse", "/v1/geodesic/direct", "/v1/crs/transform",
             "/v1/annotations/thin", "/v1/annotations/search", "/v1/annotations/nearest", "/v1/devices/nearest", "/v1/subscriptions/containing",
         ]
         for path in computations { table["POST \(path)"] = .read }
@@ -29,6 +32,7 @@ enum OperationAccess {
         }
         table["POST /v1/devices/{deviceId}/locations"] = .ingestLocations
         table["POST /v1/subscriptions"] = .administer
+        table["PATCH /v1/subscriptions/{subscriptionId}"] = .administer
         table["DELETE /v1/subscriptions/{subscriptionId}"] = .administer
         for key in ["POST /v1/webhooks", "PATCH /v1/webhooks/{webhookId}", "DELETE /v1/webhooks/{webhookId}",
                     "POST /v1/webhooks/{webhookId}/replay", "POST /v1/webhooks/{webhookId}/test"] {

@@ -22,6 +22,8 @@ struct APIHandler: APIProtocol {
     let streams: StreamGate
     /// What `/metrics` shows.
     let metrics: ServerMetrics
+    /// The map page's folder and base map.
+    let web: WebPage
 
     /// The caller's annotations.
     var annotations: SQLiteAnnotationStore { get async throws { try await tenants.current().annotations } }

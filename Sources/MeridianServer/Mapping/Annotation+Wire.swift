@@ -151,6 +151,11 @@ struct EntityTagCondition {
 
     /// Weak comparison for `If-None-Match`: whether the client's copy is `version`.
     func matches(version: Int) -> Bool {
-        any || tags.contains { $0.opaque == String(version) }
+        matches(opaque: String(version))
+    }
+
+    /// Weak comparison for `If-None-Match`: whether the client holds the tag `"opaque"`.
+    func matches(opaque: some StringProtocol) -> Bool {
+        any || tags.contains { $0.opaque == opaque }
     }
 }

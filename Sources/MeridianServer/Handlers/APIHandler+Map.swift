@@ -1,0 +1,86 @@
+import Annotations
+import Foundation
+import HTTPTypes
+import MapGeometry
+import MeridianAPI
+import OpenAPIRuntime
+import Storage
+import Thinning
+import Timeline
+
+/// The map page, its base map, and cluster tiles (tags Map and Thinning).
+extension APIHandler {
+    func getPage(_ input: Operations.GetPage.Input) async throws -> Operations.GetPage.Output {
+        .ok(.init(body: .html(HTTPBody(try web.indexHTML()))))
+    }
+
+    func getBaseMapInfo(_ input: Operations.GetBaseMapInfo.Input) async throws -> Operations.GetBaseMapInfo.Output {
+        guard let file = web.baseMap else { throw web.noBaseMap }
+        let metadata = file.metadata
+        let zoom = { (key: String, fallback: Int) in metadata[key].flatMap { Int($0) } ?? fallback }
+        let bounds = metadata["bounds"].map { $0.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) } }
+        return .ok(.init(body: .json(.init(
+            tilejson: ._3_0_0, name: metadata["name"], format: metadata["format"], tiles: [WebPage.baseMapTileTemplate],
+            minzoom: zoom("minzoom", 0), maxzoom: zoom("maxzoom", 0), bounds: bounds?.count == 4 ? bounds : nil,
+            attribution: metadata["attribution"]))))
+    }
+
+    func getBaseMapTile(_ input: Operations.GetBaseMapTile.Input) async throws -> Operations.GetBaseMapTile.Output {
+        guard let file = web.baseMap else { throw web.noBaseMap }
+        let (z, x, y) = (input.path.z, input.path.x, input.path.y)
+        guard let data = try await file.tile(z: z, x: x, y: y) else {
+            throw ProblemError(.notFound, detail: "the base map has no tile \(z)/\(x)/\(y)")
+        }
+        // The bytes name themselves: the same tile keeps its tag across restarts and files.
+        let tag = "\"\(String(StableHash.fnv1a(data), radix: 16))\""
+        if let condition = input.headers.ifNoneMatch, EntityTagCondition(condition)?.matches(opaque: tag.dropFirst().dropLast()) == true {
+            return .notModified(.init(headers: .init(eTag: tag)))
+        }
+        let headers = Operations.GetBaseMapTile.Output.Ok.Headers(eTag: tag, cacheControl: WebPage.baseMapCacheControl)
+        let body = HTTPBody(data)
+        return switch file.metadata["format"] {
+        case "jpg", "jpeg": .ok(.init(headers: headers, body: .jpeg(body)))
+        case "webp": .ok(.init(headers: headers, body: .imageWebp(body)))
+        default: .ok(.init(headers: headers, body: .png(body)))
+        }
+    }
+
+    func getClusterTile(_ input: Operations.GetClusterTile.Input) async throws -> Operations.GetClusterTile.Output {
+        let (z, x, y) = (input.path.z, input.path.x, input.path.y)
+        guard ThinningGrid.zoomLevels.contains(z) else {
+            throw ProblemError.invalid([.init(parameter: "z", detail: "must be \(ThinningGrid.zoomLevels.lowerBound)…\(ThinningGrid.zoomLevels.upperBound), got \(z)")])
+        }
+        guard x < Tile.count(atZoom: z), y < Tile.count(atZoom: z) else {
+            throw ProblemError(.notFound, detail: "there is no tile \(z)/\(x)/\(y): x and y run 0…\(Tile.count(atZoom: z) - 1) at zoom \(z)")
+        }
+        let tile = Tile(z: z, x: x, y: y)
+        let query = input.query
+        let matching = try RequestFilter.query(query.filter, lang: query.filterLang?.rawValue)
+        let filter = ThinningFilter(
+            kinds: query.kinds.map(Set.init), clusteringIdentifiers: query.clusteringIdentifiers.map(Set.init),
+            minDisplayPriority: query.minDisplayPriority, matching: matching)
+        // The thin endpoint's rules for a 256 × 256 view of exactly the tile (zoom z); its errors
+        // name the query parameters.
+        let side = tile.mapRect.size.width
+        let view = Viewport(size: ScreenSize(width: 256, height: 256), heading: 0, center: tile.mapRect.mid, zoomScale: 256 / side)
+        let thinning: ThinningQuery
+        do {
+            thinning = try ThinningQuery(viewport: { view }, cellSize: query.cellSize, limit: nil, filter: filter)
+        } catch {
+            throw ProblemError.invalid(error.errors.map { .init(parameter: $0.path.first, detail: $0.message) }, total: error.total)
+        }
+        let tenant = try await tenants.current()
+        let index = try await tenant.thinningIndex(for: matching)
+        // Read before the items: the tag may be older than the tile, never newer.
+        let tag = "\"\(index.sequence)\""
+        if let condition = input.headers.ifNoneMatch, EntityTagCondition(condition)?.matches(opaque: tag.dropFirst().dropLast()) == true {
+            return .notModified(.init(headers: .init(eTag: tag)))
+        }
+        let items = index.items(in: tile, grid: thinning.grid, filter: thinning.filter)
+        let annotations = try await tenant.annotations.annotations(ids: items.compactMap { if case .annotation(let id, _) = $0.item { id } else { nil } })
+        let bytes = ClusterTile.encode(items, in: tile, annotations: annotations)
+        return .ok(.init(
+            headers: .init(eTag: tag, cacheControl: WebPage.clusterTileCacheControl),
+            body: .applicationVnd_mapboxVectorTile(HTTPBody(bytes))))
+    }
+}

@@ -1,0 +1,61 @@
+import Annotations
+import MapGeometry
+import Thinning
+import Timeline
+import VectorTiles
+import WireJSON
+
+/// A tile's thinning as a Mapbox Vector Tile: layer `clusters` and layer `annotations`, a point
+/// feature per item at its position in tile coordinates (extent 4096, y down, rounded to the
+/// nearest unit), properties named as the thin answer names them.
+enum ClusterTile {
+    static let clustersLayer = "clusters"
+    static let annotationsLayer = "annotations"
+
+    /// A feature's id: FNV-1a of the item's id text, shifted right by 11 bits, so the same item
+    /// keeps its number in every tile and answer, and JavaScript's numbers (53 bits) hold it exactly.
+    static func featureID(_ id: String) -> UInt64 {
+        StableHash.fnv1a(id.utf8) >> 11
+    }
+
+    /// - Parameter annotations: the whole annotations the items name; one deleted since the index
+    ///   answered is left out (as the thin answer leaves it out).
+    static func encode(_ items: [(item: ThinnedItem, position: MapPoint)], in tile: Tile, annotations: [AnnotationID: Annotation]) -> [UInt8] {
+        var clusters = VectorTileLayer(name: clustersLayer)
+        var pins = VectorTileLayer(name: annotationsLayer)
+        let extent = Double(VectorTile.defaultExtent)
+        for (item, position) in items {
+            let point = tile.tileCoordinates(of: position, extent: extent)
+            let (x, y) = (Int32(point.x.rounded()), Int32(point.y.rounded()))
+            switch item {
+            case .cluster(let cluster):
+                let id = cluster.id.description
+                var properties: [(String, VectorTileValue)] = [("id", .string(id)), ("count", .int(Int64(cluster.count)))]
+                if let zoom = cluster.expansionZoom { properties.append(("expansionZoom", .int(Int64(zoom)))) }
+                if let identifier = cluster.clusteringIdentifier { properties.append(("clusteringIdentifier", .string(identifier))) }
+                properties.append(("kindCounts", .string(kindCountsText(cluster.kindCounts))))
+                clusters.addPoint(id: featureID(id), x: x, y: y, properties: properties)
+            case .annotation(let id, _):
+                guard let annotation = annotations[id] else { continue }
+                let content = annotation.content
+                let text = id.description
+                var properties: [(String, VectorTileValue)] = [
+                    ("id", .string(text)), ("count", .int(1)), ("version", .int(Int64(annotation.version))),
+                    ("displayPriority", .int(Int64(content.displayPriority))),
+                ]
+                if let title = content.title { properties.append(("title", .string(title))) }
+                if let kind = content.kind { properties.append(("kind", .string(kind))) }
+                if let identifier = content.clusteringIdentifier { properties.append(("clusteringIdentifier", .string(identifier))) }
+                pins.addPoint(id: featureID(text), x: x, y: y, properties: properties)
+            }
+        }
+        return VectorTile(layers: [clusters, pins]).encoded()
+    }
+
+    /// `{"city":3,"town":9}`: vector tiles have no maps, so the counts travel as JSON text.
+    static func kindCountsText(_ counts: [String: Int]) -> String {
+        var json = JSONWriter()
+        json.value(.object(counts.mapValues { .number(Double($0)) }))
+        return json.text
+    }
+}
