@@ -3,7 +3,8 @@
 geographiclib (Karney), plus the viewport formula of DESIGN.md written out again here; its
 webhooks against the standardwebhooks package (a receiver in this script; the server must allow
 127.0.0.0/8, e.g. MERIDIAN_WEBHOOK_ALLOW_CIDR=127.0.0.0/8); and its CQL2 annotation filters against
-pygeofilter (attributes) and shapely (GEOS; spatial predicates).
+pygeofilter (attributes) and shapely (GEOS; spatial predicates); its cluster vector tiles, decoded
+with mapbox-vector-tile, against its thin answers (crosscheck_mvt.py).
 
 Random cases, seeded (MERIDIAN_SEED, default: random; the seed is printed so a failure can be
 replayed). Prints one line per check and a closing 'N passed, N failed' line; exits 1 on failure.
@@ -22,6 +23,7 @@ import urllib.parse
 import urllib.request
 
 import mercantile
+from crosscheck_mvt import TileChecks
 from geographiclib.geodesic import Geodesic
 from pygeofilter import ast as cql2_ast
 from pygeofilter.backends.native.evaluate import NativeEvaluator
@@ -189,6 +191,7 @@ def main():
     crossing_checks()
     webhook_checks()
     filter_checks()
+    TileChecks(URL, check, map_point, rng).run()
 
     print(f"crosscheck: {passed} passed, {failed} failed")
     return 1 if failed else 0
