@@ -213,6 +213,7 @@ let package = Package(
             name: "MeridianServerTests",
             dependencies: [
                 "Access", "Delivery", "MeridianServer", "MeridianAPI", "MapGeometry", "Annotations", "Geodesy", "Storage", "Thinning", "Timeline", "Tracking", "WireJSON", "TestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -178,7 +178,7 @@ import Timeline
             for (template, operations) in paths {
                 for (method, operation) in operations {
                     let isPublic = ((operation as? [String: Any])?["security"] as? [Any])?.isEmpty == true
-                    guard !["get", "head"].contains(method), !isPublic else { continue }
+                    guard ["post", "put", "patch", "delete"].contains(method), !isPublic else { continue }
                     writes.insert("\(method.uppercased()) \(template)")
                 }
             }
