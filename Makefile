@@ -6,7 +6,7 @@ DATABASE ?= ./meridian.sqlite
 VENV    := .venv
 PYTHON  := $(VENV)/bin/python
 
-.PHONY: deps run test build build-release web unit crosscheck contract page bench bench-thinning bench-tracking bench-load bench-auth bench-webhooks bench-queries venv data clean
+.PHONY: deps run test build build-release web unit crosscheck contract page bench bench-thinning bench-tracking bench-load bench-tiles bench-auth bench-webhooks bench-queries venv data clean
 
 deps: ## Debian packages, installed only when missing
 	@scripts/install-deps.sh
@@ -85,6 +85,9 @@ bench-tracking: build-release ## ingest fixes/s: no subscriptions, 10 000 region
 
 bench-load: build-release ## mixed load with a key (thin, reads, writes, ingest, an SSE reader), kill -9 mid-load, then every acknowledged write checked after a restart
 	python3 scripts/bench-load.py "$$($(SWIFT) build -c release --show-bin-path)/meridian" --seconds 30
+
+bench-tiles: build-release ## cluster vector tiles at 1 M points: p50/p95 per tile beside the same rect's thin JSON, same run
+	python3 scripts/bench-tiles.py "$$($(SWIFT) build -c release --show-bin-path)/meridian"
 
 bench-auth: build-release ## 1-coordinate conversion req/s with a key against open mode, same run (target ≥ 0.9)
 	@scripts/install-deps.sh wrk
