@@ -75,7 +75,8 @@ let package = Package(
         // Annotations with stable identity: model, validation, merge patch, the GeoJSON import use case (pure domain).
         .target(name: "Annotations", dependencies: ["MapGeometry", "Timeline", "WireJSON"], swiftSettings: handWrittenSettings),
 
-        // The thinning index (annotations plus clusters per grid cell) and the follower that keeps it current.
+        // The in-memory indexes that follow the change feed: the thinning index (and its tiles), the point index of
+        // the query verbs, the follower that keeps them current, a follower per CQL2 filter in use.
         .target(name: "Thinning", dependencies: ["Annotations", "Geodesy", "MapGeometry", "Timeline", "WireJSON"], swiftSettings: handWrittenSettings),
 
         // Mapbox Vector Tiles (2.1) of point features: a small protobuf encoder (no deps).

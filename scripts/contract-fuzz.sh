@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs schemathesis (pinned in scripts/requirements.txt) over the whole contract, served as JSON
+# Runs schemathesis (pinned in scripts/requirements-contract.txt, its own venv) over the whole contract, served as JSON
 # by a live server holding the demo cities, with every check on; any failure fails the build.
 # Long polls and event streams are capped at 1 s for the run (`--max-wait`), not excluded.
 # It runs with an API key; every operation must also refuse requests without a valid one (401).

@@ -60,7 +60,7 @@ FUZZ_TEXT_FILTERS = [
     "population > 1000000",
 ]
 FILTER_BODIES = {("POST", "/v1/annotations/search"), ("POST", "/v1/annotations/nearest"), ("POST", "/v1/annotations/thin")}
-FILTERED_LISTS = {("GET", "/v1/annotations"), ("GET", "/v1/annotations/export")}
+FILTERED_LISTS = {("GET", "/v1/annotations"), ("GET", "/v1/annotations/export"), ("GET", "/v1/tiles/clusters/{z}/{x}/{y}.mvt")}
 
 
 def _fuzz_filter(value, as_json_text=False):

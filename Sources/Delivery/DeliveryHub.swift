@@ -15,13 +15,16 @@ public final class DeliveryHub: Sendable {
         self.newID = newID
     }
 
+    /// Webhooks read per page when the workers start.
+    static let startPageSize = 500
+
     /// Starts a worker for every stored webhook (a restart resumes from the committed cursors).
     public func start() async throws {
         var after: String?
         while true {
-            let page = try await context.store.webhooks(after: after, limit: 500)
+            let page = try await context.store.webhooks(after: after, limit: Self.startPageSize)
             for webhook in page { wake(webhook.id) }
-            guard let last = page.last, page.count == 500 else { return }
+            guard let last = page.last, page.count == Self.startPageSize else { return }
             after = last.id
         }
     }

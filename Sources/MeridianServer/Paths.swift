@@ -9,6 +9,8 @@ enum Paths {
     static let nearest = "/v1/annotations/nearest"
     /// Server-Sent Events of the event log.
     static let eventStream = "/v1/events/stream"
+    /// The long polls (a `wait` parameter): the change feed and the event log.
+    static let longPolls: Set<String> = ["/v1/annotations/changes", "/v1/events", "/v1/subscriptions/{subscriptionId}/events"]
     /// `POST /v1/devices/{deviceId}/locations` is the prefix, a device id and the suffix.
     static let devicePrefix = "/v1/devices/"
     static let locationsSuffix = "/locations"

@@ -33,7 +33,8 @@ public struct MeridianDatabase: Sendable {
         }
         var feeds: [TenantID: SequenceSignal] = [:]
         for row in counters {
-            if let tenant = TenantID(row["tenant"]) { feeds[tenant] = SequenceSignal(latest: row["last"]) }
+            guard let tenant = TenantID(row["tenant"]) else { throw StorageError.corruptRow(table: "feedCounter", id: String(describing: row["tenant"] as String?)) }
+            feeds[tenant] = SequenceSignal(latest: row["last"])
         }
         annotationFeeds = FeedSignals(feeds)
     }

@@ -24,8 +24,12 @@ struct AccessMode: CustomStringConvertible {
     }
 
     /// Loopback names and addresses (127.0.0.0/8, ::1, localhost).
+    /// `localhost`, `::1` or an IPv4 address in 127.0.0.0/8 written as four decimal numbers (a
+    /// name such as `127.example.com` is not loopback).
     static func isLoopback(_ host: String) -> Bool {
-        host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
+        if ["localhost", "::1", "[::1]"].contains(host) { return true }
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts.allSatisfy { UInt8($0) != nil } && parts[0] == "127"
     }
 
     var description: String {

@@ -84,7 +84,8 @@ struct Serve: AsyncParsableCommand {
         configuration.openWhenNoKeys = mode.openWhenNoKeys
         let app = try await buildApplication(configuration) { [configuration] port in
             // The first line on stdout is the one scripts and tests wait for.
-            let base = "http://\(configuration.host):\(port)"
+            let host = configuration.host.contains(":") && !configuration.host.hasPrefix("[") ? "[\(configuration.host)]" : configuration.host
+            let base = "http://\(host):\(port)"
             var lines = [
                 "meridian listening on \(base) (database \(configuration.databasePath)); \(mode.description)",
                 "  map \(base)/ · contract \(base)/openapi.yaml · metrics \(base)/metrics · health \(base)/healthz",

@@ -55,11 +55,13 @@ import Testing
             #expect(again.status == .notModified && again.headers[.eTag] == tag && again.body.readableBytes == 0)
             let other = try await client.send(.get, "/tiles/osm/1/0/1.png", headers: [.ifNoneMatch: tag])
             #expect(other.status == .ok, "another tile's tag does not match")
-            for missing in ["/tiles/osm/2/0/0.png", "/tiles/osm/1/2/0.png", "/tiles/osm/1/0/2.png", "/tiles/osm/30/0/0.png"] {
+            for missing in ["/tiles/osm/2/0/0.png", "/tiles/osm/1/2/0.png", "/tiles/osm/1/0/2.png", "/tiles/osm/30/0/0.png", "/tiles/osm/1/1073741823/0.png"] {
                 let problem = try await client.send(.get, missing).problem(.notFound)
                 #expect(problem.detail?.contains("no tile") == true, "\(missing)")
             }
             _ = try await client.send(.get, "/tiles/osm/1/0/x.png").problem(.badRequest)
+            #expect(try await client.send(.get, "/tiles/osm/1/-1/0.png").problem(.unprocessableContent).errors?.first?.parameter == "x")
+            #expect(try await client.send(.get, "/tiles/osm/31/0/0.png").problem(.unprocessableContent).errors?.first?.parameter == "z")
             let info = try await client.get("/tiles/osm.json", as: Components.Schemas.TileJSON.self)
             #expect(info.tiles == ["/tiles/osm/{z}/{x}/{y}.png"] && info.minzoom == 0 && info.maxzoom == 1)
             #expect(info.attribution == "test tiles" && info.bounds == [-180, -85, 180, 85] && info.format == "png")
@@ -151,7 +153,7 @@ import Testing
     }
 
     @Test(arguments: [
-        ("/v1/tiles/clusters/23/0/0.mvt", 422, "z"), ("/v1/tiles/clusters/2/4/0.mvt", 404, nil), ("/v1/tiles/clusters/2/0/4.mvt", 404, nil),
+        ("/v1/tiles/clusters/23/0/0.mvt", 422, "z"), ("/v1/tiles/clusters/11/-291/321.mvt", 422, "x"), ("/v1/tiles/clusters/2/0/4194304.mvt", 422, "y"), ("/v1/tiles/clusters/2/4/0.mvt", 404, nil), ("/v1/tiles/clusters/2/0/4.mvt", 404, nil),
         ("/v1/tiles/clusters/2/0/0.mvt?cellSize=8", 422, "cellSize"), ("/v1/tiles/clusters/2/0/0.mvt?minDisplayPriority=1001", 422, "minDisplayPriority"),
         ("/v1/tiles/clusters/2/0/0.mvt?filter=kind%20%3D", 422, "filter"), ("/v1/tiles/clusters/2/0/a.mvt", 400, "y"),
     ])

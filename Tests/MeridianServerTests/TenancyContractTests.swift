@@ -83,6 +83,34 @@ import Testing
         }
     }
 
+    /// A long poll waits for its own tenant's next entry: the other tenant's write neither ends it
+    /// early nor shows in it. (The pauses only order the requests; the outcome is the same either way.)
+    @Test func longPollsWakeOnlyForTheirOwnTenant() async throws {
+        try await KeyedApp.withClient(keys: [("acme", .admin), ("globex", .admin)]) { client, tokens, _ in
+            let (a, b) = (tokens["acme/admin"]!, tokens["globex/admin"]!)
+            let pin = #"{"coordinate":{"latitude":48.85,"longitude":2.35}}"#
+            async let changes = client.send(.get, "/v1/annotations/changes?after=0&wait=20", key: a)
+            try await Task.sleep(for: .milliseconds(300))
+            _ = try await client.createAnnotation(pin, key: b)
+            try await Task.sleep(for: .milliseconds(300))
+            let mine = try await client.createAnnotation(pin, key: a)
+            let feed = try await changes.decode(Changes.self).changes
+            #expect(feed.map(\.id) == [mine.id] && feed.map(\.sequence) == [1])
+
+            let subscription = #"{"type":"significantChange","maxLocationAge":null}"#
+            let acmeSub = try await client.send(.post, "/v1/subscriptions", json: subscription, key: a).decode(WireSubscription.self)
+            _ = try await client.send(.post, "/v1/subscriptions", json: subscription, key: b)
+            async let events = client.send(.get, "/v1/events?after=0&wait=20", key: a)
+            try await Task.sleep(for: .milliseconds(300))
+            let fix = Trace.batch([Trace.fix(Trace.at(0), 0)])
+            #expect(try await client.send(.post, "/v1/devices/van-1/locations", json: fix, key: b).status == .ok)
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try await client.send(.post, "/v1/devices/van-1/locations", json: fix, key: a).status == .ok)
+            let logged = try await events.decode(WireEventPage.self).events
+            #expect(logged.map(\.sequence) == [1] && logged.map(\.subscriptionId) == [acmeSub.id])
+        }
+    }
+
     @Test func devicesSubscriptionsAndEventsStayInTheirTenant() async throws {
         try await KeyedApp.withClient(keys: [("acme", .admin), ("globex", .admin)]) { client, tokens, _ in
             let (a, b) = (tokens["acme/admin"]!, tokens["globex/admin"]!)

@@ -60,11 +60,14 @@ enum QueryRoutes {
         let held = tenant.encoded.copies(of: references)
         let missing = zip(references, held).compactMap { $1 == nil ? $0.id : nil }
         let rows = try await tenant.annotations.annotations(ids: missing)
-        var next = held.makeIterator()
+        // `held` answers `references` in order: the n-th indexed item is the n-th copy.
+        var position = 0
         return items.map { item in
             switch item {
             case .read(let annotation): return tenant.encoded.json(of: annotation)
-            case .indexed(let reference): return next.next()!.map(EncodedAnnotations.Piece.held) ?? rows[reference.id].map(tenant.encoded.json(of:))
+            case .indexed(let reference):
+                defer { position += 1 }
+                return held[position].map(EncodedAnnotations.Piece.held) ?? rows[reference.id].map(tenant.encoded.json(of:))
             }
         }
     }

@@ -28,7 +28,8 @@ extension APIHandler {
     func getBaseMapTile(_ input: Operations.GetBaseMapTile.Input) async throws -> Operations.GetBaseMapTile.Output {
         guard let file = web.baseMap else { throw web.noBaseMap }
         let (z, x, y) = (input.path.z, input.path.x, input.path.y)
-        guard let data = try await file.tile(z: z, x: x, y: y) else {
+        let tile = try Self.tile(z: z, x: x, y: y, zooms: WebPage.baseMapZooms)
+        guard let data = try await file.tile(z: tile.z, x: tile.x, y: tile.y) else {
             throw ProblemError(.notFound, detail: "the base map has no tile \(z)/\(x)/\(y)")
         }
         // The bytes name themselves: the same tile keeps its tag across restarts and files.
@@ -45,15 +46,24 @@ extension APIHandler {
         }
     }
 
-    func getClusterTile(_ input: Operations.GetClusterTile.Input) async throws -> Operations.GetClusterTile.Output {
-        let (z, x, y) = (input.path.z, input.path.x, input.path.y)
-        guard ThinningGrid.zoomLevels.contains(z) else {
-            throw ProblemError.invalid([.init(parameter: "z", detail: "must be \(ThinningGrid.zoomLevels.lowerBound)…\(ThinningGrid.zoomLevels.upperBound), got \(z)")])
+    /// The tile a path names: z within `zooms`, x and y within 0…2^(last zoom) − 1 (the
+    /// contract's bounds; else 422 at the parameter); x or y past 2^z − 1 is no tile (404).
+    static func tile(z: Int, x: Int, y: Int, zooms: ClosedRange<Int>) throws(ProblemError) -> Tile {
+        var errors: [ProblemDetails.FieldError] = []
+        if !zooms.contains(z) { errors.append(.init(parameter: "z", detail: "must be \(zooms.lowerBound)…\(zooms.upperBound), got \(z)")) }
+        let last = Tile.count(atZoom: zooms.upperBound) - 1
+        for (name, value) in [("x", x), ("y", y)] where !(0...last).contains(value) {
+            errors.append(.init(parameter: name, detail: "must be 0…\(last), got \(value)"))
         }
+        guard errors.isEmpty else { throw ProblemError.invalid(errors) }
         guard x < Tile.count(atZoom: z), y < Tile.count(atZoom: z) else {
             throw ProblemError(.notFound, detail: "there is no tile \(z)/\(x)/\(y): x and y run 0…\(Tile.count(atZoom: z) - 1) at zoom \(z)")
         }
-        let tile = Tile(z: z, x: x, y: y)
+        return Tile(z: z, x: x, y: y)
+    }
+
+    func getClusterTile(_ input: Operations.GetClusterTile.Input) async throws -> Operations.GetClusterTile.Output {
+        let tile = try Self.tile(z: input.path.z, x: input.path.x, y: input.path.y, zooms: ThinningGrid.zoomLevels)
         let query = input.query
         let matching = try RequestFilter.query(query.filter, lang: query.filterLang?.rawValue)
         let filter = ThinningFilter(

@@ -2,14 +2,15 @@ import HTTPTypes
 import Hummingbird
 
 /// Answers 503 problem+json when a request is still unanswered after `timeout`, cancelling its
-/// handler. Event streams and long polls (a `wait` parameter) are exempt: waiting is their job, and
-/// their own limits bound it. A write the handler had already committed stays committed.
+/// handler. Event streams and long polls (by route, with a `wait` parameter) are exempt: waiting is
+/// their job, and their own limits bound it. A write the handler had already committed stays committed.
 struct TimeoutMiddleware<Context: RequestContext>: RouterMiddleware {
     let timeout: Duration
     let routes: RouteTable
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        if RequestRecord.route(of: request, in: routes) == Paths.eventStream || request.uri.queryParameters["wait"] != nil {
+        let route = RequestRecord.route(of: request, in: routes)
+        if route == Paths.eventStream || (route.map(Paths.longPolls.contains) == true && request.uri.queryParameters["wait"] != nil) {
             return try await next(request, context)
         }
         let timeout = timeout

@@ -19,6 +19,8 @@ struct WebPage: Sendable {
     static let baseMapCacheControl = "public, max-age=86400"
     /// Cluster tiles change with every write: a cache keeps them, but asks (`If-None-Match`) each time.
     static let clusterTileCacheControl = "private, no-cache"
+    /// The zooms a base-map tile path may name (MBTiles files hold at most these).
+    static let baseMapZooms = 0...30
     /// The URL template of the base map's tiles, as TileJSON and the page name it.
     static let baseMapTileTemplate = "/tiles/osm/{z}/{x}/{y}.png"
 
