@@ -232,8 +232,17 @@ def tile_checks():
             pairs += [(f"z{zoom}.{i}.x", t["x"], tile.x), (f"z{zoom}.{i}.y", t["y"], tile.y),
                       (f"z{zoom}.{i}.quadkey", 0 if t["quadkey"] == mercantile.quadkey(tile) else 1, 0),
                       (f"z{zoom}.{i}.west", t["bounds"]["west"], bounds.west), (f"z{zoom}.{i}.north", t["bounds"]["north"], bounds.north),
-                      (f"z{zoom}.{i}.south", t["bounds"]["south"], bounds.south)]
+                      (f"z{zoom}.{i}.south", t["bounds"]["south"], bounds.south), (f"z{zoom}.{i}.east", t["bounds"]["east"], bounds.east)]
     check("coordinates-to-tiles vs mercantile (tile, bounds, quadkey)", pairs, 1e-9)
+    # tiles-to-regions: each tile's bounds as mercantile gives them.
+    tiles = [mercantile.Tile(x, y, z) for z in (0, 3, 10, 22) for x, y in
+             [(rng.randrange(2 ** z), rng.randrange(2 ** z)) for _ in range(20)] + [(0, 0), (2 ** z - 1, 2 ** z - 1)]]
+    got = post("/v1/convert/tiles-to-regions", {"tiles": [{"z": t.z, "x": t.x, "y": t.y} for t in tiles]})["bounds"]
+    pairs = []
+    for i, (t, b) in enumerate(zip(tiles, got)):
+        expected = mercantile.bounds(t)
+        pairs += [(f"{t}.{side}", b[side], getattr(expected, side)) for side in ("west", "south", "east", "north")]
+    check("tiles-to-regions bounds vs mercantile.bounds", pairs, 1e-9)
     pairs = []
     for i in range(20):
         zoom = rng.randint(0, 8)

@@ -9,6 +9,11 @@ struct ProtobufWriter {
         case lengthDelimited = 2
     }
 
+    /// Bytes already encoded (fields written by another writer).
+    mutating func append(_ encoded: [UInt8]) {
+        bytes.append(contentsOf: encoded)
+    }
+
     mutating func key(_ field: UInt64, _ type: WireType) {
         varint(field << 3 | type.rawValue)
     }

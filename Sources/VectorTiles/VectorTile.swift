@@ -61,10 +61,8 @@ public enum VectorTileValue: Hashable, Sendable {
 public struct VectorTileLayer: Sendable {
     public let name: String
     public let extent: UInt32
-    private var keys: [String] = []
-    private var keyIndex: [String: UInt32] = [:]
-    private var values: [VectorTileValue] = []
-    private var valueIndex: [VectorTileValue: UInt32] = [:]
+    private var keys = NumberedTable<String>()
+    private var values = NumberedTable<VectorTileValue>()
     private var features = ProtobufWriter()
     public private(set) var count = 0
 
@@ -81,8 +79,8 @@ public struct VectorTileLayer: Sendable {
         var tags: [UInt32] = []
         tags.reserveCapacity(properties.count * 2)
         for (key, value) in properties {
-            tags.append(index(ofKey: key))
-            tags.append(index(of: value))
+            tags.append(keys.number(of: key))
+            tags.append(values.number(of: value))
         }
         var feature = ProtobufWriter()
         feature.field(Field.featureID, varint: id)
@@ -98,30 +96,26 @@ public struct VectorTileLayer: Sendable {
         var writer = ProtobufWriter()
         writer.field(Field.layerVersion, varint: 2)
         writer.field(Field.layerName, string: name)
-        var all = writer.bytes
-        all.append(contentsOf: features.bytes)
-        writer = ProtobufWriter()
-        for key in keys { writer.field(Field.layerKeys, string: key) }
-        for value in values { writer.field(Field.layerValues, bytes: value.encoded()) }
+        writer.append(features.bytes)
+        for key in keys.elements { writer.field(Field.layerKeys, string: key) }
+        for value in values.elements { writer.field(Field.layerValues, bytes: value.encoded()) }
         writer.field(Field.layerExtent, varint: UInt64(extent))
-        all.append(contentsOf: writer.bytes)
-        return all
+        return writer.bytes
     }
+}
 
-    private mutating func index(ofKey key: String) -> UInt32 {
-        if let found = keyIndex[key] { return found }
-        let index = UInt32(keys.count)
-        keys.append(key)
-        keyIndex[key] = index
-        return index
-    }
+/// Elements numbered in the order they were first seen: a layer's key and value tables, which
+/// features' tags index into.
+struct NumberedTable<Element: Hashable & Sendable>: Sendable {
+    private(set) var elements: [Element] = []
+    private var numbers: [Element: UInt32] = [:]
 
-    private mutating func index(of value: VectorTileValue) -> UInt32 {
-        if let found = valueIndex[value] { return found }
-        let index = UInt32(values.count)
-        values.append(value)
-        valueIndex[value] = index
-        return index
+    mutating func number(of element: Element) -> UInt32 {
+        if let known = numbers[element] { return known }
+        let number = UInt32(elements.count)
+        elements.append(element)
+        numbers[element] = number
+        return number
     }
 }
 
