@@ -109,6 +109,6 @@ def _distinct_corridor_line(case):
 def _tile_template_link(case):
     if (case.operation.method.upper(), case.operation.path) != ("GET", "/tiles/osm/{z}/{x}/{y}.png"):
         return
-    parameters = case.path_parameters or {}
-    if any(isinstance(parameters.get(name), str) and parameters[name].startswith("{") for name in ("z", "x", "y")):
-        case.path_parameters = {"z": 0, "x": 0, "y": 0}
+    parameters = case.path_parameters
+    if parameters is not None and any(str(parameters.get(name, "")).startswith("{") for name in ("z", "x", "y")):
+        parameters.update(z=0, x=0, y=0)

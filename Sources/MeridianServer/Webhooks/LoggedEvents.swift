@@ -4,6 +4,7 @@ import MeridianAPI
 import Storage
 import Timeline
 import Tracking
+import WireJSON
 
 /// A tenant's event log as delivery reads it: the same rows, the same JSON, the same wake-ups as
 /// the SSE stream.
@@ -28,12 +29,13 @@ struct LoggedEvents: EventSource {
     }
 }
 
-/// An event's JSON as the event log lists it (`Event` in the contract): one line, keys sorted.
-/// SSE `data:` and webhook bodies are both this.
+/// An event's JSON as the event log lists it (`Event` in the contract): one line, keys sorted,
+/// by the writer the ingest answer uses (held to the generated encoder byte for byte by
+/// `IngestFastPathTests`). SSE `data:` and webhook bodies are both this.
 enum EventJSON {
     static func bytes(_ event: TrackingEvent) -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return Array((try? encoder.encode(Components.Schemas.Event(event))) ?? Data("{}".utf8))
+        var json = JSONWriter(capacity: 640)
+        TrackingJSON.write(event, to: &json)
+        return json.bytes
     }
 }
