@@ -32,7 +32,6 @@ WEBHOOK_WRITES = {("POST", "/v1/webhooks"), ("PATCH", "/v1/webhooks/{webhookId}"
 def before_call(context, case, kwargs):
     _map_filters(case)
     _distinct_corridor_line(case)
-    _tile_template_link(case)
     body = case.body
     if (case.operation.method.upper(), case.operation.path) not in WEBHOOK_WRITES or not isinstance(body, dict):
         return
@@ -101,14 +100,3 @@ def _distinct_corridor_line(case):
         points[-1] = [longitude + 0.001 if longitude <= 179.999 else longitude - 0.001] + points[-1][1:]
 
 
-
-# The stateful phase infers a link from TileJSON's `tiles` (URL templates such as
-# `/tiles/osm/{z}/{x}/{y}.png`) to the base-map tile operation and fills its integer path
-# parameters with the template's own `{z}`, `{x}`, `{y}`: text the schema does not allow, sent as a
-# schema-valid case. Such a case becomes the tile 0/0/0, which the template names at zoom 0.
-def _tile_template_link(case):
-    if (case.operation.method.upper(), case.operation.path) != ("GET", "/tiles/osm/{z}/{x}/{y}.png"):
-        return
-    parameters = case.path_parameters
-    if parameters is not None and any(str(parameters.get(name, "")).startswith("{") for name in ("z", "x", "y")):
-        parameters.update(z=0, x=0, y=0)
