@@ -10,12 +10,15 @@ const LISTED_ITEMS = 200;       // items the panel lists, largest first
 const SHOWN_EVENTS = 50;
 const TRACK_FIXES = 20;         // last fixes drawn per device
 const LEAVES_SHOWN = 100;
+const TRACK_WINDOW_MS = 10 * 60e3; // a track starts with the fixes of its last ten minutes
 
 const state = {
   key: sessionStorage.getItem('meridian-key'),
   thin: null,          // the AbortController of the view being asked for
   timer: null,
   tracks: new Map(),   // device id → {line, dot, fixes}
+  subscriptions: [],   // the region subscriptions drawn
+  world: 0,            // which copy of the world the map shows (regions and tracks are drawn on it)
 };
 const $ = (id) => document.getElementById(id);
 const map = L.map('map', { worldCopyJump: true, minZoom: 0, maxZoom: 18 });
@@ -56,6 +59,17 @@ function near(longitude) {
 }
 
 function latLng(coordinate) { return [coordinate.latitude, near(coordinate.longitude)]; }
+
+/** A line's or ring's positions ([longitude, latitude]) as one unbroken path: the first near the
+ * map's centre, each next one within 180° of the one before (a path across 180° stays narrow). */
+function path(positions) {
+  let previous = null;
+  return positions.map(([longitude, latitude]) => {
+    const lng = previous === null ? near(longitude) : longitude + 360 * Math.round((previous - longitude) / 360);
+    previous = lng;
+    return [latitude, lng];
+  });
+}
 
 function wrapped(longitude) { return ((((longitude + 180) % 360) + 360) % 360) - 180; }
 
@@ -108,6 +122,7 @@ async function thin() {
 
 function draw(answer, view) {
   items.clearLayers();
+  $('leaves').hidden = true;
   for (const item of answer.items) items.addLayer(item.type === 'cluster' ? clusterMarker(item) : pinMarker(item));
   const annotations = answer.items.reduce((sum, item) => sum + (item.type === 'cluster' ? item.count : 1), 0);
   status(`Zoom ${answer.zoomLevel}: ${answer.items.length} items for ${annotations} annotations${answer.truncated ? ' (cut at the limit)' : ''}`);
@@ -155,6 +170,8 @@ function pinPopup(annotation) {
     + `kind: ${escapeHTML(annotation.kind || '—')}<br>priority: ${annotation.displayPriority}`;
 }
 
+/** Zooms to where the cluster splits; a stack never splits, so its annotations are listed, in a
+ * popup on its marker (or at its place) and in the panel. */
 async function openCluster(cluster, marker) {
   if (cluster.expansionZoom != null) {
     map.setView(latLng(cluster.coordinate), cluster.expansionZoom);
@@ -165,7 +182,8 @@ async function openCluster(cluster, marker) {
     const page = await (await api(`/v1/clusters/${encodeURIComponent(cluster.id)}/leaves?limit=${LEAVES_SHOWN}`)).json();
     const names = page.annotations.map((a) => `<li>${escapeHTML(a.title || a.id)}</li>`).join('');
     const html = `<strong>${cluster.count} at one place</strong><ul>${names}</ul>`;
-    marker.bindPopup(html).openPopup();
+    if (marker) marker.bindPopup(html).openPopup();
+    else L.popup().setLatLng(latLng(cluster.coordinate)).setContent(html).openOn(map);
     $('leaves').innerHTML = html;
     $('leaves').hidden = false;
   } catch (error) {
@@ -184,7 +202,7 @@ function listItems(list) {
     button.addEventListener('click', () => {
       if (item.type === 'cluster') {
         const marker = items.getLayers().find((layer) => layer.options.title === describe(item) && layer.getLatLng().equals(latLng(item.coordinate)));
-        openCluster(item, marker || L.marker(latLng(item.coordinate)).addTo(map));
+        openCluster(item, marker);
       } else {
         map.setView(latLng(item.annotation.coordinate), Math.max(map.getZoom(), 10));
         L.popup().setLatLng(latLng(item.annotation.coordinate)).setContent(pinPopup(item.annotation)).openOn(map);
@@ -200,9 +218,14 @@ function listItems(list) {
 
 async function loadRegions() {
   const page = await (await api('/v1/subscriptions?limit=1000')).json();
+  state.subscriptions = page.subscriptions.filter((s) => s.type === 'region' && s.region);
+  drawRegions();
+}
+
+function drawRegions() {
   regions.clearLayers();
   const entries = [];
-  for (const subscription of page.subscriptions.filter((s) => s.type === 'region' && s.region)) {
+  for (const subscription of state.subscriptions) {
     const layer = regionLayer(subscription.region);
     if (!layer) continue;
     const name = subscription.name || subscription.id;
@@ -223,10 +246,9 @@ async function loadRegions() {
 
 function regionLayer(region) {
   const style = { color: '#7a3ee0', weight: 2, fillOpacity: 0.08 };
-  const toLatLng = ([longitude, latitude]) => [latitude, near(longitude)];
   if (region.circle) return L.circle(latLng(region.circle.center), { ...style, radius: region.circle.radius });
-  if (region.type === 'Polygon') return L.polygon(region.coordinates.map((ring) => ring.map(toLatLng)), style);
-  if (region.corridor) return L.polyline(region.corridor.line.coordinates.map(toLatLng), { ...style, weight: 6, opacity: 0.5 });
+  if (region.type === 'Polygon') return L.polygon(region.coordinates.map(path), style);
+  if (region.corridor) return L.polyline(path(region.corridor.line.coordinates), { ...style, weight: 6, opacity: 0.5 });
   return null;
 }
 
@@ -296,14 +318,19 @@ function addFix(deviceId, fix) {
   track.fixes.push(fix);
   track.fixes.sort((a, b) => Date.parse(a.timestamp) - Date.parse(b.timestamp));
   track.fixes = track.fixes.slice(-TRACK_FIXES);
-  track.line.setLatLngs(track.fixes.map((f) => latLng(f.coordinate)));
-  track.dot.setLatLng(latLng(track.fixes[track.fixes.length - 1].coordinate));
+  drawTrack(track);
+}
+
+function drawTrack(track) {
+  const points = path(track.fixes.map((f) => [f.coordinate.longitude, f.coordinate.latitude]));
+  track.line.setLatLngs(points);
+  track.dot.setLatLng(points[points.length - 1]);
 }
 
 async function loadTracks() {
   const page = await (await api('/v1/devices?limit=100')).json();
-  for (const device of page.devices) {
-    const since = new Date(Date.parse(device.lastFix.timestamp) - 3600e3).toISOString();
+  for (const device of page.devices.filter((d) => d.lastFix)) {
+    const since = new Date(Date.parse(device.lastFix.timestamp) - TRACK_WINDOW_MS).toISOString();
     const fixes = await (await api(`/v1/devices/${encodeURIComponent(device.id)}/locations?from=${encodeURIComponent(since)}&limit=1000`)).json();
     for (const fix of fixes.locations.slice(-TRACK_FIXES)) addFix(device.id, fix);
     addFix(device.id, device.lastFix);
@@ -329,12 +356,20 @@ function start() {
 /** `#map=zoom/latitude/longitude`, as openstreetmap.org writes it: a view to link to and come back to. */
 function viewFromHash(initial) {
   const match = /^#map=(\d+)\/(-?[\d.]+)\/(-?[\d.]+)$/.exec(location.hash);
-  if (match) map.setView([Number(match[2]), Number(match[3])], Number(match[1]));
+  const [zoom, latitude, longitude] = match ? match.slice(1).map(Number) : [];
+  if (match && [zoom, latitude, longitude].every(Number.isFinite)) map.setView([latitude, longitude], zoom);
   else if (initial) map.setView([30, 10], 2);
 }
 
 map.on('moveend', () => {
   const center = map.getCenter();
+  // Panned onto another copy of the world: regions and tracks follow.
+  const world = Math.round(center.lng / 360);
+  if (world !== state.world) {
+    state.world = world;
+    drawRegions();
+    for (const track of state.tracks.values()) drawTrack(track);
+  }
   history.replaceState(null, '', `#map=${map.getZoom()}/${center.lat.toFixed(4)}/${wrapped(center.lng).toFixed(4)}`);
   scheduleThin();
 });

@@ -167,6 +167,7 @@ class TileChecks:
                                 counted += child["properties"]["count"]
                 pairs += [(f"{properties['id']} count", counted, properties["count"]), (f"{properties['id']} members", len(found ^ members), 0)]
                 checked += 1
+        pairs.append(("clusters checked (at least 3)", min(checked, 3), 3))
         self.check(f"a cluster inside its tile = the four child tiles' items ({checked} clusters)", pairs, 0)
 
     def inside(self, annotation_id, z, x, y, side):

@@ -6,6 +6,9 @@ import GRDB
 /// MBTiles rows count from the south (TMS), map clients' from the north (XYZ): ``tile(z:x:y:)``
 /// takes XYZ and flips the row, `tile_row = 2^z − 1 − y`.
 public final class MBTilesFile: Sendable {
+    /// The zooms a tile path may name (the MBTiles 1.3 specification's tiles are 0–30).
+    public static let zoomLevels = 0...30
+
     /// The file's `metadata` table (`name`, `format`, `minzoom`, `maxzoom`, `bounds`, `attribution`, …).
     public let metadata: [String: String]
     private let queue: DatabaseQueue
@@ -32,7 +35,7 @@ public final class MBTilesFile: Sendable {
 
     /// The tile's bytes as the file holds them, nil when it holds none (z, x and y in XYZ terms).
     public func tile(z: Int, x: Int, y: Int) async throws -> Data? {
-        guard (0...30).contains(z), (0..<(1 << z)).contains(x), (0..<(1 << z)).contains(y) else { return nil }
+        guard Self.zoomLevels.contains(z), (0..<(1 << z)).contains(x), (0..<(1 << z)).contains(y) else { return nil }
         let row = (1 << z) - 1 - y
         return try await queue.read { db in
             try Data.fetchOne(

@@ -6,9 +6,12 @@ extension ThinningIndex {
     /// inside the tile. The grid is anchored to the world, so a cell straddling two tiles is the
     /// same cluster in both answers, and its position puts it in one of them: every item of a
     /// zoom is in exactly one tile.
-    /// - Parameter grid: zoom `tile.z`'s grid (a cell size, as a query of the tile's view finds it).
-    public func items(in tile: Tile, grid: ThinningGrid, filter: ThinningFilter = ThinningFilter()) -> [(item: ThinnedItem, position: MapPoint)] {
-        thin(tile.mapRect, grid: grid, filter: filter).items.compactMap { item in
+    /// - Parameters:
+    ///   - grid: zoom `tile.z`'s grid (a cell size, as a query of the tile's view finds it).
+    ///   - limit: most items, as the thin answer cuts them (required annotations first, then by
+    ///     count), counted over the cells the tile touches.
+    public func items(in tile: Tile, grid: ThinningGrid, filter: ThinningFilter = ThinningFilter(), limit: Int = .max) -> [(item: ThinnedItem, position: MapPoint)] {
+        thin(tile.mapRect, grid: grid, filter: filter, limit: limit).items.compactMap { item in
             let position = item.position
             return tile.contains(position) ? (item, position) : nil
         }

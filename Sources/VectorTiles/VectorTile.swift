@@ -4,7 +4,7 @@
 ///
 /// ```swift
 /// var layer = VectorTileLayer(name: "clusters")
-/// layer.addPoint(id: 7, x: 2048, y: 1024, properties: [("count", .uint(12))])
+/// layer.addPoint(id: 7, x: 2048, y: 1024, properties: [("count", .int(12))])
 /// let bytes = VectorTile(layers: [layer]).encoded()
 /// ```
 public struct VectorTile: Sendable {

@@ -53,6 +53,7 @@ import Testing
             #expect(tag.hasPrefix("\"") && tag.hasSuffix("\""))
             let again = try await client.send(.get, "/tiles/osm/1/0/0.png", headers: [.ifNoneMatch: tag])
             #expect(again.status == .notModified && again.headers[.eTag] == tag && again.body.readableBytes == 0)
+            #expect(again.headers[.cacheControl] == "public, max-age=86400", "a 304 carries the 200's Cache-Control (RFC 9110 §15.4.5)")
             let other = try await client.send(.get, "/tiles/osm/1/0/1.png", headers: [.ifNoneMatch: tag])
             #expect(other.status == .ok, "another tile's tag does not match")
             for missing in ["/tiles/osm/2/0/0.png", "/tiles/osm/1/2/0.png", "/tiles/osm/1/0/2.png", "/tiles/osm/30/0/0.png", "/tiles/osm/1/1073741823/0.png"] {
@@ -113,7 +114,11 @@ import Testing
             let script = try await client.send(.get, "/web/app.js")
             #expect(script.status == .ok && script.headers[.cacheControl] == "no-cache")
             _ = try await client.send(.get, "/web/nothing.js").problem(.notFound)
-            _ = try await client.send(.get, "/web/../Package.swift").problem(.badRequest)
+            // Only the page's files: not the base map's file, not the page itself under /web/.
+            _ = try await client.send(.get, "/web/vendor/basemap.mbtiles").problem(.notFound)
+            _ = try await client.send(.get, "/web/index.html").problem(.notFound)
+            _ = try await client.send(.get, "/web/../Package.swift").problem(.notFound)
+            _ = try await client.send(.get, "/web/vendor/leaflet/../basemap.mbtiles").problem(.badRequest)
         }
         let empty = FileManager.default.temporaryDirectory.appendingPathComponent("meridian-web-\(UUID())").path
         try await Self.withClient({ $0.webRoot = empty; $0.baseMapPath = empty + "/none.mbtiles" }) { client in
@@ -134,6 +139,19 @@ import Testing
         }
     }
 
+    /// Two tenants at the same index position: one's tag never revalidates the other's tile.
+    @Test func aClusterTileTagIsItsTenants() async throws {
+        try await KeyedApp.withClient(keys: [("acme", .admin), ("globex", .admin)]) { client, tokens, _ in
+            let (a, b) = (tokens["acme/admin"]!, tokens["globex/admin"]!)
+            _ = try await client.createAnnotation(#"{"coordinate":{"latitude":1,"longitude":1}}"#, key: a)
+            _ = try await client.createAnnotation(#"{"coordinate":{"latitude":-1,"longitude":-1}}"#, key: b)
+            let acme = try await client.send(.get, "/v1/tiles/clusters/0/0/0.mvt", key: a)
+            let tag = try #require(acme.headers[.eTag])
+            let globex = try await client.send(.get, "/v1/tiles/clusters/0/0/0.mvt", key: b, headers: [.ifNoneMatch: tag])
+            #expect(globex.status == .ok && globex.headers[.eTag] != tag && globex.body != acme.body)
+        }
+    }
+
     @Test func clusterTilesRevalidateUntilAWrite() async throws {
         try await TestApp.withClient { client in
             for i in 0..<3 { _ = try await client.createAnnotation(#"{"coordinate":{"latitude":48.85,"longitude":2.3\#(i)},"kind":"cafe"}"#) }
@@ -141,7 +159,9 @@ import Testing
             #expect(tile.status == .ok && tile.headers[.contentType] == "application/vnd.mapbox-vector-tile" && tile.body.readableBytes > 0)
             #expect(tile.headers[.cacheControl] == "private, no-cache")
             let tag = try #require(tile.headers[.eTag])
-            #expect(try await client.send(.get, "/v1/tiles/clusters/0/0/0.mvt", headers: [.ifNoneMatch: tag]).status == .notModified)
+            let revalidated = try await client.send(.get, "/v1/tiles/clusters/0/0/0.mvt", headers: [.ifNoneMatch: tag])
+            #expect(revalidated.status == .notModified && revalidated.headers[.cacheControl] == "private, no-cache")
+            #expect(tile.headers[.vary] == "Authorization" && revalidated.headers[.vary] == "Authorization")
             _ = try await client.createAnnotation(#"{"coordinate":{"latitude":10,"longitude":10}}"#)
             let after = try await client.send(.get, "/v1/tiles/clusters/0/0/0.mvt", headers: [.ifNoneMatch: tag])
             #expect(after.status == .ok && after.headers[.eTag] != tag)

@@ -18,7 +18,11 @@ import Timeline
             for y in 0..<Tile.count(atZoom: zoom) {
                 let tile = Tile(z: zoom, x: x, y: y)
                 for (item, position) in index.items(in: tile, grid: grid) {
-                    #expect(tile.contains(position))
+                    // The tile of the position, by the slippy-map rule written out: floor(x / side), x
+                    // within the world, y clamped to its rows.
+                    let side = Mercator.worldSize / Double(1 << zoom)
+                    let wrappedX = (position.x.truncatingRemainder(dividingBy: Mercator.worldSize) + Mercator.worldSize).truncatingRemainder(dividingBy: Mercator.worldSize)
+                    #expect(Int(wrappedX / side) == x && min(max(Int((position.y / side).rounded(.down)), 0), (1 << zoom) - 1) == y)
                     switch item {
                     case .annotation(let id, _): seen[id.description, default: 0] += 1; counted += 1
                     case .cluster(let cluster): seen[cluster.id.description, default: 0] += 1; counted += cluster.count
@@ -36,6 +40,16 @@ import Timeline
             case .cluster(let cluster): cluster.id.description
             }
         }))
+    }
+
+    /// A tile of many required annotations (never clustered) is cut as the thin answer cuts it.
+    @Test func aTileHoldsAtMostItsLimitRequiredFirst() {
+        let points = ThinningIndexTests.points(2_000, seed: 77)
+        let index = ThinningIndex(entries: points.map(\.entry), sequence: 0)
+        let items = index.items(in: Tile(z: 0, x: 0, y: 0), grid: ThinningGrid(zoom: 0, cellSize: 64), limit: 10)
+        let required = Set(points.filter { $0.priority == 1000 }.map(\.id))
+        #expect(items.count == 10 && required.count > 10)
+        #expect(items.allSatisfy { if case .annotation(let id, _) = $0.item { required.contains(id) } else { false } })
     }
 
     @Test func aPointIsInTheTileMercantileNames() {

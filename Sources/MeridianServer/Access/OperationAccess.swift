@@ -8,7 +8,7 @@ enum OperationAccess {
     /// Answered without a key: liveness, readiness, the contract itself, the map page and its base map
     /// (its files under `/web/` too; the page asks for a key when the API needs one).
     static let publicPaths: Set<String> = [
-        "/healthz", "/readyz", "/openapi.yaml", "/openapi.json", "/", "/tiles/osm.json", "/tiles/osm/{z}/{x}/{y}.png",
+        "/healthz", "/readyz", "/openapi.yaml", "/openapi.json", "/", "/tiles/osm.json", WebPage.baseMapTileTemplate,
     ]
     /// Prometheus metrics: the operator's, so an admin key of the default tenant (or open mode).
     static let metricsPath = "/metrics"

@@ -1,3 +1,4 @@
+import Access
 import Annotations
 import Foundation
 import HTTPTypes
@@ -33,11 +34,11 @@ extension APIHandler {
             throw ProblemError(.notFound, detail: "the base map has no tile \(z)/\(x)/\(y)")
         }
         // The bytes name themselves: the same tile keeps its tag across restarts and files.
-        let tag = "\"\(String(StableHash.fnv1a(data), radix: 16))\""
-        if let condition = input.headers.ifNoneMatch, EntityTagCondition(condition)?.matches(opaque: tag.dropFirst().dropLast()) == true {
-            return .notModified(.init(headers: .init(eTag: tag)))
+        let tag = TileTag(String(StableHash.fnv1a(data), radix: 16))
+        if tag.isHeld(by: input.headers.ifNoneMatch) {
+            return .notModified(.init(headers: .init(eTag: tag.header, cacheControl: WebPage.baseMapCacheControl)))
         }
-        let headers = Operations.GetBaseMapTile.Output.Ok.Headers(eTag: tag, cacheControl: WebPage.baseMapCacheControl)
+        let headers = Operations.GetBaseMapTile.Output.Ok.Headers(eTag: tag.header, cacheControl: WebPage.baseMapCacheControl)
         let body = HTTPBody(data)
         return switch file.metadata["format"] {
         case "jpg", "jpeg": .ok(.init(headers: headers, body: .jpeg(body)))
@@ -81,16 +82,29 @@ extension APIHandler {
         }
         let tenant = try await tenants.current()
         let index = try await tenant.thinningIndex(for: matching)
-        // Read before the items: the tag may be older than the tile, never newer.
-        let tag = "\"\(index.sequence)\""
-        if let condition = input.headers.ifNoneMatch, EntityTagCondition(condition)?.matches(opaque: tag.dropFirst().dropLast()) == true {
-            return .notModified(.init(headers: .init(eTag: tag)))
+        // The tenant, its index position (read before the items: the tag may be older than the
+        // tile, never newer) and the tile format's version: a browser that changes keys, a restored
+        // database or a new encoding never revalidates another answer.
+        let tenantName = try RequestScope.current().tenant.description
+        let tag = TileTag("\(String(StableHash.fnv1a(tenantName.utf8), radix: 16)).\(index.sequence).\(ClusterTile.version)")
+        if tag.isHeld(by: input.headers.ifNoneMatch) {
+            return .notModified(.init(headers: .init(eTag: tag.header, cacheControl: WebPage.clusterTileCacheControl, vary: "Authorization")))
         }
-        let items = index.items(in: tile, grid: thinning.grid, filter: thinning.filter)
+        let items = index.items(in: tile, grid: thinning.grid, filter: thinning.filter, limit: ThinningQuery.limits.upperBound)
         let annotations = try await tenant.annotations.annotations(ids: items.compactMap { if case .annotation(let id, _) = $0.item { id } else { nil } })
         let bytes = ClusterTile.encode(items, in: tile, annotations: annotations)
         return .ok(.init(
-            headers: .init(eTag: tag, cacheControl: WebPage.clusterTileCacheControl),
+            headers: .init(eTag: tag.header, cacheControl: WebPage.clusterTileCacheControl, vary: "Authorization"),
             body: .applicationVnd_mapboxVectorTile(HTTPBody(bytes))))
+    }
+}
+
+/// A tile's entity tag: the opaque text, sent quoted, compared weakly with `If-None-Match`.
+struct TileTag {
+    let opaque: String
+    init(_ opaque: String) { self.opaque = opaque }
+    var header: String { "\"\(opaque)\"" }
+    func isHeld(by ifNoneMatch: String?) -> Bool {
+        ifNoneMatch.flatMap(EntityTagCondition.init)?.matches(opaque: opaque) == true
     }
 }

@@ -9,6 +9,8 @@ import WireJSON
 /// feature per item at its position in tile coordinates (extent 4096, y down, rounded to the
 /// nearest unit), properties named as the thin answer names them.
 enum ClusterTile {
+    /// The version of what a tile holds, in its `ETag`: bump it when layers or properties change.
+    static let version = 1
     static let clustersLayer = "clusters"
     static let annotationsLayer = "annotations"
 

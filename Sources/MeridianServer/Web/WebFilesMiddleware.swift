@@ -1,8 +1,8 @@
 import Hummingbird
 
-/// The page's files under `/web/` (script, style, Leaflet and its images), served from the page's
-/// folder by Hummingbird's file middleware (ETag, `If-None-Match`, ranges, no `..`), before any
-/// key is asked for: they hold no tenant's data. Every answer is revalidated (`no-cache`), so a
+/// The page's files under `/web/` (script, style, Leaflet and its images; ``WebPage/servedFiles``,
+/// nothing else of the folder), served by Hummingbird's file middleware (ETag, `If-None-Match`,
+/// ranges, no `..`), before any key is asked for: they hold no tenant's data. Every answer is revalidated (`no-cache`), so a
 /// changed page reaches the browser at its next load.
 struct WebFilesMiddleware<Context: RequestContext>: RouterMiddleware {
     private let files: FileMiddleware<Context, LocalFileSystem>
@@ -12,9 +12,10 @@ struct WebFilesMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard request.uri.path.hasPrefix(WebPage.filesPrefix) else { return try await next(request, context) }
-        return try await files.handle(request, context: context) { _, _ in
-            throw HTTPError(.notFound, message: "the page has no file \(request.uri.path)")
-        }
+        let path = request.uri.path
+        guard path.hasPrefix(WebPage.filesPrefix) else { return try await next(request, context) }
+        let notFound = HTTPError(.notFound, message: "the page has no file \(path)")
+        guard WebPage.servedFiles.contains(where: { $0.hasSuffix("/") ? path.hasPrefix($0) : path == $0 }) else { throw notFound }
+        return try await files.handle(request, context: context) { _, _ in throw notFound }
     }
 }

