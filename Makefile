@@ -24,8 +24,8 @@ run: build-release web ## build, load the demo cities into an empty database, st
 
 test: build web unit crosscheck contract page ## every test: Swift Testing suites, the pyproj/geographiclib/mercantile/mapbox-vector-tile cross-check, schemathesis over the contract, the page in headless Chromium
 
-unit:
-	$(SWIFT) test --skip-build
+unit: ## Swift Testing suites; the PostgreSQL ones against a throw-away PostgreSQL 15 + PostGIS (scripts/with-postgres.sh)
+	scripts/with-postgres.sh $(SWIFT) test --skip-build
 
 $(PYTHON): scripts/requirements.txt
 	python3 -m venv $(VENV) || { scripts/install-deps.sh python3-venv && python3 -m venv $(VENV); }

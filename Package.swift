@@ -46,6 +46,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         // Pure Swift: coordinates, map points, regions, viewports and every conversion formula.
@@ -106,6 +107,8 @@ let package = Package(
                 "Access", "Annotations", "Delivery", "MapGeometry", "Geodesy", "Thinning", "Timeline", "Tracking", "WireJSON",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: handWrittenSettings
         ),
@@ -197,7 +200,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StorageTests",
-            dependencies: ["Storage", "Annotations", "MapGeometry", "Thinning", "Timeline", "Tracking", "WireJSON", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["Storage", "Annotations", "Geodesy", "MapGeometry", "Thinning", "Timeline", "Tracking", "WireJSON", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "PostgresNIO", package: "postgres-nio")],
             swiftSettings: handWrittenSettings
         ),
         .testTarget(

@@ -1,0 +1,38 @@
+import Foundation
+public import PostgresNIO
+
+/// Where a PostgreSQL database is: `postgres://user[:password]@host[:port]/database` (also
+/// `postgresql://`), as `--database` and `MERIDIAN_DATABASE` name it. TLS is not spoken yet:
+/// the server and its database share a trusted network (loopback in tests).
+public struct PostgresLocation: Sendable, Equatable {
+    public var host: String
+    public var port: Int
+    public var user: String
+    public var password: String?
+    public var database: String
+
+    /// PostgreSQL's own port when the URL names none.
+    public static let defaultPort = 5432
+
+    /// Whether `text` names a PostgreSQL database rather than a SQLite file.
+    public static func isPostgres(_ text: String) -> Bool {
+        text.hasPrefix("postgres://") || text.hasPrefix("postgresql://")
+    }
+
+    /// Nil when `text` is not such a URL, or lacks a user, a host or a database.
+    public init?(_ text: String) {
+        guard Self.isPostgres(text), let components = URLComponents(string: text),
+              let host = components.host, !host.isEmpty, let user = components.user, !user.isEmpty else { return nil }
+        let database = String(components.path.drop { $0 == "/" })
+        guard !database.isEmpty, !database.contains("/") else { return nil }
+        self.host = host
+        self.port = components.port ?? Self.defaultPort
+        self.user = user.removingPercentEncoding ?? user
+        self.password = components.password.map { $0.removingPercentEncoding ?? $0 }
+        self.database = database.removingPercentEncoding ?? database
+    }
+
+    var configuration: PostgresClient.Configuration {
+        PostgresClient.Configuration(host: host, port: port, username: user, password: password, database: database, tls: .disable)
+    }
+}

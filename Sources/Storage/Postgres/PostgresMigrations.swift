@@ -1,0 +1,64 @@
+import Logging
+import PostgresNIO
+
+/// The PostgreSQL schema, one named step at a time, beside SQLite's (`Migrations`): every table's
+/// key starts with the tenant (a distributed PostgreSQL can shard by it), times are `timestamptz`,
+/// annotations carry a PostGIS `geography(Point)` with a GiST index, and gap-free numbers come from
+/// counter rows updated in the writing transaction (a `SEQUENCE` leaves holes on rollback).
+///
+/// Instances starting together migrate one at a time: each step runs in a transaction that first
+/// takes a transaction-scoped advisory lock, then skips the step if another instance applied it.
+enum PostgresMigrations {
+    /// The advisory lock key of migrations (any constant; ASCII "meridian" as a number).
+    static let lockKey: Int64 = 0x6D65_7269_6469_616E
+
+    static let steps: [(name: String, sql: [String])] = [
+        ("v1: tenants, feed counters, annotations with PostGIS", [
+            "CREATE EXTENSION IF NOT EXISTS postgis",
+            """
+            CREATE TABLE feed_counter (
+                tenant text NOT NULL, feed text NOT NULL, last bigint NOT NULL,
+                PRIMARY KEY (tenant, feed))
+            """,
+            """
+            CREATE TABLE annotation (
+                tenant text NOT NULL, id uuid NOT NULL, external_id text,
+                latitude double precision NOT NULL, longitude double precision NOT NULL,
+                location geography(Point, 4326) NOT NULL,
+                title text, subtitle text, kind text, clustering_identifier text,
+                display_priority integer NOT NULL, properties jsonb NOT NULL,
+                version integer NOT NULL, created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL,
+                PRIMARY KEY (tenant, id), UNIQUE (tenant, external_id))
+            """,
+            "CREATE INDEX annotation_location ON annotation USING gist (location)",
+            """
+            CREATE TABLE annotation_tombstone (
+                tenant text NOT NULL, id uuid NOT NULL, version integer NOT NULL, deleted_at timestamptz NOT NULL,
+                PRIMARY KEY (tenant, id))
+            """,
+            """
+            CREATE TABLE annotation_change (
+                tenant text NOT NULL, sequence bigint NOT NULL, kind text NOT NULL, annotation_id uuid NOT NULL,
+                version integer NOT NULL, at timestamptz NOT NULL,
+                PRIMARY KEY (tenant, sequence))
+            """,
+        ]),
+    ]
+
+    /// Applies every step the database lacks, in order; safe to run from several instances at once.
+    static func migrate(_ client: PostgresClient, logger: Logger) async throws {
+        for step in steps {
+            try await client.withTransaction(logger: logger) { connection in
+                // The lock first: two `CREATE … IF NOT EXISTS` at once can still collide in PostgreSQL.
+                try await connection.query("SELECT pg_advisory_xact_lock(\(lockKey))", logger: logger)
+                try await connection.query("CREATE TABLE IF NOT EXISTS meridian_migration (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT clock_timestamp())", logger: logger)
+                let applied = try await connection.query("SELECT 1 FROM meridian_migration WHERE name = \(step.name)", logger: logger)
+                for try await _ in applied { return }
+                for statement in step.sql {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
+                try await connection.query("INSERT INTO meridian_migration (name) VALUES (\(step.name))", logger: logger)
+            }
+        }
+    }
+}
