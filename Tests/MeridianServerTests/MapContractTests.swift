@@ -33,17 +33,10 @@ import Testing
         return path
     }
 
-    static func withClient(_ configure: (inout ServerConfiguration) -> Void, _ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
-        var configuration = ServerConfiguration.testing
-        configure(&configuration)
-        let app = try await buildApplication(configuration)
-        try await app.test(.router, body)
-    }
-
     @Test func baseMapRowsAreFlippedFromTMSAndRevalidated() async throws {
         let file = try Self.makeMBTiles()
         defer { try? FileManager.default.removeItem(atPath: file) }
-        try await Self.withClient({ $0.baseMapPath = file }) { client in
+        try await TestApp.withClient(configure: { $0.baseMapPath = file }) { client in
             // XYZ row 0 is the north: the file's TMS row 2^z − 1 − 0 = 1.
             let north = try await client.send(.get, "/tiles/osm/1/0/0.png")
             #expect(north.status == .ok && String(buffer: north.body) == "z1 x0 tms-row1")
@@ -72,7 +65,7 @@ import Testing
     @Test func aJPEGBaseMapSaysSo() async throws {
         let file = try Self.makeMBTiles(format: "jpg")
         defer { try? FileManager.default.removeItem(atPath: file) }
-        try await Self.withClient({ $0.baseMapPath = file }) { client in
+        try await TestApp.withClient(configure: { $0.baseMapPath = file }) { client in
             let tile = try await client.send(.get, "/tiles/osm/0/0/0.png")
             #expect(tile.headers[.contentType] == "image/jpeg")
         }
@@ -86,7 +79,7 @@ import Testing
         var configuration = Configuration()
         configuration.readonly = true
         let file = try DatabaseQueue(path: path, configuration: configuration)
-        try await Self.withClient({ _ in }) { client in
+        try await TestApp.withClient { client in
             var checked = 0
             for z in 0...6 {
                 let rows = try await file.read { db in
@@ -107,7 +100,7 @@ import Testing
     }
 
     @Test func thePageIsServedOrSaysToRunMakeWeb() async throws {
-        try await Self.withClient({ _ in }) { client in
+        try await TestApp.withClient { client in
             let page = try await client.send(.get, "/")
             #expect(page.status == .ok && page.headers[.contentType]?.hasPrefix("text/html") == true)
             #expect(String(buffer: page.body).contains("/web/app.js"))
@@ -121,7 +114,7 @@ import Testing
             _ = try await client.send(.get, "/web/vendor/leaflet/../basemap.mbtiles").problem(.badRequest)
         }
         let empty = FileManager.default.temporaryDirectory.appendingPathComponent("meridian-web-\(UUID())").path
-        try await Self.withClient({ $0.webRoot = empty; $0.baseMapPath = empty + "/none.mbtiles" }) { client in
+        try await TestApp.withClient(configure: { $0.webRoot = empty; $0.baseMapPath = empty + "/none.mbtiles" }) { client in
             let problem = try await client.send(.get, "/").problem(.serviceUnavailable)
             #expect(problem.detail?.contains("make web") == true)
             #expect(try await client.send(.get, "/tiles/osm/0/0/0.png").problem(.serviceUnavailable).detail?.contains("--basemap") == true)

@@ -8,9 +8,15 @@ import Testing
 
 /// What every contract test needs: an app on the testing configuration and JSON helpers.
 enum TestApp {
-    /// Runs `body` against a fresh application through Hummingbird's router test client.
-    static func withClient(_ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
-        let app = try await buildApplication(.testing)
+    /// Runs `body` against a fresh application through Hummingbird's router test client, its
+    /// configuration the testing one as `configure` changes it.
+    static func withClient(
+        configure: (inout ServerConfiguration) -> Void = { _ in },
+        _ body: @Sendable (any TestClientProtocol) async throws -> Void
+    ) async throws {
+        var configuration = ServerConfiguration.testing
+        configure(&configuration)
+        let app = try await buildApplication(configuration)
         try await app.test(.router, body)
     }
 }
