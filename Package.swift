@@ -153,8 +153,13 @@ let package = Package(
             swiftSettings: handWrittenSettings
         ),
 
-        // Helpers the test targets share (a seeded random generator); never part of a product.
-        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: handWrittenSettings),
+        // Helpers the test targets share (a seeded random generator, the storage engines); never part of a product.
+        .target(
+            name: "TestSupport",
+            dependencies: [.product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log")],
+            path: "Tests/TestSupport",
+            swiftSettings: handWrittenSettings
+        ),
         .testTarget(
             name: "MapGeometryTests",
             dependencies: [
@@ -200,7 +205,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StorageTests",
-            dependencies: ["Storage", "Annotations", "Geodesy", "MapGeometry", "Thinning", "Timeline", "Tracking", "WireJSON", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "PostgresNIO", package: "postgres-nio")],
+            dependencies: ["Storage", "Annotations", "Geodesy", "MapGeometry", "Thinning", "Timeline", "Tracking", "WireJSON", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "PostgresNIO", package: "postgres-nio")],
             swiftSettings: handWrittenSettings
         ),
         .testTarget(

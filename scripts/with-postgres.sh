@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Starts a throw-away PostgreSQL 15 with PostGIS on a free loopback port (Debian's packages,
 # installed when missing; initdb in a temp dir as an unprivileged user: `postgres` when run as
-# root), runs COMMAND with MERIDIAN_POSTGRES_URL naming its empty database, then stops it and
+# root), runs COMMAND with MERIDIAN_POSTGRES_URL naming its empty database (and
+# MERIDIAN_POSTGRES_TEMPLATE a database with PostGIS that tests copy), then stops it and
 # removes its files. Trust authentication on loopback only; fsync off (nothing outlives the run).
 # Usage: scripts/with-postgres.sh COMMAND [ARGS…]
 set -euo pipefail
@@ -26,4 +27,7 @@ trap stop EXIT
     -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200" start >/dev/null \
     || { cat "$dir/server.log"; exit 1; }
 "${as_owner[@]}" "$bin/createdb" -h 127.0.0.1 -p "$port" -U meridian meridian
-MERIDIAN_POSTGRES_URL="postgres://meridian@127.0.0.1:$port/meridian" "$@"
+# Tests copy fresh databases from this one: PostGIS is installed once, not per test.
+"${as_owner[@]}" "$bin/createdb" -h 127.0.0.1 -p "$port" -U meridian meridian_template
+"${as_owner[@]}" "$bin/psql" -q -h 127.0.0.1 -p "$port" -U meridian -d meridian_template -c "CREATE EXTENSION postgis"
+MERIDIAN_POSTGRES_URL="postgres://meridian@127.0.0.1:$port/meridian" MERIDIAN_POSTGRES_TEMPLATE=meridian_template "$@"

@@ -4,30 +4,25 @@ import MapGeometry
 import Storage
 import Synchronization
 import Testing
+import TestSupport
 import Timeline
 
-/// Idempotency keys, upserts, bbox pages, imports and the long-polled feed, on real SQLite.
+/// Idempotency keys, upserts, bbox pages, imports and the long-polled feed, on each engine.
 @Suite struct AnnotationQueryAndImportTests {
-    func makeStore(path: String = ":memory:", now: @escaping @Sendable () -> Date = Date.init) async throws -> SQLiteAnnotationStore {
-        let database = try MeridianDatabase.open(path: path)
-        let probe = SQLiteAnnotationStore(database: database, ids: UUIDv7Generator())
-        return SQLiteAnnotationStore(database: database, ids: UUIDv7Generator(after: try await probe.lastIssuedID()), now: now)
-    }
-
     func pin(_ latitude: Double, _ longitude: Double, externalId: String? = nil, kind: String? = nil) -> AnnotationContent {
         AnnotationContent(externalId: externalId, coordinate: Coordinate(latitude: latitude, longitude: longitude), kind: kind)
     }
 
-    @Test func anIdempotencyKeyReplaysTheFirstAnswerAndRefusesOtherContent() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("meridian-\(UUID()).sqlite").path
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+    @Test(arguments: StorageEngine.available) func anIdempotencyKeyReplaysTheFirstAnswerAndRefusesOtherContent(engine: StorageEngine) async throws {
+        let place = try await engine.freshPlace(persistent: true)
+        defer { removeSQLiteFiles(place) }
         let content = pin(48.85, 2.35)
         let key = IdempotencyKey(key: "k-1", fingerprint: content.fingerprint)
-        let first = try await makeStore(path: path).create(content, idempotencyKey: key)
+        let first = try await makeStore(engine, place: place).create(content, idempotencyKey: key)
         #expect(!first.replayed)
 
         // After a restart on the same file the key still replays, and nothing new is written.
-        let store = try await makeStore(path: path)
+        let store = try await makeStore(engine, place: place)
         let again = try await store.create(content, idempotencyKey: key)
         #expect(again.replayed && again.annotation == first.annotation)
         #expect(try await store.changes(after: 0, limit: 10).count == 1)
@@ -39,9 +34,9 @@ import Timeline
         #expect(try await store.annotations(matching: AnnotationQuery()).annotations.count == 1)
     }
 
-    @Test func anIdempotencyKeyExpiresAfterADay() async throws {
+    @Test(arguments: StorageEngine.available) func anIdempotencyKeyExpiresAfterADay(engine: StorageEngine) async throws {
         let clock = TestClock()
-        let store = try await makeStore(now: clock.now)
+        let store = try await makeStore(engine, now: clock.now)
         let content = pin(1, 1)
         let key = IdempotencyKey(key: "k", fingerprint: content.fingerprint)
         let first = try await store.create(content, idempotencyKey: key).annotation
@@ -50,8 +45,8 @@ import Timeline
         #expect(!later.replayed && later.annotation.id != first.id)
     }
 
-    @Test func upsertCreatesReplacesAndReportsUnchanged() async throws {
-        let store = try await makeStore()
+    @Test(arguments: StorageEngine.available) func upsertCreatesReplacesAndReportsUnchanged(engine: StorageEngine) async throws {
+        let store = try await makeStore(engine)
         let created = try await store.upsert(externalId: "a", pin(1, 1, externalId: "a"), expectedVersion: nil)
         #expect(created.status == .created && created.annotation.version == 1)
         let same = try await store.upsert(externalId: "a", pin(1, 1, externalId: "a"), expectedVersion: 1)
@@ -67,8 +62,8 @@ import Timeline
         #expect(try await store.annotation(created.annotation.id).content.coordinate == Coordinate(latitude: 2, longitude: 2))
     }
 
-    @Test func aBboxAcrossTheAntimeridianHoldsBothSides() async throws {
-        let store = try await makeStore()
+    @Test(arguments: StorageEngine.available) func aBboxAcrossTheAntimeridianHoldsBothSides(engine: StorageEngine) async throws {
+        let store = try await makeStore(engine)
         let east = try await store.create(pin(-17.8, 179.9))
         let west = try await store.create(pin(-17.8, -179.9))
         _ = try await store.create(pin(-17.8, 0))
@@ -79,8 +74,8 @@ import Timeline
         #expect(page.annotations.map(\.id) == [east.id, west.id])
     }
 
-    @Test func pagesByCursorAreStableUnderConcurrentInserts() async throws {
-        let store = try await makeStore()
+    @Test(arguments: StorageEngine.available) func pagesByCursorAreStableUnderConcurrentInserts(engine: StorageEngine) async throws {
+        let store = try await makeStore(engine)
         var created: [AnnotationID] = []
         for index in 0..<25 { created.append(try await store.create(pin(Double(index), 0, kind: index.isMultiple(of: 2) ? "even" : "odd")).id) }
         var seen: [AnnotationID] = []
@@ -95,8 +90,8 @@ import Timeline
         #expect(seen == created.enumerated().filter { $0.offset.isMultiple(of: 2) }.map(\.element))
     }
 
-    @Test func importUpsertsByExternalIdInOneTransaction() async throws {
-        let store = try await makeStore()
+    @Test(arguments: StorageEngine.available) func importUpsertsByExternalIdInOneTransaction(engine: StorageEngine) async throws {
+        let store = try await makeStore(engine)
         let existing = try await store.create(pin(1, 1, externalId: "x"))
         let untouched = try await store.create(pin(2, 2, externalId: "y"))
         let results = try await store.importContents([pin(5, 5, externalId: "x"), pin(2, 2, externalId: "y"), pin(3, 3), pin(4, 4, externalId: "z")])
@@ -109,8 +104,8 @@ import Timeline
 
     /// An import is its features' upserts in order: one that repeats an external id updates what
     /// the earlier one wrote (or leaves it unchanged), within a chunk and across chunks.
-    @Test func featuresSharingAnExternalIdApplyInOrder() async throws {
-        let store = try await makeStore()
+    @Test(arguments: StorageEngine.available) func featuresSharingAnExternalIdApplyInOrder(engine: StorageEngine) async throws {
+        let store = try await makeStore(engine)
         let results = try await store.importContents([pin(1, 1, externalId: "a"), pin(2, 2, externalId: "a"), pin(2, 2, externalId: "a"), pin(3, 3)])
         #expect(results.map(\.status) == [.created, .updated, .unchanged, .created])
         #expect(results[1].id == results[0].id && results[2].id == results[0].id)
@@ -121,8 +116,8 @@ import Timeline
         #expect(across.map(\.status) == [.created, .updated] && across[0].id == across[1].id)
     }
 
-    @Test func aLongPollWakesOnTheNextWriteAndTimesOutWithout() async throws {
-        let store = try await makeStore()
+    @Test(arguments: StorageEngine.available) func aLongPollWakesOnTheNextWriteAndTimesOutWithout(engine: StorageEngine) async throws {
+        let store = try await makeStore(engine)
         let clock = ContinuousClock()
         let idle = clock.now
         await store.waitForChanges(after: 0, timeout: .milliseconds(100))
@@ -145,4 +140,16 @@ final class TestClock: Sendable {
     private let current = Mutex(Date(timeIntervalSince1970: 1_790_000_000))
     var now: @Sendable () -> Date { { self.current.withLock { $0 } } }
     func advance(by seconds: TimeInterval) { current.withLock { $0 += seconds } }
+}
+
+/// A store of `engine` on a fresh place, or on `place` (a reopening), its ids after the greatest stored.
+func makeStore(_ engine: StorageEngine, place: String? = nil, now: @escaping @Sendable () -> Date = Date.init) async throws -> any ServedAnnotationStore {
+    let place = if let place { place } else { try await engine.freshPlace() }
+    return try await MeridianStorage.open(place).annotations(now: now)
+}
+
+/// Removes a SQLite file test's database and its WAL (a PostgreSQL place goes with the throw-away server).
+func removeSQLiteFiles(_ place: String) {
+    guard !PostgresLocation.isPostgres(place), place != ":memory:" else { return }
+    for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: place + suffix) }
 }

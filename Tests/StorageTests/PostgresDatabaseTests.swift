@@ -4,12 +4,8 @@ import MapGeometry
 import PostgresNIO
 @testable import Storage
 import Testing
+import TestSupport
 
-/// The throw-away PostgreSQL `make test` starts (scripts/with-postgres.sh) names itself in
-/// `MERIDIAN_POSTGRES_URL`; without it (a bare `swift test`) these suites say so and do not run.
-enum ThrowAwayPostgres {
-    static let url = ProcessInfo.processInfo.environment["MERIDIAN_POSTGRES_URL"]
-}
 
 @Suite struct PostgresLocationTests {
     @Test func aDatabaseURLNamesUserHostPortAndDatabase() throws {
@@ -25,15 +21,14 @@ enum ThrowAwayPostgres {
     }
 }
 
-@Suite(.enabled(if: ThrowAwayPostgres.url != nil, "needs MERIDIAN_POSTGRES_URL: make test starts a throw-away PostgreSQL"), .serialized)
+@Suite(.enabled(if: StorageEngine.postgresURL != nil, "needs MERIDIAN_POSTGRES_URL: make test starts a throw-away PostgreSQL"), .serialized)
 struct PostgresDatabaseTests {
-    func location() throws -> PostgresLocation {
-        let url = try #require(ThrowAwayPostgres.url)
-        return try #require(PostgresLocation(url))
+    func location() async throws -> PostgresLocation {
+        try #require(PostgresLocation(try await StorageEngine.postgres.freshPlace()))
     }
 
     @Test func twoInstancesStartingTogetherMigrateOnce() async throws {
-        let location = try location()
+        let location = try await location()
         async let first = PostgresDatabase.open(location)
         async let second = PostgresDatabase.open(location)
         let (a, b) = try await (first, second)
@@ -50,7 +45,7 @@ struct PostgresDatabaseTests {
     /// Every table but the migration log is keyed by tenant first, so a distributed PostgreSQL
     /// (Citus, by tenant) takes the schema as it is.
     @Test func everyTableIsKeyedByTenantFirst() async throws {
-        let database = try await PostgresDatabase.open(try location())
+        let database = try await PostgresDatabase.open(try await location())
         let rows = try await database.client.query("""
             SELECT c.relname, a.attname FROM pg_index i
             JOIN pg_class c ON c.oid = i.indrelid JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -59,7 +54,7 @@ struct PostgresDatabaseTests {
             """)
         var firstColumns: [String: String] = [:]
         for try await (table, column) in rows.decode((String, String).self) { firstColumns[table] = column }
-        #expect(Set(firstColumns.keys) == ["feed_counter", "annotation", "annotation_tombstone", "annotation_change"])
+        #expect(Set(firstColumns.keys) == ["feed_counter", "annotation", "annotation_tombstone", "annotation_change", "idempotency_key"])
         #expect(firstColumns.values.allSatisfy { $0 == "tenant" }, "\(firstColumns)")
         await database.close()
     }
@@ -67,7 +62,7 @@ struct PostgresDatabaseTests {
     /// PostGIS's geography distance (GeographicLib's algorithm inside PostGIS) against PROJ's
     /// geodesic on 200 random pairs: the two implementations agree to the millimetre.
     @Test func postGISMeasuresAsPROJDoes() async throws {
-        let database = try await PostgresDatabase.open(try location())
+        let database = try await PostgresDatabase.open(try await location())
         var random = SystemRandomNumberGenerator()
         for _ in 0..<200 {
             let a = Coordinate(latitude: .random(in: -89...89, using: &random), longitude: .random(in: -180...180, using: &random))

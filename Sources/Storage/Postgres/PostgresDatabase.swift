@@ -1,8 +1,10 @@
 public import Logging
 public import PostgresNIO
+public import Timeline
 
-/// Meridian's PostgreSQL database: one connection pool per process, migrated on open. Several
-/// `meridian serve` instances share one database; the stores on it are under way (issue 20).
+/// Meridian's PostgreSQL database: one connection pool per process, migrated on open, and one
+/// more connection that listens for other instances' commits (``PostgresFeeds``). Several
+/// `meridian serve` instances share one database.
 ///
 /// ```swift
 /// let database = try await PostgresDatabase.open(PostgresLocation("postgres://meridian@127.0.0.1:5432/meridian")!)
@@ -12,26 +14,35 @@ public final class PostgresDatabase: Sendable {
     public let location: PostgresLocation
     /// The pool; usable while the database is open.
     public let client: PostgresClient
+    /// Where this process's readers wait for each tenant's feeds, advanced by its own commits and by `NOTIFY`.
+    let feeds: PostgresFeeds
     private let running: Task<Void, Never>
+    private let listening: Task<Void, Never>
     let logger: Logger
 
-    private init(location: PostgresLocation, logger: Logger) {
+    private init(location: PostgresLocation, client: PostgresClient, running: Task<Void, Never>, logger: Logger) {
         self.location = location
         self.logger = logger
-        let client = PostgresClient(configuration: location.configuration, backgroundLogger: logger)
         self.client = client
-        running = Task { await client.run() }
+        self.running = running
+        let feeds = PostgresFeeds()
+        self.feeds = feeds
+        listening = Task { await feeds.listen(on: client, logger: logger) }
     }
 
-    /// Connects and applies the migrations the database lacks.
+    /// Connects, applies the migrations the database lacks, and starts listening for other instances' commits.
     public static func open(_ location: PostgresLocation, logger: Logger = Logger(label: "meridian.postgres")) async throws -> PostgresDatabase {
-        let database = PostgresDatabase(location: location, logger: logger)
+        let client = PostgresClient(configuration: location.configuration, backgroundLogger: logger)
+        let running = Task { await client.run() }
         do {
-            try await PostgresMigrations.migrate(database.client, logger: logger)
+            try await PostgresMigrations.migrate(client, logger: logger)
         } catch {
-            await database.close()
+            running.cancel()
+            await running.value
             throw error
         }
+        let database = PostgresDatabase(location: location, client: client, running: running, logger: logger)
+        try await database.feeds.refresh(from: client, logger: logger)
         return database
     }
 
@@ -44,8 +55,38 @@ public final class PostgresDatabase: Sendable {
         return names
     }
 
-    /// Stops the pool (its connections close).
+    /// Every tenant that holds data, and `default`: the tenants to load before serving.
+    public func knownTenants() async throws -> [TenantID] {
+        var tenants: Set<TenantID> = [.default]
+        for try await name in try await client.query("SELECT DISTINCT tenant FROM feed_counter", logger: logger).decode(String.self) {
+            if let tenant = TenantID(name) { tenants.insert(tenant) }
+        }
+        return tenants.sorted()
+    }
+
+    /// Runs `body` in one transaction on a pooled connection: committed when it returns, rolled
+    /// back when it throws, and the error `body` threw is the one this throws.
+    /// - Parameter isolation: the transaction's mode (`BEGIN ISOLATION LEVEL …`); nil for READ COMMITTED.
+    func transaction<Result: Sendable>(isolation: String? = nil, _ body: @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
+        try await client.withConnection { connection in
+            try await connection.query(PostgresQuery(unsafeSQL: isolation.map { "BEGIN ISOLATION LEVEL \($0)" } ?? "BEGIN"), logger: logger)
+            let result: Result
+            do {
+                result = try await body(connection)
+            } catch {
+                // A broken connection rolls back by itself; the pool drops it.
+                _ = try? await connection.query("ROLLBACK", logger: logger)
+                throw error
+            }
+            try await connection.query("COMMIT", logger: logger)
+            return result
+        }
+    }
+
+    /// Stops listening and stops the pool (its connections close).
     public func close() async {
+        listening.cancel()
+        await listening.value
         running.cancel()
         await running.value
     }

@@ -5,6 +5,8 @@ import PostgresNIO
 /// key starts with the tenant (a distributed PostgreSQL can shard by it), times are `timestamptz`,
 /// annotations carry a PostGIS `geography(Point)` with a GiST index, and gap-free numbers come from
 /// counter rows updated in the writing transaction (a `SEQUENCE` leaves holes on rollback).
+/// `properties` is the canonical JSON text SQLite keeps too: `jsonb` would reorder its keys and
+/// refuse `\u0000`, and nothing queries inside it in SQL.
 ///
 /// Instances starting together migrate one at a time: each step runs in a transaction that first
 /// takes a transaction-scoped advisory lock, then skips the step if another instance applied it.
@@ -26,11 +28,13 @@ enum PostgresMigrations {
                 latitude double precision NOT NULL, longitude double precision NOT NULL,
                 location geography(Point, 4326) NOT NULL,
                 title text, subtitle text, kind text, clustering_identifier text,
-                display_priority integer NOT NULL, properties jsonb NOT NULL,
+                display_priority integer NOT NULL,
+                properties text NOT NULL,
                 version integer NOT NULL, created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL,
                 PRIMARY KEY (tenant, id), UNIQUE (tenant, external_id))
             """,
             "CREATE INDEX annotation_location ON annotation USING gist (location)",
+            "CREATE INDEX annotation_longitude_latitude ON annotation (tenant, longitude, latitude)",
             """
             CREATE TABLE annotation_tombstone (
                 tenant text NOT NULL, id uuid NOT NULL, version integer NOT NULL, deleted_at timestamptz NOT NULL,
@@ -42,6 +46,13 @@ enum PostgresMigrations {
                 version integer NOT NULL, at timestamptz NOT NULL,
                 PRIMARY KEY (tenant, sequence))
             """,
+            """
+            CREATE TABLE idempotency_key (
+                tenant text NOT NULL, key text NOT NULL, fingerprint text NOT NULL, annotation_id uuid NOT NULL,
+                created_at timestamptz NOT NULL,
+                PRIMARY KEY (tenant, key))
+            """,
+            "CREATE INDEX idempotency_key_created_at ON idempotency_key (tenant, created_at)",
         ]),
     ]
 

@@ -3,20 +3,15 @@ import Foundation
 import MapGeometry
 import Storage
 import Testing
+import TestSupport
 import Timeline
 
-/// The store on real SQLite: in memory, and on a file for restarts.
-@Suite struct SQLiteAnnotationStoreTests {
+/// Each test on each engine: SQLite (in memory, and on a file for restarts) and PostgreSQL.
+@Suite struct AnnotationStoreTests {
     let shop = AnnotationContent(externalId: "shop-1", coordinate: Coordinate(latitude: 35.68, longitude: 139.76), title: "Shop", kind: "shop")
 
-    func makeStore(path: String = ":memory:") async throws -> SQLiteAnnotationStore {
-        let database = try MeridianDatabase.open(path: path)
-        let probe = SQLiteAnnotationStore(database: database, ids: UUIDv7Generator())
-        return SQLiteAnnotationStore(database: database, ids: UUIDv7Generator(after: try await probe.lastIssuedID()))
-    }
-
-    @Test func createReadUpdateDeleteKeepsVersionsAndTombstones() async throws {
-        let store = try await makeStore()
+    @Test(arguments: StorageEngine.available) func createReadUpdateDeleteKeepsVersionsAndTombstones(engine: StorageEngine) async throws {
+        let store = try await makeStore(engine)
         let created = try await store.create(shop)
         #expect(created.version == 1)
         #expect(try await store.annotation(created.id) == created)
@@ -51,8 +46,8 @@ import Timeline
         #expect(try await store.changes(after: 2, limit: 10).map(\.sequence) == [3])
     }
 
-    @Test func aStaleVersionChangesNothing() async throws {
-        let store = try await makeStore()
+    @Test(arguments: StorageEngine.available) func aStaleVersionChangesNothing(engine: StorageEngine) async throws {
+        let store = try await makeStore(engine)
         let created = try await store.create(shop)
         await #expect(throws: AnnotationStoreError.versionMismatch(created.id, current: 1)) {
             _ = try await store.update(created.id, expectedVersion: 7) { var c = $0; c.title = "lost"; return c }
@@ -61,8 +56,8 @@ import Timeline
         #expect(try await store.changes(after: 0, limit: 10).count == 1)
     }
 
-    @Test func externalIdsAreUniqueAmongLiveAnnotationsAndFreedByDelete() async throws {
-        let store = try await makeStore()
+    @Test(arguments: StorageEngine.available) func externalIdsAreUniqueAmongLiveAnnotationsAndFreedByDelete(engine: StorageEngine) async throws {
+        let store = try await makeStore(engine)
         let first = try await store.create(shop)
         await #expect(throws: AnnotationStoreError.externalIdTaken("shop-1")) { _ = try await store.create(shop) }
         try await store.delete(first.id, expectedVersion: nil)
@@ -70,14 +65,14 @@ import Timeline
         #expect(second.id != first.id && second.id > first.id)
     }
 
-    @Test func unknownIdsAreNotFound() async throws {
-        let store = try await makeStore()
+    @Test(arguments: StorageEngine.available) func unknownIdsAreNotFound(engine: StorageEngine) async throws {
+        let store = try await makeStore(engine)
         let stranger = UUIDv7Generator().next()
         await #expect(throws: AnnotationStoreError.notFound(stranger)) { _ = try await store.annotation(stranger) }
     }
 
-    @Test func concurrentUpdatesWithIfMatchHaveExactlyOneWinnerPerVersion() async throws {
-        let store = try await makeStore()
+    @Test(arguments: StorageEngine.available) func concurrentUpdatesWithIfMatchHaveExactlyOneWinnerPerVersion(engine: StorageEngine) async throws {
+        let store = try await makeStore(engine)
         let created = try await store.create(shop)
         let winners = try await withThrowingTaskGroup(of: Bool.self) { group in
             for task in 0..<16 {
@@ -96,17 +91,17 @@ import Timeline
         #expect(try await store.annotation(created.id).version == 2)
     }
 
-    @Test func idsAreNeverReusedAcrossARestartOnTheSameFile() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("meridian-\(UUID()).sqlite").path
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+    @Test(arguments: StorageEngine.available) func idsAreNeverReusedAcrossARestartOnTheSameDatabase(engine: StorageEngine) async throws {
+        let place = try await engine.freshPlace(persistent: true)
+        defer { removeSQLiteFiles(place) }
         var issued: [AnnotationID] = []
         do {
-            let store = try await makeStore(path: path)
+            let store = try await makeStore(engine, place: place)
             for _ in 0..<20 { issued.append(try await store.create(AnnotationContent(coordinate: Coordinate(latitude: 0, longitude: 0))).id) }
             try await store.delete(issued.last!, expectedVersion: nil)
         }
-        let reopened = try await makeStore(path: path)
-        #expect(try await reopened.lastIssuedID() == issued.max())
+        let reopened = try await makeStore(engine, place: place)
+        #expect(try await MeridianStorage.open(place).lastIssuedAnnotationID() == issued.max())
         let next = try await reopened.create(AnnotationContent(coordinate: Coordinate(latitude: 1, longitude: 1)))
         #expect(issued.allSatisfy { $0 < next.id })
         #expect(try await reopened.annotation(issued[0]).content.coordinate == Coordinate(latitude: 0, longitude: 0))

@@ -1,0 +1,159 @@
+public import Annotations
+import Foundation
+import MapGeometry
+import PostgresNIO
+public import Thinning
+public import Timeline
+
+extension PostgresAnnotationStore {
+    /// Rows read per query while a filter fills a page (as on SQLite).
+    static let filterChunk = 1_000
+
+    public func annotations(matching query: AnnotationQuery) async throws -> AnnotationPage {
+        let boxes = [query.bbox, query.filter?.requiredBounds].compactMap { $0 }.map(Self.inside).joined()
+        let wanted = query.limit.map { $0 + 1 }
+        var annotations: [Annotation] = []
+        var after = query.after
+        // Without a filter the database limits; with one, rows are read in chunks and the filter
+        // decides, until the page is full or the rows run out.
+        while true {
+            let size = query.filter == nil ? wanted : Self.filterChunk
+            let rows = try await database.client.query("""
+                SELECT \(unescaped: PostgresAnnotationRow.columns) FROM annotation
+                WHERE tenant = \(tenant.description) AND (\(query.kind)::text IS NULL OR kind = \(query.kind))
+                  AND id > \(after?.uuid ?? Self.beforeEveryID) \(unescaped: boxes)
+                ORDER BY id LIMIT \(unescaped: size.map(String.init) ?? "ALL")
+                """, logger: logger)
+            var read: [Annotation] = []
+            for try await row in rows.decode(PostgresAnnotationRow.Columns.self) { read.append(try PostgresAnnotationRow.annotation(row)) }
+            annotations += query.filter.map { filter in read.filter(filter.matches) } ?? read
+            guard query.filter != nil, let size, read.count == size, annotations.count < (wanted ?? .max) else { break }
+            after = read.last?.id
+        }
+        guard let limit = query.limit, annotations.count > limit else { return AnnotationPage(annotations: annotations, next: nil) }
+        annotations.removeLast(annotations.count - limit)
+        return AnnotationPage(annotations: annotations, next: annotations.last?.id)
+    }
+
+    /// The uuid below every id.
+    static let beforeEveryID = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+
+    /// SQL that keeps the rows inside `box` (edges included; across the antimeridian when west >
+    /// east). Literal doubles: Swift writes the shortest text that reads back as the same double.
+    static func inside(_ box: BoundingBox) -> String {
+        let longitude = box.crossesAntimeridian ? "(longitude >= \(box.west) OR longitude <= \(box.east))"
+            : "longitude BETWEEN \(box.west) AND \(box.east)"
+        return " AND latitude BETWEEN \(box.south) AND \(box.north) AND \(longitude)"
+    }
+
+    public func importContents(
+        chunks nextChunk: @escaping @Sendable () throws -> [AnnotationContent]?
+    ) async throws -> [(id: AnnotationID, status: WriteStatus)] {
+        let at = timestamp()
+        let results = try await write { connection, appender -> [ImportResult] in
+            var results: [ImportResult] = []
+            while let contents = try nextChunk() {
+                // Features apply in order: a later one with an external id an earlier one wrote updates it.
+                var existing = try await live(externalIds: contents.compactMap(\.externalId), on: connection)
+                for content in contents {
+                    if let externalId = content.externalId, let annotation = existing[externalId] {
+                        let before = appender.last
+                        let written = try await replace(annotation, with: content, at: at, on: connection, appender: &appender)
+                        existing[externalId] = written
+                        results.append(ImportResult(id: written.id, status: appender.last == before ? .unchanged : .updated))
+                    } else {
+                        let annotation = Annotation(id: ids.next(), content: content, version: 1, createdAt: at, updatedAt: at)
+                        try await insert(annotation, on: connection, appender: &appender)
+                        if let externalId = content.externalId { existing[externalId] = annotation }
+                        results.append(ImportResult(id: annotation.id, status: .created))
+                    }
+                }
+            }
+            return results
+        }
+        return results.map { ($0.id, $0.status) }
+    }
+
+    /// One feature's outcome (a Sendable struct: tuples cannot cross the transaction's boundary).
+    struct ImportResult: Sendable {
+        var id: AnnotationID
+        var status: WriteStatus
+    }
+
+    public func changes(after sequence: Int64, limit: Int) async throws -> [AnnotationChange] {
+        let rows = try await database.client.query("""
+            SELECT sequence, kind, annotation_id, version, \(unescaped: PostgresAnnotationRow.milliseconds("at")) FROM annotation_change
+            WHERE tenant = \(tenant.description) AND sequence > \(sequence) ORDER BY sequence LIMIT \(limit)
+            """, logger: logger)
+        var changes: [AnnotationChange] = []
+        for try await (sequence, kind, id, version, at) in rows.decode((Int64, String, UUID, Int, Int64).self) {
+            guard let kind = AnnotationChange.Kind(rawValue: kind), let id = AnnotationID(uuid: id) else {
+                throw StorageError.corruptRow(table: "annotation_change", id: "\(sequence)")
+            }
+            changes.append(AnnotationChange(sequence: sequence, kind: kind, id: id, version: version, at: UnixMilliseconds.date(at)))
+        }
+        return changes
+    }
+
+    public func waitForChanges(after sequence: Int64, timeout: Duration) async {
+        await feed.wait(after: sequence, timeout: timeout)
+    }
+
+    /// The greatest annotation id ever stored, live or deleted, in any tenant: seed for the id generator.
+    public func lastIssuedID() async throws -> AnnotationID? {
+        let rows = try await database.client.query("""
+            SELECT id FROM (SELECT id FROM annotation UNION ALL SELECT id FROM annotation_tombstone) AS ids ORDER BY id DESC LIMIT 1
+            """, logger: logger)
+        for try await id in rows.decode(UUID.self) { return AnnotationID(uuid: id) }
+        return nil
+    }
+
+    public func annotations(ids: [AnnotationID]) async throws -> [AnnotationID: Annotation] {
+        guard !ids.isEmpty else { return [:] }
+        let rows = try await database.client.query("""
+            SELECT \(unescaped: PostgresAnnotationRow.columns) FROM annotation WHERE tenant = \(tenant.description) AND id = ANY(\(ids.map(\.uuid)))
+            """, logger: logger)
+        var found: [AnnotationID: Annotation] = [:]
+        found.reserveCapacity(ids.count)
+        for try await row in rows.decode(PostgresAnnotationRow.Columns.self) {
+            let annotation = try PostgresAnnotationRow.annotation(row)
+            found[annotation.id] = annotation
+        }
+        return found
+    }
+}
+
+/// What the thinning index reads: the live annotations' positions and classes, and what changed since.
+extension PostgresAnnotationStore: ThinningSource {
+    public var latestSequence: Int64 { feed.latest }
+
+    public func thinningSnapshot() async throws -> (entries: [ThinningEntry], sequence: Int64) {
+        // One repeatable-read transaction: the rows are exactly those of the counter's position.
+        try await database.transaction(isolation: "REPEATABLE READ READ ONLY") { connection in
+            var sequence: Int64 = 0
+            for try await last in try await connection.query("""
+                SELECT last FROM feed_counter WHERE tenant = \(tenant.description) AND feed = \(Self.feedName)
+                """, logger: logger).decode(Int64.self) { sequence = last }
+            var entries: [ThinningEntry] = []
+            let rows = try await connection.query("""
+                SELECT \(unescaped: PostgresAnnotationRow.entryColumns) FROM annotation WHERE tenant = \(tenant.description) ORDER BY id
+                """, logger: logger)
+            for try await row in rows.decode(PostgresAnnotationRow.EntryColumns.self) { entries.append(try PostgresAnnotationRow.entry(row)) }
+            return (entries, sequence)
+        }
+    }
+
+    public func thinningChanges(after sequence: Int64, limit: Int) async throws -> (upserts: [ThinningEntry], removals: [AnnotationID], through: Int64) {
+        let changed = try await changes(after: sequence, limit: limit)
+        guard let through = changed.last?.sequence else { return ([], [], sequence) }
+        let ids = Set(changed.map(\.id))
+        // Rows newer than `through` are fine: re-applying a later change is harmless.
+        let rows = try await database.client.query("""
+            SELECT \(unescaped: PostgresAnnotationRow.entryColumns) FROM annotation WHERE tenant = \(tenant.description) AND id = ANY(\(ids.map(\.uuid)))
+            """, logger: logger)
+        var upserts: [ThinningEntry] = []
+        for try await row in rows.decode(PostgresAnnotationRow.EntryColumns.self) { upserts.append(try PostgresAnnotationRow.entry(row)) }
+        let live = Set(upserts.map(\.id))
+        return (upserts, ids.filter { !live.contains($0) }.sorted(), through)
+    }
+}

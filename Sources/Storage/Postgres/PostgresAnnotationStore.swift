@@ -1,0 +1,216 @@
+public import Annotations
+public import Foundation
+import Logging
+import PostgresNIO
+public import Timeline
+
+/// ``AnnotationStore`` on PostgreSQL, confined to one tenant, for several instances sharing one
+/// database. Every write is one transaction that first locks the tenant's feed counter (so a
+/// tenant's writes queue in one order on every instance, as on SQLite's one writer: `If-Match`
+/// races have one winner, idempotency keys one first answer, external ids one owner), and the
+/// feed is numbered from that counter without gaps.
+public struct PostgresAnnotationStore: AnnotationStore {
+    let database: PostgresDatabase
+    let ids: any UUIDv7Source
+    /// Whose annotations these are.
+    public let tenant: TenantID
+    /// The tenant's feed signal: this process's commits and other instances' notifications advance it.
+    let feed: SequenceSignal
+    private let now: @Sendable () -> Date
+    var logger: Logger { database.logger }
+
+    /// The feed's name in `feed_counter` (the same as SQLite's).
+    static let feedName = "annotations"
+
+    public init(database: PostgresDatabase, tenant: TenantID = .default, ids: any UUIDv7Source, now: @escaping @Sendable () -> Date = Date.init) {
+        self.database = database
+        self.tenant = tenant
+        self.ids = ids
+        self.now = now
+        feed = database.feeds.signal(Self.feedName, tenant)
+    }
+
+    /// `tenant`'s store on `database`, issuing ids after the greatest one it ever stored.
+    public static func open(on database: PostgresDatabase, tenant: TenantID = .default) async throws -> PostgresAnnotationStore {
+        let lastIssued = try await PostgresAnnotationStore(database: database, ids: UUIDv7Generator()).lastIssuedID()
+        return PostgresAnnotationStore(database: database, tenant: tenant, ids: UUIDv7Generator(after: lastIssued))
+    }
+
+    public func create(_ content: AnnotationContent, idempotencyKey: IdempotencyKey?) async throws -> (annotation: Annotation, replayed: Bool) {
+        let at = timestamp()
+        let annotation = Annotation(id: ids.next(), content: content, version: 1, createdAt: at, updatedAt: at)
+        let (result, replayed) = try await write { connection, appender -> (Annotation, Bool) in
+            if let idempotencyKey, let first = try await claim(idempotencyKey, for: annotation, on: connection) {
+                return (first, true)
+            }
+            try await insert(annotation, on: connection, appender: &appender)
+            return (annotation, false)
+        }
+        return (result, replayed)
+    }
+
+    public func annotation(_ id: AnnotationID) async throws -> Annotation {
+        try await database.client.withConnection { connection in try await current(id, on: connection, locking: false) }
+    }
+
+    public func update(
+        _ id: AnnotationID, expectedVersion: VersionCondition, _ change: @Sendable (AnnotationContent) throws -> AnnotationContent
+    ) async throws -> Annotation {
+        let at = timestamp()
+        return try await write { connection, appender in
+            let annotation = try await current(id, on: connection, locking: true)
+            try Self.check(expectedVersion, against: annotation)
+            return try await replace(annotation, with: try change(annotation.content), at: at, on: connection, appender: &appender)
+        }
+    }
+
+    public func upsert(externalId: String, _ content: AnnotationContent, expectedVersion: VersionCondition) async throws -> (annotation: Annotation, status: WriteStatus) {
+        precondition(content.externalId == externalId, "the content of an upsert carries its external id")
+        let at = timestamp()
+        return try await write { connection, appender -> (Annotation, WriteStatus) in
+            if let existing = try await live(externalIds: [externalId], on: connection)[externalId] {
+                try Self.check(expectedVersion, against: existing)
+                let before = appender.last
+                let annotation = try await replace(existing, with: content, at: at, on: connection, appender: &appender)
+                return (annotation, appender.last == before ? .unchanged : .updated)
+            }
+            if expectedVersion != .none { throw AnnotationStoreError.externalIdNotFound(externalId) }
+            let annotation = Annotation(id: ids.next(), content: content, version: 1, createdAt: at, updatedAt: at)
+            try await insert(annotation, on: connection, appender: &appender)
+            return (annotation, .created)
+        }
+    }
+
+    public func delete(_ id: AnnotationID, expectedVersion: VersionCondition) async throws {
+        let at = timestamp()
+        try await write { connection, appender in
+            let annotation = try await current(id, on: connection, locking: true)
+            try Self.check(expectedVersion, against: annotation)
+            let version = annotation.version + 1
+            try await connection.query("""
+                WITH gone AS (DELETE FROM annotation WHERE tenant = \(tenant.description) AND id = \(id.uuid))
+                INSERT INTO annotation_tombstone (tenant, id, version, deleted_at)
+                VALUES (\(tenant.description), \(id.uuid), \(version), \(unescaped: PostgresAnnotationRow.instant(at)))
+                """, logger: logger)
+            try await record(.deleted, id, version: version, at: at, on: connection, appender: &appender)
+        }
+    }
+
+    /// Now, at the millisecond resolution the database keeps.
+    func timestamp() -> Date {
+        UnixMilliseconds.date(UnixMilliseconds.from(now()))
+    }
+
+    /// Runs `body` in a transaction holding the tenant's feed counter; stores and announces the
+    /// counter at the end, and wakes this process's readers once committed.
+    func write<Result: Sendable>(_ body: @Sendable (PostgresConnection, inout FeedAppender) async throws -> Result) async throws -> Result {
+        let (result, last) = try await database.transaction { connection in
+            var appender = try await FeedAppender.lock(Self.feedName, tenant, on: connection, logger: logger)
+            let result = try await body(connection, &appender)
+            return (result, try await appender.finish(on: connection, logger: logger))
+        }
+        if let last { feed.advance(to: last) }
+        return result
+    }
+
+    // MARK: - Inside a transaction
+
+    func insert(_ annotation: Annotation, on connection: PostgresConnection, appender: inout FeedAppender) async throws {
+        try await checkExternalId(annotation.content.externalId, on: connection, except: nil)
+        try await PostgresAnnotationRow.insert(annotation, tenant: tenant, on: connection, logger: logger)
+        try await record(.created, annotation.id, version: 1, at: annotation.createdAt, on: connection, appender: &appender)
+    }
+
+    /// Gives `annotation` new content and records `updated`; unchanged content is not a write.
+    func replace(_ annotation: Annotation, with content: AnnotationContent, at: Date, on connection: PostgresConnection, appender: inout FeedAppender) async throws -> Annotation {
+        guard !content.isIdentical(to: annotation.content) else { return annotation }
+        try await checkExternalId(content.externalId, on: connection, except: annotation.id)
+        var annotation = annotation
+        annotation.content = content
+        annotation.version += 1
+        annotation.updatedAt = at
+        try await PostgresAnnotationRow.update(annotation, tenant: tenant, on: connection, logger: logger)
+        try await record(.updated, annotation.id, version: annotation.version, at: at, on: connection, appender: &appender)
+        return annotation
+    }
+
+    /// The tenant's annotation with this id (its row locked for the transaction when `locking`).
+    func current(_ id: AnnotationID, on connection: PostgresConnection, locking: Bool) async throws -> Annotation {
+        let rows = try await connection.query("""
+            SELECT \(unescaped: PostgresAnnotationRow.columns) FROM annotation WHERE tenant = \(tenant.description) AND id = \(id.uuid)
+            \(unescaped: locking ? "FOR UPDATE" : "")
+            """, logger: logger)
+        for try await row in rows.decode(PostgresAnnotationRow.Columns.self) { return try PostgresAnnotationRow.annotation(row) }
+        let tombstones = try await connection.query("""
+            SELECT \(unescaped: PostgresAnnotationRow.milliseconds("deleted_at")) FROM annotation_tombstone
+            WHERE tenant = \(tenant.description) AND id = \(id.uuid)
+            """, logger: logger)
+        for try await deletedAt in tombstones.decode(Int64.self) {
+            throw AnnotationStoreError.gone(id, deletedAt: UnixMilliseconds.date(deletedAt))
+        }
+        throw AnnotationStoreError.notFound(id)
+    }
+
+    /// The live annotations that have one of `externalIds`, by external id.
+    func live(externalIds: [String], on connection: PostgresConnection) async throws -> [String: Annotation] {
+        guard !externalIds.isEmpty else { return [:] }
+        let rows = try await connection.query("""
+            SELECT \(unescaped: PostgresAnnotationRow.columns) FROM annotation
+            WHERE tenant = \(tenant.description) AND external_id = ANY(\(externalIds))
+            """, logger: logger)
+        var found: [String: Annotation] = [:]
+        for try await row in rows.decode(PostgresAnnotationRow.Columns.self) {
+            let annotation = try PostgresAnnotationRow.annotation(row)
+            if let externalId = annotation.content.externalId { found[externalId] = annotation }
+        }
+        return found
+    }
+
+    /// Takes `key` for `annotation`, or returns the first answer of a key seen within its lifetime.
+    private func claim(_ key: IdempotencyKey, for annotation: Annotation, on connection: PostgresConnection) async throws -> Annotation? {
+        let at = annotation.createdAt
+        let oldest = at.addingTimeInterval(-IdempotencyKey.lifetime)
+        try await connection.query("""
+            DELETE FROM idempotency_key WHERE tenant = \(tenant.description) AND created_at < \(unescaped: PostgresAnnotationRow.instant(oldest))
+            """, logger: logger)
+        let rows = try await connection.query("""
+            SELECT fingerprint, annotation_id, \(unescaped: PostgresAnnotationRow.milliseconds("created_at")) FROM idempotency_key
+            WHERE tenant = \(tenant.description) AND key = \(key.key)
+            """, logger: logger)
+        for try await (fingerprint, id, createdAt) in rows.decode((String, UUID, Int64).self) {
+            guard fingerprint == key.fingerprint, let id = AnnotationID(uuid: id) else { throw AnnotationStoreError.idempotencyKeyReused(key.key) }
+            let created = UnixMilliseconds.date(createdAt)
+            return Annotation(id: id, content: annotation.content, version: 1, createdAt: created, updatedAt: created)
+        }
+        try await connection.query("""
+            INSERT INTO idempotency_key (tenant, key, fingerprint, annotation_id, created_at)
+            VALUES (\(tenant.description), \(key.key), \(key.fingerprint), \(annotation.id.uuid), \(unescaped: PostgresAnnotationRow.instant(at)))
+            """, logger: logger)
+        return nil
+    }
+
+    static func check(_ expectedVersion: VersionCondition, against annotation: Annotation) throws {
+        if !expectedVersion.admits(annotation.version) {
+            throw AnnotationStoreError.versionMismatch(annotation.id, current: annotation.version)
+        }
+    }
+
+    private func checkExternalId(_ externalId: String?, on connection: PostgresConnection, except id: AnnotationID?) async throws {
+        guard let externalId else { return }
+        let rows = try await connection.query("""
+            SELECT id FROM annotation WHERE tenant = \(tenant.description) AND external_id = \(externalId)
+            """, logger: logger)
+        for try await owner in rows.decode(UUID.self) where owner != id?.uuid {
+            throw AnnotationStoreError.externalIdTaken(externalId)
+        }
+    }
+
+    /// Appends to the tenant's feed under the next number of the locked counter.
+    func record(_ kind: AnnotationChange.Kind, _ id: AnnotationID, version: Int, at: Date, on connection: PostgresConnection, appender: inout FeedAppender) async throws {
+        let sequence = appender.next()
+        try await connection.query("""
+            INSERT INTO annotation_change (tenant, sequence, kind, annotation_id, version, at)
+            VALUES (\(tenant.description), \(sequence), \(kind.rawValue), \(id.uuid), \(version), \(unescaped: PostgresAnnotationRow.instant(at)))
+            """, logger: logger)
+    }
+}
