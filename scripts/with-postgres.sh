@@ -24,7 +24,7 @@ trap stop EXIT
 "${as_owner[@]}" "$bin/initdb" -D "$dir/data" -U meridian --auth=trust -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 \
     || { cat "$dir/initdb.log"; exit 1; }
 "${as_owner[@]}" "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-    -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200" start >/dev/null \
+    -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=1000" start >/dev/null \
     || { cat "$dir/server.log"; exit 1; }
 "${as_owner[@]}" "$bin/createdb" -h 127.0.0.1 -p "$port" -U meridian meridian
 # Tests copy fresh databases from this one: PostGIS is installed once, not per test.

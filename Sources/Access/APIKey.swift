@@ -30,17 +30,21 @@ public struct APIKey: Hashable, Sendable {
     }
 }
 
-/// Where keys are kept. Reads answer what is committed now, so a revocation by another process
-/// (`meridian keys revoke`) holds for the next request.
-public protocol KeyStore: Sendable {
-    /// Stores a new key.
-    func insert(_ key: APIKey) throws
+/// What a request's check reads: one key by id, and whether open mode is over.
+public protocol KeyDirectory: Sendable {
     /// The key with this id, revoked or not; nil when there is none.
     func key(id: String) throws -> APIKey?
+    /// Whether any key was ever created (revoked ones count: open mode never comes back).
+    func anyKeyExists() throws -> Bool
+}
+
+/// Where keys are kept. Reads answer what is committed now, so a revocation by another process
+/// (`meridian keys revoke`) holds for the next request.
+public protocol KeyStore: KeyDirectory {
+    /// Stores a new key.
+    func insert(_ key: APIKey) throws
     /// Every key (of one tenant, or of all), oldest first.
     func keys(tenant: TenantID?) throws -> [APIKey]
     /// Marks the key revoked at `at`; false when no key has this id. Revoking twice keeps the first time.
     func revoke(id: String, at: Date) throws -> Bool
-    /// Whether any key was ever created (revoked ones count: open mode never comes back).
-    func anyKeyExists() throws -> Bool
 }

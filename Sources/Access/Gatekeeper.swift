@@ -38,11 +38,11 @@ public enum AccessError: Error, Hashable, Sendable {
 /// `--insecure-open`) and no key was ever created; the first key created, by any process, ends
 /// it for good at the next request.
 public final class Gatekeeper: Sendable {
-    private let store: any KeyStore
+    private let store: any KeyDirectory
     private let open: Atomic<Bool>
 
     /// - Parameter openWhenNoKeys: whether a store without keys lets every request in.
-    public init(store: any KeyStore, openWhenNoKeys: Bool) throws {
+    public init(store: any KeyDirectory, openWhenNoKeys: Bool) throws {
         self.store = store
         open = Atomic(openWhenNoKeys ? try !store.anyKeyExists() : false)
     }

@@ -29,7 +29,7 @@ public func buildApplication(
 ) async throws -> some ApplicationProtocol {
     var logger = Logger(label: "meridian")
     logger.logLevel = configuration.logLevel
-    let (router, tenants, database) = try await buildRouterAndTenants(configuration, logger: logger)
+    let (router, tenants, storage) = try await buildRouterAndTenants(configuration, logger: logger)
     return Application(
         router: router,
         server: .http1(configuration: .init(additionalChannelHandlers: [
@@ -37,7 +37,7 @@ public func buildApplication(
             EarlyAnswerHandler(),
         ])),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "meridian"),
-        services: [ShutdownService(tenants: tenants, database: database, logger: logger)],
+        services: [ShutdownService(tenants: tenants, storage: storage, logger: logger)],
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger
     )
@@ -47,12 +47,12 @@ public func buildApplication(
 /// contract's operations) and the tenants its handlers reach (whose indexes a service keeps current).
 func buildRouterAndTenants(
     _ configuration: ServerConfiguration, logger: Logger
-) async throws -> (router: Router<AppRequestContext>, tenants: TenantSpace, database: MeridianDatabase) {
+) async throws -> (router: Router<AppRequestContext>, tenants: TenantSpace, storage: MeridianStorage) {
     let metrics = ServerMetrics()
     let commits = metrics.commitLatency
-    let database = try MeridianDatabase.open(path: configuration.databasePath) { commits.recordNanoseconds(Int64($0 * 1e9)) }
+    let storage = try await MeridianStorage.open(configuration.databasePath, logger: logger) { commits.recordNanoseconds(Int64($0 * 1e9)) }
     let tenants = try await TenantSpace(
-        database: database, metrics: metrics, delivery: configuration.delivery, annotationCacheBytes: configuration.annotationCacheBytes)
+        storage: storage, metrics: metrics, delivery: configuration.delivery, annotationCacheBytes: configuration.annotationCacheBytes)
     // Indexes load before the server listens, as they did before tenants (a million annotations take seconds).
     try await tenants.openKnownTenants()
     let contract = try Contract.load()
@@ -72,7 +72,7 @@ func buildRouterAndTenants(
     router.middlewares.add(WebFilesMiddleware(root: configuration.webRoot))
     router.middlewares.add(MethodNotAllowedMiddleware(routes: routes))
     router.middlewares.add(AccessMiddleware(
-        gatekeeper: try Gatekeeper(store: SQLiteKeyStore(database: database), openWhenNoKeys: configuration.openWhenNoKeys),
+        gatekeeper: try Gatekeeper(store: try await storage.keyDirectory(), openWhenNoKeys: configuration.openWhenNoKeys),
         routes: routes,
         limiter: RateLimiter(rate: configuration.rateLimit, burst: configuration.rateBurst)
     ))
@@ -89,6 +89,6 @@ func buildRouterAndTenants(
         ProblemMiddleware(logger: logger, parameterTypes: contract.parameterTypes), HeaderEncodingMiddleware(),
         JSONBodyMiddleware(nullShapes: contract.requestNulls, meaningfulNulls: ["createSubscription", "updateSubscription", "patchAnnotation", "importAnnotations", "updateWebhook", "searchAnnotations", "nearestAnnotations", "thinAnnotations"], maxBodySize: max(configuration.maxBodySize, configuration.maxImportBodySize)),
     ])
-    return (router, tenants, database)
+    return (router, tenants, storage)
 }
 

@@ -50,6 +50,11 @@ public struct MeridianDatabase: Sendable {
         return names.compactMap(TenantID.init)
     }
 
+    /// The names of the migrations the database holds, in the order they were applied.
+    public func appliedMigrations() throws -> [String] {
+        try writer.read { db in try Migrations.migrator.appliedMigrations(db) }
+    }
+
     /// Moves everything in the WAL into the database file and empties the WAL (graceful shutdown,
     /// before a file copy); waits for readers to finish.
     public func checkpoint() throws {

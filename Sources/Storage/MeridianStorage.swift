@@ -1,3 +1,4 @@
+public import Access
 public import Annotations
 public import Foundation
 public import Logging
@@ -60,16 +61,55 @@ public enum MeridianStorage: Sendable {
         }
     }
 
+    /// What a request's key check reads: the `apiKey` table on SQLite, a copy of `api_key` that
+    /// follows every instance's key writes on PostgreSQL.
+    public func keyDirectory() async throws -> any KeyDirectory {
+        switch self {
+        case .sqlite(let database): SQLiteKeyStore(database: database)
+        case .postgres(let database): try await PostgresKeyStore.open(on: database)
+        }
+    }
+
+    /// Stores a new key (`meridian keys create`).
+    public func insert(_ key: APIKey) async throws {
+        switch self {
+        case .sqlite(let database): try SQLiteKeyStore(database: database).insert(key)
+        case .postgres(let database): try await PostgresKeyStore.open(on: database, following: false).insert(key)
+        }
+    }
+
+    /// Every key (of one tenant, or of all), oldest first (`meridian keys list`).
+    public func keys(tenant: TenantID?) async throws -> [APIKey] {
+        switch self {
+        case .sqlite(let database): try SQLiteKeyStore(database: database).keys(tenant: tenant)
+        case .postgres(let database): try await PostgresKeyStore.open(on: database, following: false).keys(tenant: tenant)
+        }
+    }
+
+    /// Revokes a key; false when no key has this id (`meridian keys revoke`).
+    public func revokeKey(id: String, at: Date) async throws -> Bool {
+        switch self {
+        case .sqlite(let database): try SQLiteKeyStore(database: database).revoke(id: id, at: at)
+        case .postgres(let database): try await PostgresKeyStore.open(on: database, following: false).revoke(id: id, at: at)
+        }
+    }
+
+    /// The migration steps the database holds, in order (`meridian migrate`).
+    public func appliedMigrations() async throws -> [String] {
+        switch self {
+        case .sqlite(let database): try database.appliedMigrations()
+        case .postgres(let database): try await database.appliedMigrations()
+        }
+    }
+
     /// The SQLite database, when that is the engine.
     public var sqlite: MeridianDatabase? {
         if case .sqlite(let database) = self { database } else { nil }
     }
 
-    /// Finishes with the database: SQLite moves its WAL into the file; PostgreSQL's pool closes.
-    public func close() async throws {
-        switch self {
-        case .sqlite(let database): try database.checkpoint()
-        case .postgres(let database): await database.close()
-        }
+    /// Finishes with the database: PostgreSQL's pool closes (SQLite's connections close with the
+    /// process; a server checkpoints first, ``MeridianDatabase/checkpoint()``).
+    public func close() async {
+        if case .postgres(let database) = self { await database.close() }
     }
 }

@@ -10,8 +10,10 @@ struct AccessMode: CustomStringConvertible {
     var openWhenNoKeys: Bool
     var keysExist: Bool
 
-    static func decide(_ configuration: ServerConfiguration, insecureOpen: Bool) throws -> AccessMode {
-        let keysExist = try SQLiteKeyStore(database: MeridianDatabase.open(path: configuration.databasePath)).anyKeyExists()
+    static func decide(_ configuration: ServerConfiguration, insecureOpen: Bool) async throws -> AccessMode {
+        let storage = try await MeridianStorage.open(configuration.databasePath)
+        let keysExist = try await storage.keyDirectory().anyKeyExists()
+        await storage.close()
         let loopback = isLoopback(configuration.host)
         if !loopback && !insecureOpen && !keysExist {
             throw ValidationError("""

@@ -18,6 +18,7 @@ struct Backup: AsyncParsableCommand {
     func run() throws {
         guard !FileManager.default.fileExists(atPath: file) else { throw ValidationError("\(file) exists; backup writes a new file only") }
         let path = database.path
+        guard !PostgresLocation.isPostgres(path) else { throw ValidationError("backup copies a SQLite file; back a PostgreSQL database up with pg_dump") }
         guard FileManager.default.fileExists(atPath: path) else { throw ValidationError("no database at \(path)") }
         let start = ContinuousClock.now
         try MeridianDatabase.open(path: path).backup(to: file)
@@ -38,12 +39,28 @@ struct Export: AsyncParsableCommand {
 
     func run() async throws {
         let tenant = try TenantID.option(tenant)
-        let store = try await SQLiteAnnotationStore.open(on: MeridianDatabase.open(path: database.path), tenant: tenant)
+        let storage = try await database.open()
+        let store = try await storage.annotations(tenant: tenant)
         let data = try AnnotationExport.featureCollection(try await store.annotations(matching: AnnotationQuery()).annotations)
         if let file, file != "-" {
             try data.write(to: URL(fileURLWithPath: file))
         } else {
             FileHandle.standardOutput.write(data)
         }
+        await storage.close()
+    }
+}
+
+/// `meridian migrate`: brings a database's schema up to this version (what `serve` does at start).
+struct Migrate: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Apply the migrations the database lacks (serve does too at start; several instances may run it at once).")
+
+    @OptionGroup var database: DatabaseOption
+
+    func run() async throws {
+        let storage = try await database.open()
+        let steps = try await storage.appliedMigrations()
+        await storage.close()
+        print("\(database.path) is at \(steps.last ?? "no migration") (\(steps.count) steps applied)")
     }
 }

@@ -33,7 +33,8 @@ struct Import: AsyncParsableCommand {
         let path = database.path
         let start = ContinuousClock.now
         let tenant = try TenantID.option(tenant)
-        let store = try await SQLiteAnnotationStore.open(on: MeridianDatabase.open(path: path), tenant: tenant)
+        // The process's exit closes the database (a PostgreSQL session ends; SQLite's WAL holds every commit).
+        let store = try await database.open().annotations(tenant: tenant)
         // Skip a database that ever held an annotation, so seeding demo data never brings back what a user deleted.
         if ifEmpty, try await !store.changes(after: 0, limit: 1).isEmpty {
             print("\(path) already holds annotations; \(file) not imported")

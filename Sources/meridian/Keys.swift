@@ -22,11 +22,13 @@ struct Keys: AsyncParsableCommand {
         var name: String?
         @OptionGroup var database: DatabaseOption
 
-        func run() throws {
+        func run() async throws {
             let tenant = try TenantID.option(tenant)
             guard let role = Role(rawValue: role) else { throw ValidationError("--role must be one of \(Role.allCases.map(\.rawValue).joined(separator: ", "))") }
             let (token, key) = KeySecret.make(tenant: tenant, role: role, name: name, at: Date())
-            try SQLiteKeyStore(database: MeridianDatabase.open(path: database.path)).insert(key)
+            let storage = try await database.open()
+            try await storage.insert(key)
+            await storage.close()
             print(token)
             print("key \(key.id): tenant \(tenant), role \(role.rawValue); this is the only time the secret is shown")
         }
@@ -39,9 +41,11 @@ struct Keys: AsyncParsableCommand {
         var tenant: String?
         @OptionGroup var database: DatabaseOption
 
-        func run() throws {
+        func run() async throws {
             let only = try tenant.map(TenantID.option)
-            let keys = try SQLiteKeyStore(database: MeridianDatabase.open(path: database.path)).keys(tenant: only)
+            let storage = try await database.open()
+            let keys = try await storage.keys(tenant: only)
+            await storage.close()
             print(["ID", "TENANT", "ROLE", "NAME", "CREATED", "REVOKED"].joined(separator: "\t"))
             for key in keys {
                 let dates = [key.createdAt, key.revokedAt].map { $0.map { Instant(millisecondOf: $0).rfc3339 } ?? "-" }
@@ -57,10 +61,11 @@ struct Keys: AsyncParsableCommand {
         var id: String
         @OptionGroup var database: DatabaseOption
 
-        func run() throws {
-            guard try SQLiteKeyStore(database: MeridianDatabase.open(path: database.path)).revoke(id: id, at: Date()) else {
-                throw ValidationError("no key has id \(id)")
-            }
+        func run() async throws {
+            let storage = try await database.open()
+            let revoked = try await storage.revokeKey(id: id, at: Date())
+            await storage.close()
+            guard revoked else { throw ValidationError("no key has id \(id)") }
             print("key \(id) revoked")
         }
     }
@@ -68,12 +73,21 @@ struct Keys: AsyncParsableCommand {
 
 /// `--database`, shared by every command that opens the database.
 struct DatabaseOption: ParsableArguments {
-    @Option(name: .customLong("database"), help: "SQLite database file (env MERIDIAN_DATABASE; default ./meridian.sqlite).")
+    @Option(name: .customLong("database"), help: "SQLite database file, or postgres://user@host:port/database (env MERIDIAN_DATABASE; default ./meridian.sqlite).")
     var option: String?
 
     /// `--database`, else `MERIDIAN_DATABASE`, else the default.
     var path: String {
         option ?? ProcessInfo.processInfo.environment["MERIDIAN_DATABASE"] ?? MeridianDatabase.defaultPath
+    }
+
+    /// The database it names, migrated.
+    func open() async throws -> MeridianStorage {
+        do {
+            return try await MeridianStorage.open(path)
+        } catch let error as MeridianStorage.PlaceError {
+            throw ValidationError(error.description)
+        }
     }
 }
 

@@ -16,7 +16,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Port to listen on; 0 picks a free one (env MERIDIAN_PORT).")
     var port: Int?
 
-    @Option(help: "SQLite database file, or :memory: (env MERIDIAN_DATABASE).")
+    @Option(help: "SQLite database file, :memory:, or postgres://user@host:port/database shared by several instances (env MERIDIAN_DATABASE).")
     var database: String?
 
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (env MERIDIAN_LOG_LEVEL).")
@@ -80,7 +80,7 @@ struct Serve: AsyncParsableCommand {
         if let folder = web ?? environment["MERIDIAN_WEB"] { configuration.webRoot = folder }
         if let file = basemap ?? environment["MERIDIAN_BASEMAP"] { configuration.baseMapPath = file }
         try webhooks.apply(to: &configuration, environment: environment)
-        let mode = try AccessMode.decide(configuration, insecureOpen: insecureOpen)
+        let mode = try await AccessMode.decide(configuration, insecureOpen: insecureOpen)
         configuration.openWhenNoKeys = mode.openWhenNoKeys
         let app = try await buildApplication(configuration) { [configuration] port in
             // The first line on stdout is the one scripts and tests wait for.

@@ -107,8 +107,10 @@ import Timeline
             #expect(try await client.send(.get, "/v1/annotations", key: token).status == .ok)
             let id = try #require(KeySecret.parse(Substring(token))?.id)
             // Another process's revocation (`meridian keys revoke`), through its own connection.
-            #expect(try SQLiteKeyStore(database: MeridianDatabase.open(path: database)).revoke(id: id, at: Date()))
-            let refused = try await client.send(.get, "/v1/annotations", key: token)
+            let other = try await MeridianStorage.open(database)
+            #expect(try await other.revokeKey(id: id, at: Date()))
+            await other.close()
+            let refused = try await client.afterKeyWrites { try await client.send(.get, "/v1/annotations", key: token) }
             _ = try refused.problem(.unauthorized)
             #expect(refused.headers[.wwwAuthenticate]?.contains("invalid_token") == true)
         }
@@ -146,8 +148,10 @@ import Timeline
         try await KeyedApp.withClient(keys: []) { client, _, database in
             #expect(try await client.send(.get, "/v1/annotations", key: nil).status == .ok)
             let (_, key) = KeySecret.make(tenant: .default, role: .admin, name: nil, at: Date())
-            try SQLiteKeyStore(database: MeridianDatabase.open(path: database)).insert(key)
-            _ = try await client.send(.get, "/v1/annotations", key: nil).problem(.unauthorized)
+            let other = try await MeridianStorage.open(database)
+            try await other.insert(key)
+            await other.close()
+            _ = try await client.afterKeyWrites { try await client.send(.get, "/v1/annotations", key: nil) }.problem(.unauthorized)
         }
         // Not open at all when the configuration says so (serve beyond loopback).
         try await KeyedApp.withClient(keys: [], configure: { $0.openWhenNoKeys = false }) { client, _, _ in

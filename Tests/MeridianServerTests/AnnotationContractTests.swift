@@ -227,7 +227,7 @@ import Testing
     }
 
     @Test func concurrentPatchesWithIfMatchHaveOneWinnerPerVersion() async throws {
-        let app = try await buildApplication(.testing)
+        let app = try await buildApplication(try await TestApp.configuration())
         try await app.test(.live) { client in
             let created = try await client.createAnnotation(shop)
             let (port, id) = (try #require(client.port), created.id)
@@ -253,7 +253,7 @@ import Testing
     @Test func idsAreNeverHandedOutTwiceAcrossDeleteAndRestart() async throws {
         let database = TemporaryDatabase()
         defer { database.cleanUp() }
-        var configuration = ServerConfiguration.testing
+        var configuration = try await TestApp.configuration()
         configuration.databasePath = database.path
         var seen: [String] = []
         var lastDeleted: String?

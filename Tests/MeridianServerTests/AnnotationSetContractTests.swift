@@ -79,7 +79,7 @@ import Testing
     }
 
     @Test func theFeedListsEveryChangeInOrderAndLongPollsForTheNext() async throws {
-        let app = try await buildApplication(.testing)
+        let app = try await buildApplication(try await TestApp.configuration())
         try await app.test(.live) { client in
             let created = try await client.createAnnotation(pin(1, 1))
             _ = try await client.send(.patch, "/v1/annotations/\(created.id)", json: #"{"title":"t"}"#, headers: [.contentType: "application/merge-patch+json"])

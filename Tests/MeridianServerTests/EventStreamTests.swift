@@ -10,7 +10,7 @@ import Testing
 /// test clients wait for whole bodies, which a stream never ends).
 @Suite struct EventStreamTests {
     @Test func streamResumesAfterLastEventIDThenPushesNewEventsAndHeartbeats() async throws {
-        var configuration = ServerConfiguration.testing
+        var configuration = try await TestApp.configuration()
         configuration.eventStreamHeartbeat = .milliseconds(200)
         let app = try await buildApplication(configuration)
         try await app.test(.live) { client in
@@ -45,7 +45,7 @@ import Testing
 extension EventStreamTests {
     /// A backlog far larger than one page of the log reaches the client whole and in order.
     @Test func aLongBacklogStreamsWithoutLoss() async throws {
-        let app = try await buildApplication(.testing)
+        let app = try await buildApplication(try await TestApp.configuration())
         try await app.test(.live) { client in
             let port = try #require(client.port)
             _ = try await client.subscribe(TrackingContractTests.everyFix)

@@ -13,7 +13,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: body) }
         #expect(try body.resourceValues(forKeys: [.fileSizeKey]).fileSize ?? 0 > 1 << 20)
 
-        let app = try await buildApplication(.testing)
+        let app = try await buildApplication(try await TestApp.configuration())
         try await app.test(.live) { client in
             let port = try #require(client.port)
             let curl = await ProcessRun.run(URL(fileURLWithPath: "/usr/bin/env"), [
@@ -51,7 +51,7 @@ import Testing
     func aClientThatWritesBeforeReadingGetsTheAnswer(size: Int, authorization: String, status: String) async throws {
         let file = TemporaryDatabase()
         defer { file.cleanUp() }
-        var configuration = ServerConfiguration.testing
+        var configuration = try await TestApp.configuration()
         configuration.databasePath = file.path
         configuration.openWhenNoKeys = authorization.isEmpty
         configuration.maxImportBodySize = 2 << 20

@@ -7,9 +7,10 @@ import MeridianServer
 import NIOCore
 import Storage
 import Testing
+import TestSupport
 import Timeline
 
-/// An application on a temporary SQLite file with API keys made beforehand, as
+/// An application on a temporary database (of the engine under test) with API keys made beforehand, as
 /// `meridian keys create` makes them: `tokens["acme/writer"]` is that key's bearer token.
 enum KeyedApp {
     static func withClient(
@@ -19,23 +20,39 @@ enum KeyedApp {
     ) async throws {
         let file = TemporaryDatabase()
         defer { file.cleanUp() }
-        let store = SQLiteKeyStore(database: try MeridianDatabase.open(path: file.path))
+        let place = StorageEngine.contract == .sqlite ? file.path : try await StorageEngine.contract.freshPlace(persistent: true)
+        let storage = try await MeridianStorage.open(place)
         var tokens: [String: String] = [:]
         for (tenant, role) in keys {
             let (token, key) = KeySecret.make(tenant: TenantID(tenant)!, role: role, name: nil, at: Date())
-            try store.insert(key)
+            try await storage.insert(key)
             tokens["\(tenant)/\(role.rawValue)"] = token
         }
+        await storage.close()
         var configuration = ServerConfiguration.testing
-        configuration.databasePath = file.path
+        configuration.databasePath = place
         configure(&configuration)
         let app = try await buildApplication(configuration)
         let made = tokens
-        try await app.test(.router) { client in try await body(client, made, file.path) }
+        try await app.test(.router) { client in try await body(client, made, place) }
     }
 }
 
 extension TestClientProtocol {
+    /// The answer to `request` once another process's key write holds: the next request on
+    /// SQLite (every check reads the table); on PostgreSQL once the write's notification reached
+    /// the server's copy of the keys (retried for up to a second, which it never needs on loopback).
+    func afterKeyWrites(_ request: () async throws -> TestResponse) async throws -> TestResponse {
+        var response = try await request()
+        guard StorageEngine.contract == .postgres else { return response }
+        let deadline = ContinuousClock.now + .seconds(1)
+        while response.status != .unauthorized, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+            response = try await request()
+        }
+        return response
+    }
+
     /// Sends `body` (JSON text) as the holder of `token`.
     func send(_ method: HTTPRequest.Method, _ path: String, json body: String? = nil, key token: String?, headers: HTTPFields = [:]) async throws -> TestResponse {
         var headers = headers

@@ -42,7 +42,7 @@ import Timeline
         let (globex, globexKey) = KeySecret.make(tenant: TenantID("globex")!, role: .admin, name: nil, at: Date())
         try store.insert(acmeKey)
         try store.insert(globexKey)
-        var configuration = ServerConfiguration.testing
+        var configuration = try await TestApp.configuration()
         configuration.databasePath = file.path
         configuration.eventStreamHeartbeat = .milliseconds(200)
         let app = try await buildApplication(configuration)

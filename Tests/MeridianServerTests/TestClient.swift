@@ -5,6 +5,7 @@ import HummingbirdTesting
 import MeridianServer
 import NIOCore
 import Testing
+import TestSupport
 
 /// What every contract test needs: an app on the testing configuration and JSON helpers.
 enum TestApp {
@@ -14,10 +15,18 @@ enum TestApp {
         configure: (inout ServerConfiguration) -> Void = { _ in },
         _ body: @Sendable (any TestClientProtocol) async throws -> Void
     ) async throws {
-        var configuration = ServerConfiguration.testing
+        var configuration = try await configuration()
         configure(&configuration)
         let app = try await buildApplication(configuration)
         try await app.test(.router, body)
+    }
+
+    /// The testing configuration on a fresh database of the engine this run tests
+    /// (`StorageEngine.contract`: the same suite runs once per engine).
+    static func configuration() async throws -> ServerConfiguration {
+        var configuration = ServerConfiguration.testing
+        configuration.databasePath = try await StorageEngine.contract.freshPlace()
+        return configuration
     }
 }
 

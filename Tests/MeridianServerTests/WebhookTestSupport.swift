@@ -37,7 +37,7 @@ enum WebhookApp {
         configure: @Sendable (inout ServerConfiguration) -> Void = { _ in },
         _ body: @Sendable (any TestClientProtocol) async throws -> Void
     ) async throws {
-        var configuration = ServerConfiguration.testing
+        var configuration = try await TestApp.configuration()
         configuration.delivery = DeliverySettings(backoff: quickBackoff, timeout: .seconds(5), allowed: [CIDR("127.0.0.0/8")!])
         configure(&configuration)
         let app = try await buildApplication(configuration)

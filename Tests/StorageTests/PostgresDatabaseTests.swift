@@ -54,7 +54,7 @@ struct PostgresDatabaseTests {
             """)
         var firstColumns: [String: String] = [:]
         for try await (table, column) in rows.decode((String, String).self) { firstColumns[table] = column }
-        #expect(Set(firstColumns.keys) == ["feed_counter", "annotation", "annotation_tombstone", "annotation_change", "idempotency_key"])
+        #expect(Set(firstColumns.keys) == ["feed_counter", "annotation", "annotation_tombstone", "annotation_change", "idempotency_key", "api_key"])
         #expect(firstColumns.values.allSatisfy { $0 == "tenant" }, "\(firstColumns)")
         await database.close()
     }

@@ -26,7 +26,7 @@ struct APIHandler: APIProtocol {
     let web: WebPage
 
     /// The caller's annotations.
-    var annotations: SQLiteAnnotationStore { get async throws { try await tenants.current().annotations } }
+    var annotations: any ServedAnnotationStore { get async throws { try await tenants.current().annotations } }
     /// The caller's thinning index, following its annotations.
     var thinning: ThinningFollower { get async throws { try await tenants.current().thinning } }
     /// The caller's query verbs: the point index first, the rows second.

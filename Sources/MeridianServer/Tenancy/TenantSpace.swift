@@ -1,6 +1,7 @@
 import Access
 import Delivery
 import Foundation
+import HTTPTypes
 import Logging
 import ServiceLifecycle
 import Storage
@@ -15,20 +16,34 @@ import Timeline
 final class TenantSpace: Sendable {
     /// One tenant's share of the server.
     struct Tenant: Sendable {
-        let annotations: SQLiteAnnotationStore
+        let annotations: any ServedAnnotationStore
         /// The tenant's thinning index, following its change feed.
         let thinning: ThinningFollower
         /// Annotations' JSON for query answers, by id and version.
         let encoded: EncodedAnnotations
         /// Thinning indexes of the filters recent thin requests carried, kept on demand.
         let filtered: FilteredThinning
-        /// The tenant's devices, subscriptions and event log.
-        let tracking: TrackingHub
-        /// The tenant's webhooks and their workers.
-        let delivery: DeliveryHub
+        /// The tenant's devices, subscriptions and event log (nil on PostgreSQL until tracking moves there).
+        let trackingHub: TrackingHub?
+        /// The tenant's webhooks and their workers (nil on PostgreSQL until delivery moves there).
+        let deliveryHub: DeliveryHub?
+
+        /// The tenant's devices, subscriptions and event log; 503 where the engine lacks them.
+        var tracking: TrackingHub {
+            get throws { try trackingHub ?? { throw TenantSpace.notOnPostgres("location tracking") }() }
+        }
+        /// The tenant's webhooks and their workers; 503 where the engine lacks them.
+        var delivery: DeliveryHub {
+            get throws { try deliveryHub ?? { throw TenantSpace.notOnPostgres("webhooks") }() }
+        }
     }
 
-    private let database: MeridianDatabase
+    /// What the PostgreSQL engine does not serve yet (issue 20 is moving it there).
+    static func notOnPostgres(_ what: String) -> ProblemError {
+        ProblemError(.serviceUnavailable, detail: "\(what) is not on PostgreSQL yet: serve it from a SQLite database for now")
+    }
+
+    private let storage: MeridianStorage
     private let metrics: ServerMetrics
     private let deliverySettings: DeliverySettings
     /// Webhook requests of every tenant.
@@ -43,18 +58,20 @@ final class TenantSpace: Sendable {
     /// Bytes of annotations' JSON each tenant keeps for query answers.
     private let annotationCacheBytes: Int
 
-    /// The space over `database`, issuing ids after the greatest ones it stored.
+    /// The space over `storage`, issuing ids after the greatest ones it stored.
     init(
-        database: MeridianDatabase, metrics: ServerMetrics = ServerMetrics(), delivery: DeliverySettings = DeliverySettings(),
+        storage: MeridianStorage, metrics: ServerMetrics = ServerMetrics(), delivery: DeliverySettings = DeliverySettings(),
         transport: any WebhookTransport = HTTPWebhookTransport(), annotationCacheBytes: Int = ServerConfiguration().annotationCacheBytes
     ) async throws {
-        self.database = database
+        self.storage = storage
         self.annotationCacheBytes = annotationCacheBytes
         self.metrics = metrics
         self.deliverySettings = delivery
         self.transport = transport
-        annotationIDs = UUIDv7Generator(after: try await SQLiteAnnotationStore(database: database, ids: UUIDv7Generator()).lastIssuedID())
-        trackingIDs = UUIDv7Generator(after: try await SQLiteTrackingStore(database: database).lastIssuedID())
+        annotationIDs = UUIDv7Generator(after: try await storage.lastIssuedAnnotationID())
+        var lastTrackingID: UUIDv7?
+        if let database = storage.sqlite { lastTrackingID = try await SQLiteTrackingStore(database: database).lastIssuedID() }
+        trackingIDs = UUIDv7Generator(after: lastTrackingID)
     }
 
     /// The tenant of the current request (``RequestScope``).
@@ -81,7 +98,7 @@ final class TenantSpace: Sendable {
 
     /// Opens every tenant the database knows, so no request pays for loading its indexes.
     func openKnownTenants() async throws {
-        for id in try await database.knownTenants() { _ = try await tenant(id) }
+        for id in try await storage.knownTenants() { _ = try await tenant(id) }
     }
 
     /// Tenants opened so far, by name (for metrics).
@@ -102,21 +119,30 @@ final class TenantSpace: Sendable {
     /// Stops every tenant's webhook workers, letting the attempts in flight finish, then closes
     /// their connections (graceful shutdown).
     func stopDelivering() async {
-        for (_, tenant) in await openedTenants() { await tenant.delivery.stop() }
+        for (_, tenant) in await openedTenants() { await tenant.deliveryHub?.stop() }
         await transport.shutdown()
     }
 
     private func open(_ id: TenantID) async throws -> Tenant {
-        let annotations = SQLiteAnnotationStore(database: database, tenant: id, ids: annotationIDs)
+        let annotations = storage.annotations(tenant: id, ids: annotationIDs)
         let thinning = try await ThinningFollower(store: annotations)
-        let metrics = metrics
-        let tracking = try TrackingHub.open(on: database, tenant: id, ids: trackingIDs) { metrics.eventsAppended($0, tenant: id.description) }
         let encoded = EncodedAnnotations(budget: annotationCacheBytes)
         backgroundTasks.withLock { tasks in
             tasks.append(Task { await thinning.follow() })
             // Lower priority than requests: answers fill it too, this only gets ahead of them.
             tasks.append(Task(priority: .background) { try? await encoded.fill(thinning.points.idsInOrder, from: annotations) })
         }
+        var (tracking, delivery): (TrackingHub?, DeliveryHub?) = (nil, nil)
+        if let database = storage.sqlite { (tracking, delivery) = try await openTracking(id, on: database) }
+        return Tenant(
+            annotations: annotations, thinning: thinning, encoded: encoded, filtered: FilteredThinning(store: annotations, points: thinning),
+            trackingHub: tracking, deliveryHub: delivery)
+    }
+
+    /// `id`'s tracker and webhook workers on SQLite, the workers started.
+    private func openTracking(_ id: TenantID, on database: MeridianDatabase) async throws -> (TrackingHub, DeliveryHub) {
+        let metrics = metrics
+        let tracking = try TrackingHub.open(on: database, tenant: id, ids: trackingIDs) { metrics.eventsAppended($0, tenant: id.description) }
         let trackingIDs = trackingIDs
         let delivery = DeliveryHub(context: DeliveryContext(
             store: SQLiteWebhookStore(database: database, tenant: id),
@@ -130,18 +156,17 @@ final class TenantSpace: Sendable {
             await delivery.stop()  // no worker outlives a failed opening (the next one starts its own)
             throw error
         }
-        return Tenant(
-            annotations: annotations, thinning: thinning, encoded: encoded, filtered: FilteredThinning(store: annotations, points: thinning),
-            tracking: tracking, delivery: delivery)
+        return (tracking, delivery)
     }
 }
 
 /// Waits for graceful shutdown (SIGTERM), which stops the server first (it is the application's
 /// last service, and services stop in reverse order): then stops every tenant's background
-/// catch-up and checkpoints SQLite, so the database file is whole when the process exits 0.
+/// catch-up and closes the storage (SQLite checkpoints, so the database file is whole when the
+/// process exits 0; PostgreSQL's connections close).
 struct ShutdownService: Service {
     let tenants: TenantSpace
-    let database: MeridianDatabase
+    let storage: MeridianStorage
     let logger: Logger
 
     func run() async throws {
@@ -149,10 +174,11 @@ struct ShutdownService: Service {
         tenants.stopFollowing()
         await tenants.stopDelivering()
         do {
-            try database.checkpoint()
-            logger.info("database checkpointed; stopped")
+            try storage.sqlite?.checkpoint()
+            await storage.close()
+            logger.info("database closed; stopped")
         } catch {
-            logger.error("checkpoint at shutdown failed (the WAL still holds every commit)", metadata: ["error": "\(error)"])
+            logger.error("closing the database at shutdown failed (SQLite's WAL still holds every commit)", metadata: ["error": "\(error)"])
         }
     }
 }

@@ -55,10 +55,10 @@ public final class PostgresDatabase: Sendable {
         return names
     }
 
-    /// Every tenant that holds data, and `default`: the tenants to load before serving.
+    /// Every tenant that holds data or a key, and `default`: the tenants to load before serving.
     public func knownTenants() async throws -> [TenantID] {
         var tenants: Set<TenantID> = [.default]
-        for try await name in try await client.query("SELECT DISTINCT tenant FROM feed_counter", logger: logger).decode(String.self) {
+        for try await name in try await client.query("SELECT tenant FROM feed_counter UNION SELECT tenant FROM api_key", logger: logger).decode(String.self) {
             if let tenant = TenantID(name) { tenants.insert(tenant) }
         }
         return tenants.sorted()

@@ -54,6 +54,16 @@ enum PostgresMigrations {
             """,
             "CREATE INDEX idempotency_key_created_at ON idempotency_key (tenant, created_at)",
         ]),
+        ("v2: API keys", [
+            // Looked up by id alone (ids are 64 random bits); small, so a reference table under Citus.
+            """
+            CREATE TABLE api_key (
+                tenant text NOT NULL, id text NOT NULL, role text NOT NULL, name text,
+                salt bytea NOT NULL, hash bytea NOT NULL, created_at timestamptz NOT NULL, revoked_at timestamptz,
+                PRIMARY KEY (tenant, id))
+            """,
+            "CREATE UNIQUE INDEX api_key_id ON api_key (id)",
+        ]),
     ]
 
     /// Applies every step the database lacks, in order; safe to run from several instances at once.
