@@ -6,7 +6,7 @@ DATABASE ?= ./meridian.sqlite
 VENV    := .venv
 PYTHON  := $(VENV)/bin/python
 
-.PHONY: deps run test build build-release web unit crosscheck contract page bench bench-thinning bench-tracking bench-load bench-tiles bench-auth bench-webhooks bench-queries venv data clean
+.PHONY: deps run run-pg test build build-release web unit crosscheck contract page bench bench-thinning bench-tracking bench-load bench-tiles bench-auth bench-webhooks bench-queries venv data clean
 
 deps: ## Debian packages, installed only when missing
 	@scripts/install-deps.sh
@@ -21,6 +21,9 @@ run: build-release web ## build, load the demo cities into an empty database, st
 	$$($(SWIFT) build -c release --show-bin-path)/meridian import Data/cities.geojson --database $(DATABASE) --if-empty
 	@echo "Meridian on http://$(HOST):$(PORT)  (map: http://$(HOST):$(PORT)/ · contract: http://$(HOST):$(PORT)/openapi.yaml)"
 	$$($(SWIFT) build -c release --show-bin-path)/meridian serve --host $(HOST) --port $(PORT) --database $(DATABASE)
+
+run-pg: build-release web ## two instances (ports $(PORT) and $(PORT)+1) on a throw-away PostgreSQL + PostGIS with the demo cities; removed on Ctrl-C
+	scripts/with-postgres.sh scripts/run-pg.sh $$($(SWIFT) build -c release --show-bin-path)/meridian $(HOST) $(PORT) $$(($(PORT) + 1))
 
 test: build web unit crosscheck contract page ## every test: Swift Testing suites, the pyproj/geographiclib/mercantile/mapbox-vector-tile cross-check, schemathesis over the contract, the page in headless Chromium
 

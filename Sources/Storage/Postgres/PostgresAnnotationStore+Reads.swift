@@ -55,19 +55,30 @@ extension PostgresAnnotationStore {
             while let contents = try nextChunk() {
                 // Features apply in order: a later one with an external id an earlier one wrote updates it.
                 var existing = try await live(externalIds: contents.compactMap(\.externalId), on: connection)
+                // New rows wait here and go in one statement, before any update (which may be of one of them).
+                var created: [Annotation] = []
+                var sequences: [Int64] = []
+                func flush() async throws {
+                    try await PostgresAnnotationRow.insert(created, sequences: sequences, tenant: tenant, at: at, on: connection, logger: logger)
+                    created.removeAll(keepingCapacity: true)
+                    sequences.removeAll(keepingCapacity: true)
+                }
                 for content in contents {
                     if let externalId = content.externalId, let annotation = existing[externalId] {
+                        try await flush()
                         let before = appender.last
                         let written = try await replace(annotation, with: content, at: at, on: connection, appender: &appender)
                         existing[externalId] = written
                         results.append(ImportResult(id: written.id, status: appender.last == before ? .unchanged : .updated))
                     } else {
                         let annotation = Annotation(id: ids.next(), content: content, version: 1, createdAt: at, updatedAt: at)
-                        try await insert(annotation, on: connection, appender: &appender)
+                        created.append(annotation)
+                        sequences.append(appender.next())
                         if let externalId = content.externalId { existing[externalId] = annotation }
                         results.append(ImportResult(id: annotation.id, status: .created))
                     }
                 }
+                try await flush()
             }
             return results
         }
