@@ -6,7 +6,7 @@ DATABASE ?= ./meridian.sqlite
 VENV    := .venv
 PYTHON  := $(VENV)/bin/python
 
-.PHONY: deps run run-pg test build build-release web unit crosscheck contract page bench bench-thinning bench-tracking bench-load bench-tiles bench-auth bench-webhooks bench-queries venv data clean
+.PHONY: deps run run-pg test build build-release web unit crosscheck contract page bench bench-thinning bench-tracking bench-load bench-tiles bench-auth bench-webhooks bench-queries bench-postgres venv data clean
 
 deps: ## Debian packages, installed only when missing
 	@scripts/install-deps.sh
@@ -102,6 +102,13 @@ bench-auth: build-release ## 1-coordinate conversion req/s with a key against op
 
 bench-webhooks: build-release ## fix → receiver latency at 1 000 events/s (target p99 < 100 ms), one endpoint's events/s, ingest beside a hanging receiver
 	python3 scripts/bench-webhooks.py "$$($(SWIFT) build -c release --show-bin-path)/meridian" --seconds 20
+
+PG_VENV := .venv-postgres
+
+bench-postgres: build-release ## SQLite vs PostgreSQL with one and two instances (writes/s, thin p95, write → other instance), nearest/within beside PostGIS
+	python3 -m venv $(PG_VENV) || { scripts/install-deps.sh python3-venv && python3 -m venv $(PG_VENV); }
+	$(PG_VENV)/bin/pip install -q --disable-pip-version-check -r scripts/requirements-postgres.txt
+	scripts/with-postgres.sh $(PG_VENV)/bin/python scripts/bench-postgres.py "$$($(SWIFT) build -c release --show-bin-path)/meridian"
 
 QUERIES_VENV := .venv-queries
 

@@ -1,8 +1,10 @@
 public import Annotations
 public import Foundation
 import Logging
+import MapGeometry
 import PostgresNIO
 public import Timeline
+import WireJSON
 
 /// ``AnnotationStore`` on PostgreSQL, confined to one tenant, for several instances sharing one
 /// database. Every write is one transaction that first locks the tenant's feed counter (so a
@@ -39,6 +41,11 @@ public struct PostgresAnnotationStore: AnnotationStore {
     public func create(_ content: AnnotationContent, idempotencyKey: IdempotencyKey?) async throws -> (annotation: Annotation, replayed: Bool) {
         let at = timestamp()
         let annotation = Annotation(id: ids.next(), content: content, version: 1, createdAt: at, updatedAt: at)
+        if idempotencyKey == nil, content.externalId == nil {
+            // Nothing to look up first: one statement, its own transaction, one round trip.
+            try await createAlone(annotation)
+            return (annotation, false)
+        }
         let (result, replayed) = try await write { connection, appender -> (Annotation, Bool) in
             if let idempotencyKey, let first = try await claim(idempotencyKey, for: annotation, on: connection) {
                 return (first, true)
@@ -94,6 +101,38 @@ public struct PostgresAnnotationStore: AnnotationStore {
                 """, logger: logger)
             try await record(.deleted, id, version: version, at: at, on: connection, appender: &appender)
         }
+    }
+
+    /// Inserts a new annotation that has neither an external id nor an idempotency key, its feed
+    /// entry numbered from the tenant's counter and the notification, in one statement (committed
+    /// on its own): the counter row is held for that statement only. Nothing else it touches can
+    /// be held by another writer (the id is new), so it cannot deadlock with the longer writes.
+    private func createAlone(_ annotation: Annotation) async throws {
+        let content = annotation.content
+        let (latitude, longitude) = (content.coordinate.latitude, content.coordinate.longitude)
+        let rows = try await database.client.query("""
+            WITH counter AS (
+                INSERT INTO feed_counter (tenant, feed, last) VALUES (\(tenant.description), \(Self.feedName), 1)
+                ON CONFLICT (tenant, feed) DO UPDATE SET last = feed_counter.last + 1 RETURNING last),
+            row AS (
+                INSERT INTO annotation (tenant, id, external_id, latitude, longitude, location, title, subtitle, kind, clustering_identifier,
+                                        display_priority, properties, version, created_at, updated_at)
+                VALUES (\(tenant.description), \(annotation.id.uuid), NULL, \(latitude), \(longitude),
+                        ST_SetSRID(ST_MakePoint(\(longitude), \(latitude)), 4326)::geography,
+                        \(content.title), \(content.subtitle), \(content.kind), \(content.clusteringIdentifier), \(content.displayPriority),
+                        \(JSONValue.canonicalText(of: content.properties)), 1,
+                        \(unescaped: PostgresAnnotationRow.instant(annotation.createdAt)), \(unescaped: PostgresAnnotationRow.instant(annotation.createdAt)))),
+            change AS (
+                INSERT INTO annotation_change (tenant, sequence, kind, annotation_id, version, at)
+                SELECT \(tenant.description), last, 'created', \(annotation.id.uuid), 1, \(unescaped: PostgresAnnotationRow.instant(annotation.createdAt))
+                FROM counter)
+            SELECT last FROM counter
+            -- PostgresFeeds.payload(_:_:_:), written in SQL.
+            CROSS JOIN LATERAL (SELECT pg_notify(\(PostgresFeeds.channel), \(Self.feedName) || ' ' || \(tenant.description) || ' ' || last)) AS notified
+            """, logger: logger)
+        var last: Int64?
+        for try await sequence in rows.decode(Int64.self) { last = sequence }
+        if let last { feed.advance(to: last) }
     }
 
     /// Now, at the millisecond resolution the database keeps.
