@@ -17,7 +17,7 @@ public import Timeline
 /// wait for the committer to finish what was planned, so they never see a change that is applied
 /// but not yet committed. Callers wait without holding a thread.
 public final class Tracker: Sendable {
-    private let state: Mutex<TrackingState>
+    let state: Mutex<TrackingState>
     private let pending = Mutex<[Request]>([])
     private let writer = DispatchQueue(label: "meridian.tracker.writer")
     private let committer = DispatchQueue(label: "meridian.tracker.committer")
@@ -36,29 +36,63 @@ public final class Tracker: Sendable {
     /// Set when a failed commit left the in-memory state unknown and the store could not be
     /// reread; every later call fails until a restart reloads it.
     private let broken = Atomic<Bool>(false)
-    public let store: any TrackingStore
-    private let now: @Sendable () -> Instant
-    private let newID: @Sendable () -> String
-    private let committed: @Sendable (Int64) -> Void
+    /// The store only this process writes; nil over a shared one.
+    private let local: (any TrackingStore)?
+    /// The store several processes write (``Tracker+Shared``); nil over a local one.
+    let shared: (any SharedTrackingStore)?
+    /// The event log and fixes, read back.
+    public let log: any TrackingLog
+    let now: @Sendable () -> Instant
+    let newID: @Sendable () -> String
+    let committed: @Sendable (_ last: Int64, _ appended: Int) -> Void
     /// The last event sequence the store held when the tracker loaded it.
     public let loadedLastSequence: Int64
+    /// Over a shared store: the revision the state is current to (nil: reload before use).
+    let sharedRevision = Mutex<Int64?>(nil)
+    /// Over a shared store: this process's changes and catch-ups, one at a time.
+    let sharedGate = AsyncGate()
+
+    /// The local store; only called where ``shared`` is nil.
+    private var store: any TrackingStore {
+        guard let local else { preconditionFailure("the local path runs over a local store only") }
+        return local
+    }
 
     /// A tracker over `store`, loading its state.
     /// - Parameters:
     ///   - now: the server clock.
     ///   - newID: fresh ids for subscriptions and events (time-ordered, never reused).
-    ///   - committed: called with the last event sequence after each commit that wrote events.
+    ///   - committed: called with the last event sequence and how many events it appended, after each commit that wrote events.
     public init(
         store: any TrackingStore, now: @escaping @Sendable () -> Instant, newID: @escaping @Sendable () -> String,
-        committed: @escaping @Sendable (Int64) -> Void = { _ in }
+        committed: @escaping @Sendable (_ last: Int64, _ appended: Int) -> Void = { _, _ in }
     ) throws {
-        self.store = store
+        local = store
+        shared = nil
+        log = store
         self.now = now
         self.newID = newID
         self.committed = committed
         let loaded = try store.loadState()
         loadedLastSequence = loaded.lastSequence
         state = Mutex(loaded)
+    }
+
+    /// A tracker over a store several processes write, its state loaded.
+    public init(
+        shared store: any SharedTrackingStore, now: @escaping @Sendable () -> Instant, newID: @escaping @Sendable () -> String,
+        committed: @escaping @Sendable (_ last: Int64, _ appended: Int) -> Void = { _, _ in }
+    ) async throws {
+        local = nil
+        shared = store
+        log = store
+        self.now = now
+        self.newID = newID
+        self.committed = committed
+        let (loaded, revision) = try await store.loadState()
+        loadedLastSequence = loaded.lastSequence
+        state = Mutex(loaded)
+        sharedRevision.withLock { $0 = revision }
     }
 
     /// The answer to one ingest request.
@@ -80,7 +114,8 @@ public final class Tracker: Sendable {
 
     /// Stores a device's batch and the events it causes, committed before this returns.
     public func ingest(deviceId: String, fixes: [LocationFix]) async throws -> IngestResult {
-        try await withCheckedThrowingContinuation { continuation in
+        if let shared { return try await sharedIngest(shared, deviceId: deviceId, fixes: fixes) }
+        return try await withCheckedThrowingContinuation { continuation in
             pending.withLock { $0.append(Request(deviceId: deviceId, fixes: fixes, continuation: continuation)) }
             writer.async { self.planPending() }
         }
@@ -139,7 +174,7 @@ public final class Tracker: Sendable {
             for request in requests { request.continuation.resume(throwing: error) }
             return
         }
-        if let last = plans.last(where: { !$0.events.isEmpty })?.events.last { committed(last.sequence) }
+        announce(plans.flatMap(\.events))
         for (request, plan) in zip(requests, plans) {
             request.continuation.resume(returning: IngestResult(results: plan.results, skipped: plan.skipped, events: plan.events))
         }
@@ -152,7 +187,8 @@ public final class Tracker: Sendable {
 
     /// Stores a new subscription; it evaluates fixes from the next one on.
     public func subscribe(_ make: @escaping @Sendable (_ id: String, _ createdAt: Instant) -> Subscription) async throws -> Subscription {
-        try await onWriter { [self] in
+        if let shared { return try await sharedSubscribe(shared, make) }
+        return try await onWriter { [self] in
             try change { state in
                 var subscription = make(newID(), now())
                 subscription.acceptedFixesBefore = state.acceptedFixes
@@ -174,6 +210,7 @@ public final class Tracker: Sendable {
 
     /// Deletes a subscription; a region emits `regionDeleted` exits for the devices inside.
     public func unsubscribe(_ id: String) async throws -> Unsubscription {
+        if let shared { return try await sharedUnsubscribe(shared, id) }
         let outcome = try await onWriter { [self] in
             try change { state -> Unsubscription in
                 guard let existing = state.subscriptions[id] else { return .notFound }
@@ -181,7 +218,7 @@ public final class Tracker: Sendable {
                 state.apply(plan)
                 try store.commit(plan)
                 // On the writer, with the committer idle: the feed is told in order.
-                if let last = plan.events.last { committed(last.sequence) }
+                announce(plan.events)
                 return .deleted(plan)
             }
         }
@@ -200,6 +237,7 @@ public final class Tracker: Sendable {
     /// enters and exits where a device's state flips, committed with the edit.
     /// - Throws: ``FieldError`` when the change does not fit the subscription (nothing changes).
     public func update(_ id: String, _ edit: SubscriptionChange) async throws -> Update {
+        if let shared { return try await sharedUpdate(shared, id, edit) }
         let outcome = try await onWriter { [self] () throws -> Update in
             try checkUsable()
             // Planned first, so a change that does not fit leaves the state as it is.
@@ -213,15 +251,21 @@ public final class Tracker: Sendable {
                 state.apply(plan)
                 try store.commit(plan)
             }
-            if let last = plan.events.last { committed(last.sequence) }
+            announce(plan.events)
             return planned
         }
         return outcome
     }
 
+    /// Tells `committed` about the events a commit appended, if any.
+    func announce(_ events: [TrackingEvent]) {
+        if let last = events.last { committed(last.sequence, events.count) }
+    }
+
     /// Reads the committed state, between writes.
     public func read<T: Sendable>(_ body: @escaping @Sendable (TrackingState) -> T) async throws -> T {
-        try await onWriter { [self] in
+        if let shared { return try await sharedRead(shared, body) }
+        return try await onWriter { [self] in
             try checkUsable()
             return state.withLock { body($0) }
         }

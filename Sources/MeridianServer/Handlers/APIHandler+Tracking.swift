@@ -63,7 +63,7 @@ extension APIHandler {
         let from = try Self.time(input.query.from, parameter: "from")
         let to = try Self.time(input.query.to, parameter: "to")
         let limit = try Paging.limit(input.query.limit)
-        var fixes = try await tracking.tracker.store.fixes(deviceId: deviceId, from: from, to: to, limit: limit + 1)
+        var fixes = try await tracking.tracker.log.fixes(deviceId: deviceId, from: from, to: to, limit: limit + 1)
         var next: String?
         if fixes.count > limit {
             fixes.removeLast()

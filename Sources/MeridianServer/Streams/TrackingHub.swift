@@ -25,23 +25,36 @@ struct TrackingHub: Sendable {
     ) throws -> TrackingHub {
         let store = SQLiteTrackingStore(database: database, tenant: tenant)
         let feed = SequenceSignal(latest: 0)
-        let tracker = try Tracker(
-            store: store,
-            now: { Instant(secondsSince1970: Date().timeIntervalSince1970) },
-            newID: { ids.next().description },
-            committed: { last in
-                let before = feed.latest
-                feed.advance(to: last)
-                if last > before { appended(last - before) }
-            }
-        )
+        let tracker = try Tracker(store: store, now: Self.now, newID: { ids.next().description }, committed: announcer(feed, appended))
         feed.advance(to: tracker.loadedLastSequence)
         return TrackingHub(tracker: tracker, feed: feed, delivered: HighWaterMark())
     }
 
+    /// `tenant`'s hub on PostgreSQL, shared with other instances: its feed signal also moves when
+    /// another instance commits events (the store's notifications).
+    static func open(
+        on database: PostgresDatabase, tenant: TenantID, ids: UUIDv7Generator, appended: @escaping @Sendable (Int64) -> Void = { _ in }
+    ) async throws -> TrackingHub {
+        let store = PostgresTrackingStore(database: database, tenant: tenant)
+        let feed = store.eventSignal
+        let tracker = try await Tracker(shared: store, now: Self.now, newID: { ids.next().description }, committed: announcer(feed, appended))
+        feed.advance(to: tracker.loadedLastSequence)
+        return TrackingHub(tracker: tracker, feed: feed, delivered: HighWaterMark())
+    }
+
+    private static let now: @Sendable () -> Instant = { Instant(secondsSince1970: Date().timeIntervalSince1970) }
+
+    /// After a commit: wakes the feed's readers and counts the events appended.
+    private static func announcer(_ feed: SequenceSignal, _ appended: @escaping @Sendable (Int64) -> Void) -> @Sendable (Int64, Int) -> Void {
+        { last, count in
+            feed.advance(to: last)
+            appended(Int64(count))
+        }
+    }
+
     /// The age of the oldest event no reader has been given yet, in seconds; 0 when all were read.
     func oldestUnreadAge(now: Instant) async throws -> Double {
-        guard feed.latest > delivered.value, let next = try await tracker.store.events(subscriptionId: nil, after: delivered.value, limit: 1).first else { return 0 }
+        guard feed.latest > delivered.value, let next = try await tracker.log.events(subscriptionId: nil, after: delivered.value, limit: 1).first else { return 0 }
         return Double(now.microseconds - next.recordedAt.microseconds) / 1e6
     }
 
@@ -52,7 +65,7 @@ struct TrackingHub: Sendable {
         var scanned = sequence
         while true {
             let latest = feed.latest
-            let events = try await tracker.store.events(subscriptionId: subscriptionId, after: sequence, limit: limit)
+            let events = try await tracker.log.events(subscriptionId: subscriptionId, after: sequence, limit: limit)
             let now = ContinuousClock.now
             if let last = events.last, subscriptionId == nil { delivered.raise(to: last.sequence) }
             if !events.isEmpty || now >= deadline || Task.isCancelled { return events }

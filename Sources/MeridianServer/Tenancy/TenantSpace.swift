@@ -23,7 +23,7 @@ final class TenantSpace: Sendable {
         let encoded: EncodedAnnotations
         /// Thinning indexes of the filters recent thin requests carried, kept on demand.
         let filtered: FilteredThinning
-        /// The tenant's devices, subscriptions and event log (nil on PostgreSQL until tracking moves there).
+        /// The tenant's devices, subscriptions and event log.
         let trackingHub: TrackingHub?
         /// The tenant's webhooks and their workers (nil on PostgreSQL until delivery moves there).
         let deliveryHub: DeliveryHub?
@@ -69,8 +69,10 @@ final class TenantSpace: Sendable {
         self.deliverySettings = delivery
         self.transport = transport
         annotationIDs = UUIDv7Generator(after: try await storage.lastIssuedAnnotationID())
-        var lastTrackingID: UUIDv7?
-        if let database = storage.sqlite { lastTrackingID = try await SQLiteTrackingStore(database: database).lastIssuedID() }
+        let lastTrackingID: UUIDv7? = switch storage {
+        case .sqlite(let database): try await SQLiteTrackingStore(database: database).lastIssuedID()
+        case .postgres(let database): try await PostgresTrackingStore.lastIssuedID(on: database)
+        }
         trackingIDs = UUIDv7Generator(after: lastTrackingID)
     }
 
@@ -133,7 +135,12 @@ final class TenantSpace: Sendable {
             tasks.append(Task(priority: .background) { try? await encoded.fill(thinning.points.idsInOrder, from: annotations) })
         }
         var (tracking, delivery): (TrackingHub?, DeliveryHub?) = (nil, nil)
-        if let database = storage.sqlite { (tracking, delivery) = try await openTracking(id, on: database) }
+        switch storage {
+        case .sqlite(let database): (tracking, delivery) = try await openTracking(id, on: database)
+        case .postgres(let database):
+            let metrics = metrics
+            tracking = try await TrackingHub.open(on: database, tenant: id, ids: trackingIDs) { metrics.eventsAppended($0, tenant: id.description) }
+        }
         return Tenant(
             annotations: annotations, thinning: thinning, encoded: encoded, filtered: FilteredThinning(store: annotations, points: thinning),
             trackingHub: tracking, deliveryHub: delivery)

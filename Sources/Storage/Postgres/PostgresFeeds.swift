@@ -13,6 +13,9 @@ final class PostgresFeeds: Sendable {
     static let channel = "meridian_feed"
     /// The pause before listening again after the listening connection failed.
     static let reconnectPause: Duration = .seconds(1)
+    /// How often every counter is read besides: a notification lost on the way (it should not
+    /// be) delays a reader by at most this.
+    static let pollInterval: Duration = .seconds(1)
 
     private let signals = Mutex<[String: SequenceSignal]>([:])
 
@@ -47,8 +50,21 @@ final class PostgresFeeds: Sendable {
         }
     }
 
-    /// Listens until the task is cancelled, reconnecting after failures.
+    /// Listens until the task is cancelled, reconnecting after failures; reads every counter
+    /// each ``pollInterval`` besides.
     func listen(on client: PostgresClient, logger: Logger) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.notifications(on: client, logger: logger) }
+            group.addTask {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: Self.pollInterval)
+                    try? await self.refresh(from: client, logger: logger)
+                }
+            }
+        }
+    }
+
+    private func notifications(on client: PostgresClient, logger: Logger) async {
         while !Task.isCancelled {
             do {
                 try await client.withConnection { connection in

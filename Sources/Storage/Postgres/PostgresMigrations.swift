@@ -64,6 +64,43 @@ enum PostgresMigrations {
             """,
             "CREATE UNIQUE INDEX api_key_id ON api_key (id)",
         ]),
+        ("v3: tracking", [
+            // Times are integer Unix microseconds (as on SQLite: fixes are told apart to the
+            // microsecond); fixes, progress and subscriptions as the same JSON SQLite keeps.
+            """
+            CREATE TABLE device (
+                tenant text NOT NULL, id text NOT NULL, last_fix text, last_accepted_ordinal bigint NOT NULL,
+                PRIMARY KEY (tenant, id))
+            """,
+            """
+            CREATE TABLE location_fix (
+                tenant text NOT NULL, device_id text NOT NULL, timestamp bigint NOT NULL,
+                latitude double precision NOT NULL, longitude double precision NOT NULL, horizontal_accuracy double precision NOT NULL,
+                speed double precision, course double precision, altitude double precision, vertical_accuracy double precision,
+                received_at bigint NOT NULL, late boolean NOT NULL,
+                PRIMARY KEY (tenant, device_id, timestamp))
+            """,
+            """
+            CREATE TABLE subscription (
+                tenant text NOT NULL, id text NOT NULL, definition text NOT NULL, created_at bigint NOT NULL,
+                accepted_fixes_before bigint NOT NULL, deleted_at bigint,
+                PRIMARY KEY (tenant, id))
+            """,
+            """
+            CREATE TABLE subscription_progress (
+                tenant text NOT NULL, subscription_id text NOT NULL, device_id text NOT NULL, progress text NOT NULL,
+                PRIMARY KEY (tenant, subscription_id, device_id))
+            """,
+            """
+            CREATE TABLE tracking_event (
+                tenant text NOT NULL, sequence bigint NOT NULL, id text NOT NULL, subscription_id text NOT NULL, device_id text NOT NULL,
+                kind text NOT NULL, reason text, location text NOT NULL, previous_location text,
+                occurred_at bigint NOT NULL, recorded_at bigint NOT NULL, interpolated boolean NOT NULL,
+                subscription_name text, subscription_properties text,
+                PRIMARY KEY (tenant, sequence))
+            """,
+            "CREATE INDEX tracking_event_subscription ON tracking_event (tenant, subscription_id, sequence)",
+        ]),
     ]
 
     /// Applies every step the database lacks, in order; safe to run from several instances at once.

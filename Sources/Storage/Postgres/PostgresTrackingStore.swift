@@ -1,0 +1,119 @@
+import Foundation
+import Logging
+import PostgresNIO
+import Synchronization
+public import Timeline
+public import Tracking
+import WireJSON
+
+/// ``SharedTrackingStore`` on PostgreSQL, confined to one tenant. A write transaction locks the
+/// tenant's `tracking` counter row first (its revision), so the tenant's tracking writes queue in
+/// one order across instances, as on SQLite's one writer: one device's fixes are evaluated once
+/// and in order whichever instance they reach. Events are numbered from the tracker's state,
+/// current to the revision, so the log is gap-free; the `events` counter row follows the log's end
+/// and its notification wakes other instances' long polls and streams.
+public struct PostgresTrackingStore: SharedTrackingStore {
+    let database: PostgresDatabase
+    public let tenant: TenantID
+    var logger: Logger { database.logger }
+
+    /// The counter rows: the tracking revision, and the event log's last sequence.
+    static let revisionFeed = "tracking"
+    public static let eventFeed = "events"
+
+    public init(database: PostgresDatabase, tenant: TenantID = .default) {
+        self.database = database
+        self.tenant = tenant
+    }
+
+    /// Where this process's readers of the event log wait (its commits and others' notifications advance it).
+    public var eventSignal: SequenceSignal { database.feeds.signal(Self.eventFeed, tenant) }
+
+    public func revision() async throws -> Int64 {
+        try await database.client.withConnection { connection in try await revision(on: connection) }
+    }
+
+    private func revision(on connection: PostgresConnection) async throws -> Int64 {
+        let rows = try await connection.query("""
+            SELECT last FROM feed_counter WHERE tenant = \(tenant.description) AND feed = \(Self.revisionFeed)
+            """, logger: logger)
+        for try await last in rows.decode(Int64.self) { return last }
+        return 0
+    }
+
+    public func loadState() async throws -> (state: TrackingState, revision: Int64) {
+        try await database.transaction(isolation: "REPEATABLE READ READ ONLY") { connection in
+            let revision = try await revision(on: connection)
+            return (try await PostgresTrackingTransaction(store: self, connection: connection, revision: revision).loadState(), revision)
+        }
+    }
+
+    public func exclusively<T: Sendable>(_ body: @Sendable (any TrackingTransaction) async throws -> T) async throws -> T {
+        try await database.transaction { connection in
+            let counter = try await FeedAppender.lock(Self.revisionFeed, tenant, on: connection, logger: logger)
+            let transaction = PostgresTrackingTransaction(store: self, connection: connection, revision: counter.first)
+            let result = try await body(transaction)
+            var revision = counter
+            _ = revision.next()
+            _ = try await revision.finish(on: connection, logger: logger)
+            let lastEvent = transaction.lastEvent.withLock { $0 }
+            if let lastEvent {
+                try await connection.query("""
+                    WITH stored AS (
+                        INSERT INTO feed_counter (tenant, feed, last) VALUES (\(tenant.description), \(Self.eventFeed), \(lastEvent))
+                        ON CONFLICT (tenant, feed) DO UPDATE SET last = greatest(feed_counter.last, excluded.last))
+                    SELECT pg_notify(\(PostgresFeeds.channel), \(PostgresFeeds.payload(Self.eventFeed, tenant, lastEvent)))
+                    """, logger: logger)
+            }
+            return result
+        }
+    }
+
+    public func events(subscriptionId: String?, after sequence: Int64, limit: Int) async throws -> [TrackingEvent] {
+        try await events(subscriptionIds: subscriptionId.map { [$0] }, after: sequence, limit: limit)
+    }
+
+    /// Events after `sequence` in sequence order, of the subscriptions in `subscriptionIds` (nil: all).
+    public func events(subscriptionIds: [String]?, after sequence: Int64, limit: Int) async throws -> [TrackingEvent] {
+        let rows = try await database.client.query("""
+            SELECT \(unescaped: PostgresTrackingRows.eventColumns) FROM tracking_event
+            WHERE tenant = \(tenant.description) AND sequence > \(sequence)
+              AND (\(subscriptionIds == nil) OR subscription_id = ANY(\(subscriptionIds ?? [])))
+            ORDER BY sequence LIMIT \(limit)
+            """, logger: logger)
+        var events: [TrackingEvent] = []
+        for try await row in rows.decode(PostgresTrackingRows.EventColumns.self) { events.append(try PostgresTrackingRows.event(row)) }
+        return events
+    }
+
+    /// How many events after `sequence` belong to `subscriptionIds` (nil: all).
+    public func eventCount(after sequence: Int64, subscriptionIds: [String]?) async throws -> Int64 {
+        let rows = try await database.client.query("""
+            SELECT count(*) FROM tracking_event WHERE tenant = \(tenant.description) AND sequence > \(sequence)
+              AND (\(subscriptionIds == nil) OR subscription_id = ANY(\(subscriptionIds ?? [])))
+            """, logger: logger)
+        for try await count in rows.decode(Int64.self) { return count }
+        return 0
+    }
+
+    public func fixes(deviceId: String, from: Instant?, to: Instant?, limit: Int) async throws -> [LocationFix] {
+        let rows = try await database.client.query("""
+            SELECT \(unescaped: PostgresTrackingRows.fixColumns) FROM location_fix
+            WHERE tenant = \(tenant.description) AND device_id = \(deviceId)
+              AND timestamp BETWEEN \(from?.microseconds ?? Int64.min) AND \(to?.microseconds ?? Int64.max)
+            ORDER BY timestamp LIMIT \(limit)
+            """, logger: logger)
+        var fixes: [LocationFix] = []
+        for try await row in rows.decode(PostgresTrackingRows.FixColumns.self) { fixes.append(PostgresTrackingRows.fix(row)) }
+        return fixes
+    }
+
+    /// The greatest subscription or event id stored in any tenant, so a restart issues ids above it.
+    public static func lastIssuedID(on database: PostgresDatabase) async throws -> UUIDv7? {
+        let rows = try await database.client.query("""
+            SELECT max(id) FROM (SELECT max(id) AS id FROM subscription UNION ALL SELECT max(id) FROM tracking_event) AS ids
+            """, logger: database.logger)
+        for try await id in rows.decode(String?.self) { return id.flatMap { UUIDv7($0) } }
+        return nil
+    }
+}

@@ -1,0 +1,227 @@
+import Foundation
+import Logging
+import MapGeometry
+import PostgresNIO
+import Synchronization
+import Timeline
+import Tracking
+import WireJSON
+
+/// One tracking write transaction on PostgreSQL (``PostgresTrackingStore/exclusively(_:)``): the
+/// same rows SQLiteTrackingStore writes, on the connection that holds the tenant's tracking lock.
+final class PostgresTrackingTransaction: TrackingTransaction {
+    let store: PostgresTrackingStore
+    let connection: PostgresConnection
+    let revision: Int64
+    /// The last event sequence this transaction wrote.
+    let lastEvent = Mutex<Int64?>(nil)
+    private var tenant: String { store.tenant.description }
+    private var logger: Logger { store.logger }
+
+    init(store: PostgresTrackingStore, connection: PostgresConnection, revision: Int64) {
+        self.store = store
+        self.connection = connection
+        self.revision = revision
+    }
+
+    func loadState() async throws -> TrackingState {
+        var subscriptions: [Subscription] = []
+        for try await row in try await connection.query("""
+            SELECT id, definition, created_at, accepted_fixes_before, deleted_at FROM subscription WHERE tenant = \(tenant) ORDER BY id
+            """, logger: logger).decode((String, String, Int64, Int64, Int64?).self) {
+            let (id, definition, createdAt, acceptedBefore, deletedAt) = row
+            subscriptions.append(try JSONColumn.value(StoredSubscription.self, definition, table: "subscription", id: id)
+                .subscription(id: id, createdAt: createdAt, acceptedFixesBefore: acceptedBefore, deletedAt: deletedAt))
+        }
+        var devices: [DeviceState] = []
+        for try await (id, lastFix, ordinal) in try await connection.query("""
+            SELECT id, last_fix, last_accepted_ordinal FROM device WHERE tenant = \(tenant)
+            """, logger: logger).decode((String, String?, Int64).self) {
+            let fix = try lastFix.map { try JSONColumn.value(StoredFix.self, $0, table: "device", id: id).fix }
+            devices.append(DeviceState(id: id, lastFix: fix, lastAcceptedOrdinal: ordinal))
+        }
+        var progress: [ProgressKey: SubscriptionProgress] = [:]
+        for try await (subscriptionId, deviceId, text) in try await connection.query("""
+            SELECT subscription_id, device_id, progress FROM subscription_progress WHERE tenant = \(tenant)
+            """, logger: logger).decode((String, String, String).self) {
+            progress[ProgressKey(subscriptionId: subscriptionId, deviceId: deviceId)] =
+                try JSONColumn.value(StoredProgress.self, text, table: "subscription_progress", id: "\(subscriptionId)/\(deviceId)").progress
+        }
+        var lastSequence: Int64 = 0
+        for try await last in try await connection.query("""
+            SELECT coalesce(max(sequence), 0) FROM tracking_event WHERE tenant = \(tenant)
+            """, logger: logger).decode(Int64.self) { lastSequence = last }
+        let tracked = Set(progress.keys.map(\.deviceId))
+        let tails = try await tails(of: devices.filter { tracked.contains($0.id) })
+        return TrackingState(
+            subscriptions: subscriptions, devices: devices, progress: progress, lastSequence: lastSequence,
+            acceptedFixes: devices.map(\.lastAcceptedOrdinal).max() ?? 0, tails: tails)
+    }
+
+    /// When each device's last fix arrived and its accepted fix before it (as SQLite's store reads them).
+    private func tails(of devices: [DeviceState]) async throws -> [String: TrackingState.DeviceTail] {
+        var tails: [String: TrackingState.DeviceTail] = [:]
+        for device in devices {
+            guard let fix = device.lastFix else { continue }
+            var receivedAt: Int64?
+            for try await value in try await connection.query("""
+                SELECT received_at FROM location_fix WHERE tenant = \(tenant) AND device_id = \(device.id) AND timestamp = \(fix.timestamp.microseconds)
+                """, logger: logger).decode(Int64.self) { receivedAt = value }
+            guard let receivedAt else { continue }
+            var previous: LocationFix?
+            for try await row in try await connection.query("""
+                SELECT \(unescaped: PostgresTrackingRows.fixColumns) FROM location_fix
+                WHERE tenant = \(tenant) AND device_id = \(device.id) AND timestamp < \(fix.timestamp.microseconds) AND NOT late
+                ORDER BY timestamp DESC LIMIT 1
+                """, logger: logger).decode(PostgresTrackingRows.FixColumns.self) { previous = PostgresTrackingRows.fix(row) }
+            tails[device.id] = .init(receivedAt: Instant(microseconds: receivedAt), previous: previous)
+        }
+        return tails
+    }
+
+    func commit(_ plans: [IngestPlan]) async throws -> [Set<Int>] {
+        var duplicates: [Set<Int>] = []
+        for plan in plans { duplicates.append(try await commit(plan)) }
+        return duplicates
+    }
+
+    private func commit(_ plan: IngestPlan) async throws -> Set<Int> {
+        var duplicates: Set<Int> = []
+        if !plan.stored.isEmpty {
+            let fixes = plan.stored.map(\.fix)
+            func optional(_ value: KeyPath<LocationFix, Double?>) -> ([Double], [Bool]) {
+                (fixes.map { $0[keyPath: value] ?? 0 }, fixes.map { $0[keyPath: value] == nil })
+            }
+            let (speeds, noSpeed) = optional(\.speed), (courses, noCourse) = optional(\.course)
+            let (altitudes, noAltitude) = optional(\.altitude), (verticals, noVertical) = optional(\.verticalAccuracy)
+            // A late fix meeting a stored instant is a duplicate: the insert skips it; the ones it stored come back.
+            let rows = try await connection.query("""
+                INSERT INTO location_fix (tenant, device_id, timestamp, latitude, longitude, horizontal_accuracy, speed, course, altitude,
+                                          vertical_accuracy, received_at, late)
+                SELECT \(tenant), \(plan.deviceId), timestamp, latitude, longitude, horizontal_accuracy,
+                       CASE WHEN no_speed THEN NULL ELSE speed END, CASE WHEN no_course THEN NULL ELSE course END,
+                       CASE WHEN no_altitude THEN NULL ELSE altitude END, CASE WHEN no_vertical THEN NULL ELSE vertical END,
+                       \(plan.receivedAt.microseconds), late
+                FROM unnest(\(fixes.map(\.timestamp.microseconds)), \(fixes.map(\.coordinate.latitude)), \(fixes.map(\.coordinate.longitude)),
+                            \(fixes.map(\.horizontalAccuracy)), \(speeds), \(noSpeed), \(courses), \(noCourse), \(altitudes), \(noAltitude),
+                            \(verticals), \(noVertical), \(plan.stored.map(\.late)))
+                    AS u(timestamp, latitude, longitude, horizontal_accuracy, speed, no_speed, course, no_course, altitude, no_altitude,
+                         vertical, no_vertical, late)
+                ON CONFLICT DO NOTHING RETURNING timestamp
+                """, logger: logger)
+            var inserted: Set<Int64> = []
+            for try await timestamp in rows.decode(Int64.self) { inserted.insert(timestamp) }
+            for stored in plan.stored where !inserted.contains(stored.fix.timestamp.microseconds) {
+                // Only a late fix can meet a stored instant; an accepted one is newer than all of them.
+                guard stored.late else { throw TrackingStoreError.acceptedFixAlreadyStored(plan.deviceId, stored.fix.timestamp) }
+                duplicates.insert(stored.index)
+            }
+        }
+        try await insert(plan.events)
+        try await upsert(plan.saved.reduce(into: [:]) { written, key in written[key] = plan.progress[key] })
+        if plan.results.contains(where: { $0.status == .accepted }) {
+            try await connection.query("""
+                INSERT INTO device (tenant, id, last_fix, last_accepted_ordinal)
+                VALUES (\(tenant), \(plan.deviceId), \(plan.device.lastFix.map { StoredFix($0).text }), \(plan.device.lastAcceptedOrdinal))
+                ON CONFLICT (tenant, id) DO UPDATE SET last_fix = excluded.last_fix, last_accepted_ordinal = excluded.last_accepted_ordinal
+                """, logger: logger)
+        }
+        return duplicates
+    }
+
+    func insert(_ subscription: Subscription) async throws {
+        try await connection.query("""
+            INSERT INTO subscription (tenant, id, definition, created_at, accepted_fixes_before, deleted_at)
+            VALUES (\(tenant), \(subscription.id), \(try JSONColumn.text(StoredSubscription(subscription))), \(subscription.createdAt.microseconds),
+                    \(subscription.acceptedFixesBefore), NULL)
+            """, logger: logger)
+    }
+
+    func commit(_ plan: DeletionPlan) async throws {
+        try await connection.query("""
+            UPDATE subscription SET deleted_at = \(plan.subscription.deletedAt?.microseconds) WHERE tenant = \(tenant) AND id = \(plan.subscription.id)
+            """, logger: logger)
+        try await connection.query("""
+            DELETE FROM subscription_progress WHERE tenant = \(tenant) AND subscription_id = \(plan.subscription.id)
+            """, logger: logger)
+        try await insert(plan.events)
+    }
+
+    func commit(_ plan: ChangePlan) async throws {
+        try await connection.query("""
+            UPDATE subscription SET definition = \(try JSONColumn.text(StoredSubscription(plan.subscription)))
+            WHERE tenant = \(tenant) AND id = \(plan.subscription.id)
+            """, logger: logger)
+        try await upsert(plan.progress)
+        try await insert(plan.events)
+    }
+
+    private func upsert(_ progress: [ProgressKey: SubscriptionProgress]) async throws {
+        guard !progress.isEmpty else { return }
+        let entries = Array(progress)
+        try await connection.query("""
+            INSERT INTO subscription_progress (tenant, subscription_id, device_id, progress)
+            SELECT \(tenant), subscription_id, device_id, progress
+            FROM unnest(\(entries.map(\.key.subscriptionId)), \(entries.map(\.key.deviceId)), \(entries.map { StoredProgress($0.value).text }))
+                AS u(subscription_id, device_id, progress)
+            ON CONFLICT (tenant, subscription_id, device_id) DO UPDATE SET progress = excluded.progress
+            """, logger: logger)
+    }
+
+    /// The events in one statement (arrays unnested; each nullable column with a mask).
+    private func insert(_ events: [TrackingEvent]) async throws {
+        guard let last = events.last?.sequence else { return }
+        func nullable(_ values: [String?]) -> ([String], [Bool]) { (values.map { $0 ?? "" }, values.map { $0 == nil }) }
+        let (reasons, noReason) = nullable(events.map(\.reason))
+        let (previous, noPrevious) = nullable(events.map { $0.previousLocation.map { StoredFix($0).text } })
+        let (names, noName) = nullable(events.map(\.subscriptionName))
+        let (properties, noProperties) = nullable(events.map {
+            $0.subscriptionProperties.isEmpty ? nil : JSONValue.canonicalText(of: $0.subscriptionProperties)
+        })
+        try await connection.query("""
+            INSERT INTO tracking_event (tenant, sequence, id, subscription_id, device_id, kind, reason, location, previous_location,
+                                        occurred_at, recorded_at, interpolated, subscription_name, subscription_properties)
+            SELECT \(tenant), sequence, id, subscription_id, device_id, kind, CASE WHEN no_reason THEN NULL ELSE reason END, location,
+                   CASE WHEN no_previous THEN NULL ELSE previous END, occurred_at, recorded_at, interpolated,
+                   CASE WHEN no_name THEN NULL ELSE name END, CASE WHEN no_properties THEN NULL ELSE properties END
+            FROM unnest(\(events.map(\.sequence)), \(events.map(\.id)), \(events.map(\.subscriptionId)), \(events.map(\.deviceId)),
+                        \(events.map(\.kind.rawValue)), \(reasons), \(noReason), \(events.map { StoredFix($0.location).text }), \(previous), \(noPrevious),
+                        \(events.map(\.occurredAt.microseconds)), \(events.map(\.recordedAt.microseconds)), \(events.map(\.interpolated)),
+                        \(names), \(noName), \(properties), \(noProperties))
+                AS u(sequence, id, subscription_id, device_id, kind, reason, no_reason, location, previous, no_previous,
+                     occurred_at, recorded_at, interpolated, name, no_name, properties, no_properties)
+            """, logger: logger)
+        lastEvent.withLock { $0 = max($0 ?? 0, last) }
+    }
+}
+
+/// The mapping between tracking rows and the domain on PostgreSQL.
+enum PostgresTrackingRows {
+    static let fixColumns = "timestamp, latitude, longitude, horizontal_accuracy, speed, course, altitude, vertical_accuracy"
+    typealias FixColumns = (Int64, Double, Double, Double, Double?, Double?, Double?, Double?)
+
+    static func fix(_ row: FixColumns) -> LocationFix {
+        let (timestamp, latitude, longitude, accuracy, speed, course, altitude, vertical) = row
+        return LocationFix(coordinate: Coordinate(latitude: latitude, longitude: longitude), timestamp: Instant(microseconds: timestamp),
+                           horizontalAccuracy: accuracy, speed: speed, course: course, altitude: altitude, verticalAccuracy: vertical)
+    }
+
+    static let eventColumns = """
+        sequence, id, subscription_id, device_id, kind, reason, location, previous_location, occurred_at, recorded_at, interpolated,
+        subscription_name, subscription_properties
+        """
+    typealias EventColumns = (Int64, String, String, String, String, String?, String, String?, Int64, Int64, Bool, String?, String?)
+
+    static func event(_ row: EventColumns) throws -> TrackingEvent {
+        let (sequence, id, subscriptionId, deviceId, kind, reason, location, previous, occurredAt, recordedAt, interpolated, name, properties) = row
+        let table = "tracking_event", key = "\(sequence)"
+        guard let kind = TrackingEvent.Kind(rawValue: kind) else { throw StorageError.corruptRow(table: table, id: key) }
+        return TrackingEvent(
+            id: id, sequence: sequence, subscriptionId: subscriptionId, subscriptionName: name,
+            subscriptionProperties: try properties.map { try JSONColumn.value([String: JSONValue].self, $0, table: table, id: key) } ?? [:],
+            deviceId: deviceId, kind: kind, reason: reason,
+            location: try JSONColumn.value(StoredFix.self, location, table: table, id: key).fix,
+            previousLocation: try previous.map { try JSONColumn.value(StoredFix.self, $0, table: table, id: key).fix },
+            occurredAt: Instant(microseconds: occurredAt), recordedAt: Instant(microseconds: recordedAt), interpolated: interpolated)
+    }
+}

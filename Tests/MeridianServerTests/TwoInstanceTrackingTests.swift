@@ -1,0 +1,88 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import MapGeometry
+import NIOCore
+import Testing
+import TestSupport
+
+/// Tracking across two instances on one PostgreSQL: one device's fixes, alternating between the
+/// instances, give the events one instance gives for the same fixes; a long poll on one wakes for
+/// an ingest on the other. Runs in the PostgreSQL pass.
+@Suite(.enabled(if: StorageEngine.contract == .postgres, "the PostgreSQL pass of make unit"), .serialized)
+struct TwoInstanceTrackingTests {
+    /// Every accepted fix is an event, and a 300 m circle 1 km east of the start is entered and left.
+    static let subscriptions = [
+        TrackingContractTests.everyFix,
+        #"{"type":"region","name":"depot","region":{"circle":{"center":{"latitude":\#(Trace.at(1_000).latitude),"longitude":\#(Trace.at(1_000).longitude)},"radius":300}},"maxLocationAge":null}"#,
+    ]
+    /// 3 km east in 100 m steps, 10 s apart, with one late fix and one repeated.
+    static let fixes: [String] = {
+        var fixes = (0..<30).map { Trace.fix(Trace.at(Double($0) * 100), Double($0) * 10) }
+        fixes.insert(Trace.fix(Trace.at(250), 25), at: 12)  // late: older than the one before it
+        fixes.insert(fixes[5], at: 20)  // a duplicate
+        return fixes
+    }()
+
+    /// What an event says, without what differs between runs (ids, when it was recorded).
+    struct Outcome: Equatable, CustomStringConvertible {
+        var sequence: Int64, subscription: Int, type: String, reason: String?, at: String
+        var description: String { "\(sequence) \(subscription) \(type) \(reason ?? "-") \(at)" }
+    }
+
+    static func events(_ client: TestClient, subscriptionIds: [String]) async throws -> [Outcome] {
+        let page = try await client.execute(.request(.get, "/v1/events?after=0&limit=1000")).decode(WireEventPage.self)
+        return page.events.map { event in
+            Outcome(sequence: event.sequence, subscription: subscriptionIds.firstIndex(of: event.subscriptionId) ?? -1,
+                    type: event.type, reason: event.reason, at: event.location.timestamp)
+        }
+    }
+
+    static func subscribe(_ client: TestClient) async throws -> [String] {
+        var ids: [String] = []
+        for body in subscriptions {
+            let response = try await client.execute(.request(.post, "/v1/subscriptions", json: body))
+            #expect(response.status == .created)
+            ids.append(try response.decode(WireSubscription.self).id)
+        }
+        return ids
+    }
+
+    static func post(_ fix: String, to client: TestClient) async throws {
+        let response = try await client.execute(.request(.post, "/v1/devices/van-7/locations", json: Trace.batch([fix])))
+        #expect(response.status == .ok)
+    }
+
+    @Test func fixesAlternatingBetweenInstancesGiveTheEventsOfOne() async throws {
+        // One instance, the reference.
+        let alone = try await ServerProcess.start(database: try await StorageEngine.postgres.freshPlace())
+        defer { alone.kill() }
+        let expected = try await TestClient.withClient(host: "127.0.0.1", port: alone.port) { client in
+            let ids = try await Self.subscribe(client)
+            for fix in Self.fixes { try await Self.post(fix, to: client) }
+            return try await Self.events(client, subscriptionIds: ids)
+        }
+        #expect(expected.contains { $0.type == "enter" } && expected.contains { $0.type == "exit" }, "\(expected)")
+        // Two, taking turns: subscriptions made on A, fixes alternating, events read on B.
+        try await TwoInstanceTests.withTwoInstances { a, b, _, _ in
+            let ids = try await Self.subscribe(a)
+            for (index, fix) in Self.fixes.enumerated() { try await Self.post(fix, to: index.isMultiple(of: 2) ? a : b) }
+            let outcomes = try await Self.events(b, subscriptionIds: ids)
+            #expect(outcomes == expected, "two instances: \(outcomes)\none: \(expected)")
+            #expect(outcomes.map(\.sequence) == Array(1...Int64(outcomes.count)))
+        }
+    }
+
+    @Test func aLongPollOnOneInstanceWakesForAnIngestOnTheOther() async throws {
+        try await TwoInstanceTests.withTwoInstances { a, b, _, _ in
+            _ = try await Self.subscribe(a)
+            let start = ContinuousClock.now
+            async let polled = b.execute(.request(.get, "/v1/events?after=0&wait=20"))
+            try await Task.sleep(for: .milliseconds(300))
+            try await Self.post(Self.fixes[0], to: a)
+            let page = try await polled.decode(WireEventPage.self)
+            #expect(page.events.first?.sequence == 1 && page.events.first?.deviceId == "van-7")
+            #expect(ContinuousClock.now - start < .seconds(10), "woken by the ingest, not by the 20 s timeout")
+        }
+    }
+}
