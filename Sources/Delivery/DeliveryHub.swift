@@ -6,7 +6,7 @@ public final class DeliveryHub: Sendable {
     public let context: DeliveryContext
     private let newID: @Sendable () -> String
     private struct Running { let worker: DeliveryWorker; let task: Task<Void, Never> }
-    private struct State { var running: [String: Running] = [:]; var stopped = false }
+    private struct State { var running: [String: Running] = [:]; var stopped = false; var following: Task<Void, Never>? }
     private let state = Mutex(State())
 
     /// A hub over `context`, naming webhooks with `newID` (UUIDv7).
@@ -18,8 +18,33 @@ public final class DeliveryHub: Sendable {
     /// Webhooks read per page when the workers start.
     static let startPageSize = 500
 
-    /// Starts a worker for every stored webhook (a restart resumes from the committed cursors).
+    /// Starts a worker for every stored webhook (a restart resumes from the committed cursors);
+    /// beside other instances, follows their changes too.
     public func start() async throws {
+        try await startWorkers()
+        guard let changes = context.changes else { return }
+        state.withLock { state in
+            guard state.following == nil, !state.stopped else { return }
+            state.following = Task { [weak self] in await self?.follow(changes) }
+        }
+    }
+
+    /// Another instance created, changed or deleted a webhook: start the workers this one lacks
+    /// and poke every one (each reads its webhook again). Also every claim's renewal, so a webhook
+    /// whose instance died is taken over.
+    private func follow(_ changes: SequenceSignal) async {
+        var seen = changes.latest
+        while !Task.isCancelled {
+            await changes.wait(after: seen, timeout: context.settings.lease / 3)
+            let moved = changes.latest > seen
+            seen = changes.latest
+            try? await startWorkers()
+            // Only after a change: a poke also ends a retry's backoff.
+            if moved { for entry in state.withLock({ Array($0.running.values) }) { entry.worker.poke() } }
+        }
+    }
+
+    private func startWorkers() async throws {
         var after: String?
         while true {
             let page = try await context.store.webhooks(after: after, limit: Self.startPageSize)
@@ -34,6 +59,7 @@ public final class DeliveryHub: Sendable {
     public func stop() async {
         let running = state.withLock { state in
             state.stopped = true
+            state.following?.cancel()
             return Array(state.running.values)
         }
         for entry in running { entry.worker.stop() }

@@ -11,11 +11,18 @@ public struct DeliveryContext: Sendable {
     public var settings: DeliverySettings
     public var observer: any DeliveryObserver
     public var now: @Sendable () -> Instant
+    /// This process, as the owner of webhook claims.
+    public var instance: String
+    /// Moves when another process changed this tenant's webhooks (nil where only this one does).
+    public var changes: SequenceSignal?
 
     public init(
         store: any WebhookStore, events: any EventSource, transport: any WebhookTransport, settings: DeliverySettings,
-        observer: any DeliveryObserver = NoDeliveryObserver(), now: @escaping @Sendable () -> Instant
+        observer: any DeliveryObserver = NoDeliveryObserver(), now: @escaping @Sendable () -> Instant,
+        instance: String = "local", changes: SequenceSignal? = nil
     ) {
+        self.instance = instance
+        self.changes = changes
         self.store = store
         self.events = events
         self.transport = transport
@@ -66,30 +73,51 @@ final class DeliveryWorker: Sendable {
     /// Delivers until the webhook is deleted or the worker is stopped.
     func run() async {
         var attempt = Attempt()
+        /// The end of a retry's backoff: waited out in turns no longer than a claim's renewal.
+        var notBefore: ContinuousClock.Instant?
+        let renewal = context.settings.lease / 3
         while true {
             // Read before the stop check: a stop after it pokes past `seen`, so no wait misses it.
             let seen = wake.latest
             guard !isStopped else { return }
             do {
                 guard let webhook = try await context.store.webhook(id: webhookId) else { return }
+                let now = context.now()
+                guard try await claim(now) else {
+                    // Another instance delivers; take over if its claim lapses.
+                    await context.events.waitOrWake(wake, after: seen, timeout: renewal, logAfter: nil)
+                    continue
+                }
+                if let end = notBefore, ContinuousClock.now < end {
+                    await context.events.waitOrWake(wake, after: seen, timeout: min(end - ContinuousClock.now, renewal), logAfter: nil)
+                    if wake.latest != seen { notBefore = nil }  // poked (replay, patch): try now
+                    continue
+                }
+                notBefore = nil
                 guard webhook.state == .active else {
-                    await context.events.waitOrWake(wake, after: seen, timeout: Self.idleWait, logAfter: nil)
+                    await context.events.waitOrWake(wake, after: seen, timeout: idle, logAfter: nil)
                     continue
                 }
                 let latest = context.events.latest
                 let page = try await context.events.events(after: webhook.cursor, subscriptionIds: webhook.subscriptionIds, limit: Self.pageSize)
                 if page.isEmpty {
-                    await context.events.waitOrWake(wake, after: seen, timeout: Self.idleWait, logAfter: latest)
+                    await context.events.waitOrWake(wake, after: seen, timeout: idle, logAfter: latest)
                     continue
                 }
+                var claimed = ContinuousClock.now
                 pages: for event in page {
                     guard !isStopped, wake.latest == seen else { break pages }
+                    if ContinuousClock.now - claimed > renewal {
+                        // Renewed before it lapses; lost (this process stalled past the lease): another delivers.
+                        guard try await claim(context.now()) else { break pages }
+                        claimed = ContinuousClock.now
+                    }
                     attempt.next(for: event.sequence, epoch: webhook.epoch)
                     switch try await deliver(event, attempt: attempt.count, of: webhook) {
                     case .next: continue
                     case .reload: break pages
                     case .retry(let delay):
-                        await context.events.waitOrWake(wake, after: seen, timeout: delay, logAfter: nil)
+                        notBefore = ContinuousClock.now + delay
                         break pages
                     }
                 }
@@ -97,6 +125,11 @@ final class DeliveryWorker: Sendable {
                 await context.events.waitOrWake(wake, after: seen, timeout: Self.storeRetry, logAfter: nil)
             }
         }
+    }
+
+    /// Claims (or renews the claim on) the webhook for this process until a lease from `now`.
+    private func claim(_ now: Instant) async throws -> Bool {
+        try await context.store.claim(id: webhookId, owner: context.instance, until: now.adding(seconds: context.settings.lease / .seconds(1)), now: now)
     }
 
     /// Which try of which event this is: counted per event and epoch, so a replay starts again at 1.
@@ -112,6 +145,9 @@ final class DeliveryWorker: Sendable {
     }
 
     private var isStopped: Bool { stopping.load(ordering: .relaxed) || Task.isCancelled }
+
+    /// How long an idle worker waits: an hour alone, a claim's renewal beside other instances.
+    private var idle: Duration { context.changes == nil ? Self.idleWait : context.settings.lease / 3 }
 
     private enum Step { case next, reload, retry(Duration) }
 

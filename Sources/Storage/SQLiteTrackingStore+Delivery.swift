@@ -2,7 +2,15 @@ import GRDB
 public import Tracking
 import Timeline
 
-extension SQLiteTrackingStore {
+/// The event log as delivery reads it: of some subscriptions, counted.
+public protocol EventLogReader: Sendable {
+    /// Events after `sequence` in sequence order, of the subscriptions in `subscriptionIds` (nil: all).
+    func events(after sequence: Int64, subscriptionIds: [String]?, limit: Int) async throws -> [TrackingEvent]
+    /// How many events after `sequence` belong to `subscriptionIds` (nil: all).
+    func eventCount(after sequence: Int64, subscriptionIds: [String]?) async throws -> Int64
+}
+
+extension SQLiteTrackingStore: EventLogReader {
     /// Events after `sequence` in sequence order, of the subscriptions in `subscriptionIds` (nil: all).
     public func events(after sequence: Int64, subscriptionIds: [String]?, limit: Int) async throws -> [TrackingEvent] {
         guard let subscriptionIds else { return try await events(subscriptionId: nil, after: sequence, limit: limit) }

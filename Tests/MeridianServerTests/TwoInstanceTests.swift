@@ -27,11 +27,13 @@ struct TwoInstanceTests {
     }
 
     /// Both servers on a fresh database, each with its own client connection.
-    static func withTwoInstances(_ body: @escaping @Sendable (TestClient, TestClient, _ a: ServerProcess, _ b: ServerProcess) async throws -> Void) async throws {
+    static func withTwoInstances(
+        arguments: [String] = [], _ body: @escaping @Sendable (TestClient, TestClient, _ a: ServerProcess, _ b: ServerProcess) async throws -> Void
+    ) async throws {
         let place = try await StorageEngine.postgres.freshPlace()
-        let a = try await ServerProcess.start(database: place)
+        let a = try await ServerProcess.start(database: place, arguments: arguments)
         defer { a.kill() }
-        let b = try await ServerProcess.start(database: place)
+        let b = try await ServerProcess.start(database: place, arguments: arguments)
         defer { b.kill() }
         try await TestClient.withClient(host: "127.0.0.1", port: a.port) { clientA in
             try await TestClient.withClient(host: "127.0.0.1", port: b.port) { clientB in

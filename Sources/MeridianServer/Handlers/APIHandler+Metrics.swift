@@ -18,10 +18,10 @@ extension APIHandler {
             metrics.gauge("meridian_annotations_live", tenant: id.description, Double(index.count))
             metrics.gauge("meridian_thinning_index_bytes", tenant: id.description, Double(index.memoryFootprint))
             metrics.gauge("meridian_annotation_cache_bytes", tenant: id.description, Double(tenant.encoded.bytes))
-            metrics.gauge("meridian_oldest_unread_event_age_seconds", tenant: id.description, try await tenant.trackingHub?.oldestUnreadAge(now: now) ?? 0)
+            metrics.gauge("meridian_oldest_unread_event_age_seconds", tenant: id.description, try await tenant.tracking.oldestUnreadAge(now: now))
             // A failing read leaves these gauges as they were rather than failing the whole scrape.
-            for webhook in (try? await tenant.deliveryHub?.context.store.webhooks(after: nil, limit: Self.webhooksShown)) ?? [] {
-                guard let lag = try? await tenant.deliveryHub?.lag(of: webhook) else { continue }
+            for webhook in (try? await tenant.delivery.context.store.webhooks(after: nil, limit: Self.webhooksShown)) ?? [] {
+                guard let lag = try? await tenant.delivery.lag(of: webhook) else { continue }
                 metrics.webhookLag(tenant: id.description, webhook: webhook.id, events: lag.events, oldestAgeSeconds: lag.oldestAge ?? 0)
             }
         }

@@ -1,7 +1,6 @@
 import Access
 import Delivery
 import Foundation
-import HTTPTypes
 import Logging
 import ServiceLifecycle
 import Storage
@@ -24,23 +23,9 @@ final class TenantSpace: Sendable {
         /// Thinning indexes of the filters recent thin requests carried, kept on demand.
         let filtered: FilteredThinning
         /// The tenant's devices, subscriptions and event log.
-        let trackingHub: TrackingHub?
-        /// The tenant's webhooks and their workers (nil on PostgreSQL until delivery moves there).
-        let deliveryHub: DeliveryHub?
-
-        /// The tenant's devices, subscriptions and event log; 503 where the engine lacks them.
-        var tracking: TrackingHub {
-            get throws { try trackingHub ?? { throw TenantSpace.notOnPostgres("location tracking") }() }
-        }
-        /// The tenant's webhooks and their workers; 503 where the engine lacks them.
-        var delivery: DeliveryHub {
-            get throws { try deliveryHub ?? { throw TenantSpace.notOnPostgres("webhooks") }() }
-        }
-    }
-
-    /// What the PostgreSQL engine does not serve yet (issue 20 is moving it there).
-    static func notOnPostgres(_ what: String) -> ProblemError {
-        ProblemError(.serviceUnavailable, detail: "\(what) is not on PostgreSQL yet: serve it from a SQLite database for now")
+        let tracking: TrackingHub
+        /// The tenant's webhooks and their workers.
+        let delivery: DeliveryHub
     }
 
     private let storage: MeridianStorage
@@ -52,6 +37,8 @@ final class TenantSpace: Sendable {
     private let annotationIDs: UUIDv7Generator
     /// Subscription and event ids for every tenant.
     private let trackingIDs: UUIDv7Generator
+    /// This process among the instances that share a database (the owner of its webhook claims).
+    private let instance = UUIDv7Generator().next().description
     private let opened = Mutex<[TenantID: Task<Tenant, any Error>]>([:])
     /// The background work of each opened tenant: its thinning index's catch-up, its JSON cache's filling.
     private let backgroundTasks = Mutex<[Task<Void, Never>]>([])
@@ -121,7 +108,7 @@ final class TenantSpace: Sendable {
     /// Stops every tenant's webhook workers, letting the attempts in flight finish, then closes
     /// their connections (graceful shutdown).
     func stopDelivering() async {
-        for (_, tenant) in await openedTenants() { await tenant.deliveryHub?.stop() }
+        for (_, tenant) in await openedTenants() { await tenant.delivery.stop() }
         await transport.shutdown()
     }
 
@@ -134,28 +121,35 @@ final class TenantSpace: Sendable {
             // Lower priority than requests: answers fill it too, this only gets ahead of them.
             tasks.append(Task(priority: .background) { try? await encoded.fill(thinning.points.idsInOrder, from: annotations) })
         }
-        var (tracking, delivery): (TrackingHub?, DeliveryHub?) = (nil, nil)
+        let metrics = metrics
+        let appended: @Sendable (Int64) -> Void = { metrics.eventsAppended($0, tenant: id.description) }
+        let (tracking, delivery): (TrackingHub, DeliveryHub)
         switch storage {
-        case .sqlite(let database): (tracking, delivery) = try await openTracking(id, on: database)
+        case .sqlite(let database):
+            tracking = try TrackingHub.open(on: database, tenant: id, ids: trackingIDs, appended: appended)
+            delivery = try await startDelivery(
+                id, store: SQLiteWebhookStore(database: database, tenant: id),
+                events: LoggedEvents(hub: tracking, store: SQLiteTrackingStore(database: database, tenant: id)), changes: nil)
         case .postgres(let database):
-            let metrics = metrics
-            tracking = try await TrackingHub.open(on: database, tenant: id, ids: trackingIDs) { metrics.eventsAppended($0, tenant: id.description) }
+            tracking = try await TrackingHub.open(on: database, tenant: id, ids: trackingIDs, appended: appended)
+            let webhooks = PostgresWebhookStore(database: database, tenant: id)
+            delivery = try await startDelivery(
+                id, store: webhooks, events: LoggedEvents(hub: tracking, store: PostgresTrackingStore(database: database, tenant: id)),
+                changes: webhooks.changes)
         }
         return Tenant(
             annotations: annotations, thinning: thinning, encoded: encoded, filtered: FilteredThinning(store: annotations, points: thinning),
-            trackingHub: tracking, deliveryHub: delivery)
+            tracking: tracking, delivery: delivery)
     }
 
-    /// `id`'s tracker and webhook workers on SQLite, the workers started.
-    private func openTracking(_ id: TenantID, on database: MeridianDatabase) async throws -> (TrackingHub, DeliveryHub) {
-        let metrics = metrics
-        let tracking = try TrackingHub.open(on: database, tenant: id, ids: trackingIDs) { metrics.eventsAppended($0, tenant: id.description) }
+    /// `id`'s webhooks and their workers, started.
+    /// - Parameter changes: moves when another instance changed the webhooks (nil: this one alone delivers).
+    private func startDelivery(_ id: TenantID, store: any WebhookStore, events: LoggedEvents, changes: SequenceSignal?) async throws -> DeliveryHub {
         let trackingIDs = trackingIDs
         let delivery = DeliveryHub(context: DeliveryContext(
-            store: SQLiteWebhookStore(database: database, tenant: id),
-            events: LoggedEvents(hub: tracking, store: SQLiteTrackingStore(database: database, tenant: id)),
-            transport: transport, settings: deliverySettings, observer: DeliveryMetrics(metrics: metrics, tenant: id.description),
-            now: { Instant(secondsSince1970: Date().timeIntervalSince1970) }
+            store: store, events: events, transport: transport, settings: deliverySettings,
+            observer: DeliveryMetrics(metrics: metrics, tenant: id.description),
+            now: { Instant(secondsSince1970: Date().timeIntervalSince1970) }, instance: instance, changes: changes
         ), newID: { trackingIDs.next().description })
         do {
             try await delivery.start()
@@ -163,7 +157,7 @@ final class TenantSpace: Sendable {
             await delivery.stop()  // no worker outlives a failed opening (the next one starts its own)
             throw error
         }
-        return (tracking, delivery)
+        return delivery
     }
 }
 

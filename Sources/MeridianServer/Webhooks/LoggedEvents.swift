@@ -10,7 +10,7 @@ import WireJSON
 /// the SSE stream.
 struct LoggedEvents: EventSource {
     let hub: TrackingHub
-    let store: SQLiteTrackingStore
+    let store: any EventLogReader
 
     var latest: Int64 { hub.feed.latest }
 

@@ -101,6 +101,24 @@ enum PostgresMigrations {
             """,
             "CREATE INDEX tracking_event_subscription ON tracking_event (tenant, subscription_id, sequence)",
         ]),
+        ("v4: webhooks", [
+            // The claim (lease_owner, lease_until) says which instance delivers the webhook now.
+            """
+            CREATE TABLE webhook (
+                tenant text NOT NULL, id text NOT NULL, url text NOT NULL, subscription_ids text, secret text NOT NULL,
+                retired_secrets text NOT NULL, state text NOT NULL, disabled_reason text, cursor bigint NOT NULL, epoch bigint NOT NULL,
+                created_at bigint NOT NULL, updated_at bigint NOT NULL, lease_owner text, lease_until bigint,
+                PRIMARY KEY (tenant, id))
+            """,
+            // Attempt ids only order the log (holes are harmless here, unlike in the feeds).
+            """
+            CREATE TABLE webhook_delivery (
+                tenant text NOT NULL, webhook_id text NOT NULL, id bigint GENERATED ALWAYS AS IDENTITY,
+                sequence bigint NOT NULL, event_id text NOT NULL, attempt integer NOT NULL, at bigint NOT NULL,
+                status_code integer, error text, latency_milliseconds double precision NOT NULL, outcome text NOT NULL,
+                PRIMARY KEY (tenant, webhook_id, id))
+            """,
+        ]),
     ]
 
     /// Applies every step the database lacks, in order; safe to run from several instances at once.

@@ -12,7 +12,7 @@ import WireJSON
 /// and in order whichever instance they reach. Events are numbered from the tracker's state,
 /// current to the revision, so the log is gap-free; the `events` counter row follows the log's end
 /// and its notification wakes other instances' long polls and streams.
-public struct PostgresTrackingStore: SharedTrackingStore {
+public struct PostgresTrackingStore: SharedTrackingStore, EventLogReader {
     let database: PostgresDatabase
     public let tenant: TenantID
     var logger: Logger { database.logger }
@@ -70,11 +70,11 @@ public struct PostgresTrackingStore: SharedTrackingStore {
     }
 
     public func events(subscriptionId: String?, after sequence: Int64, limit: Int) async throws -> [TrackingEvent] {
-        try await events(subscriptionIds: subscriptionId.map { [$0] }, after: sequence, limit: limit)
+        try await events(after: sequence, subscriptionIds: subscriptionId.map { [$0] }, limit: limit)
     }
 
     /// Events after `sequence` in sequence order, of the subscriptions in `subscriptionIds` (nil: all).
-    public func events(subscriptionIds: [String]?, after sequence: Int64, limit: Int) async throws -> [TrackingEvent] {
+    public func events(after sequence: Int64, subscriptionIds: [String]?, limit: Int) async throws -> [TrackingEvent] {
         let rows = try await database.client.query("""
             SELECT \(unescaped: PostgresTrackingRows.eventColumns) FROM tracking_event
             WHERE tenant = \(tenant.description) AND sequence > \(sequence)
