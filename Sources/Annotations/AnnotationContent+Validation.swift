@@ -30,6 +30,8 @@ extension AnnotationContent {
             if let text, text.unicodeScalars.count > Limits.maxTextLength {
                 throw FieldError(path: [field], message: "must be at most \(Limits.maxTextLength) characters, got \(text.unicodeScalars.count)")
             }
+            // PostgreSQL's text cannot hold it; refused on every engine, so the contract is one.
+            if let text, text.utf8.contains(0) { throw FieldError(path: [field], message: "must not contain U+0000 (NUL)") }
         }
         guard (0...Self.requiredDisplayPriority).contains(displayPriority) else {
             throw FieldError(path: ["displayPriority"], message: "must be between 0 and 1000, got \(displayPriority)")

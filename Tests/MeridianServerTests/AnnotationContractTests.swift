@@ -183,6 +183,8 @@ import Testing
         (#"{"coordinate":{"latitude":91,"longitude":0}}"#, HTTPResponse.Status.unprocessableContent, "/coordinate/latitude"),
         (#"{"coordinate":{"latitude":0,"longitude":0},"displayPriority":1001}"#, .unprocessableContent, "/displayPriority"),
         (#"{"coordinate":{"latitude":0,"longitude":0},"kind":""}"#, .unprocessableContent, "/kind"),
+        // U+0000: PostgreSQL's text cannot hold it, so neither engine takes it.
+        (#"{"coordinate":{"latitude":0,"longitude":0},"title":"a\u0000b"}"#, .unprocessableContent, "/title"),
         (#"{"coordinate":{"latitude":0,"longitude":0},"version":4}"#, .badRequest, "/version"),
         (#"{"coordinate":{"latitude":0,"longitude":0},"id":"x"}"#, .badRequest, "/id"),
         (#"{"title":"no coordinate"}"#, .badRequest, "/coordinate"),
@@ -216,6 +218,7 @@ import Testing
         // What it allows but the merged annotation breaks is 422.
         (#"{"coordinate":{"latitude":-95}}"#, "/coordinate/latitude", .unprocessableContent),
         (#"{"displayPriority":1001}"#, "/displayPriority", .unprocessableContent),
+        (#"{"subtitle":"\u0000"}"#, "/subtitle", .unprocessableContent),
     ])
     func badPatchesAreProblemsAndChangeNothing(patch: String, pointer: String, status: HTTPResponse.Status) async throws {
         try await TestApp.withClient { client in
