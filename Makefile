@@ -65,8 +65,9 @@ $(CONTRACT_ST): scripts/requirements-contract.txt
 	$(CONTRACT_VENV)/bin/pip install -q --disable-pip-version-check -r scripts/requirements-contract.txt
 	@touch $(CONTRACT_ST)
 
-contract: build $(CONTRACT_ST) ## schemathesis 4.32.5, every check, over the whole contract against a live server with the demo cities; any failure fails
+contract: build $(CONTRACT_ST) ## schemathesis 4.32.5, every check, over the whole contract against a live server with the demo cities, on SQLite then on PostgreSQL; any failure fails
 	scripts/contract-fuzz.sh "$$($(SWIFT) build --show-bin-path)/meridian" $(CONTRACT_VENV)/bin $(CONTRACT_EXAMPLES)
+	scripts/with-postgres.sh scripts/contract-fuzz.sh "$$($(SWIFT) build --show-bin-path)/meridian" $(CONTRACT_VENV)/bin $(CONTRACT_EXAMPLES)
 
 bench: ## HTTP throughput of the release build with wrk (see README, Performance)
 	@scripts/install-deps.sh wrk

@@ -7,6 +7,7 @@ Run under scripts/with-postgres.sh (it names the throw-away server in MERIDIAN_P
 
 Per configuration, with the same annotations imported first:
 - annotation writes/s: 8 clients POST new annotations, round-robin over the instances;
+- fixes/s ingested: 8 feeds post batches of 10 fixes of their own device (alternating instances);
 - thin p50/p95: 400 thin requests of random views (zoom 2–14), round-robin over the instances;
 - with two instances, write → other instance: a write on A until B's thin answer holds it (p50/p99).
 Ratios are against SQLite in the same run. Absolute times on a shared 2-core machine are noisy.
@@ -18,6 +19,7 @@ import benchlib
 import psycopg
 
 WRITERS, WRITES_EACH, THINS, VISIBILITY_WRITES, QUERIES = 8, 250, 400, 100, 300
+FEEDS, BATCHES_EACH, FIXES_PER_BATCH = 8, 100, 10
 # PostGIS answers whole rows, as Meridian's answers hold whole annotations.
 ROW = ("id::text, external_id, latitude, longitude, title, subtitle, kind, clustering_identifier, display_priority, properties, "
        "version, created_at, updated_at")
@@ -80,6 +82,36 @@ def writes_per_second(ports, rng):
     if errors:
         sys.exit(f"{len(errors)} writes failed, e.g. {errors[0]}")
     return WRITERS * WRITES_EACH / elapsed
+
+
+def ingest_per_second(ports, label):
+    """8 feeds, each its own device, post batches of 10 fixes; with two instances each feed's
+    batches alternate between them (the worst case: every batch finds the other's commit first).
+    One subscription turns every fix into an event."""
+    benchlib.Client(ports[0]).call("POST", "/v1/subscriptions",
+                                   {"type": "significantChange", "distanceFilter": 0, "minimumInterval": 0, "maxLocationAge": None}, expected=201)
+    errors, start_us = [], int(time.time() * 1_000_000) - 3_600_000_000
+
+    def feed(number):
+        clients = [benchlib.Client(port) for port in ports]
+        for batch in range(BATCHES_EACH):
+            fixes = [{"coordinate": {"latitude": 10 + number + 0.001 * (batch * FIXES_PER_BATCH + index), "longitude": 20.0},
+                      "timestamp": benchlib.rfc3339(start_us + (batch * FIXES_PER_BATCH + index) * 1_000_000), "horizontalAccuracy": 5}
+                     for index in range(FIXES_PER_BATCH)]
+            try:
+                clients[(number + batch) % len(clients)].call("POST", f"/v1/devices/{label}-{number}/locations", {"locations": fixes}, expected=200)
+            except Exception as error:  # noqa: BLE001 — counted and reported
+                errors.append(str(error))
+    threads = [threading.Thread(target=feed, args=(number,)) for number in range(FEEDS)]
+    began = time.monotonic()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    elapsed = time.monotonic() - began
+    if errors:
+        sys.exit(f"{len(errors)} ingests failed, e.g. {errors[0]}")
+    return FEEDS * BATCHES_EACH * FIXES_PER_BATCH / elapsed
 
 
 def views(rng, count):
@@ -177,7 +209,8 @@ def main():
             servers.extend(process for process, _, _ in started)
             ports = [port for _, port, _ in started]
             thin_latencies(ports, bodies[:40])  # warm-up: every instance's index and connections
-            row = {"writes": writes_per_second(ports, rng), "thin": thin_latencies(ports, bodies)}
+            row = {"writes": writes_per_second(ports, rng), "thin": thin_latencies(ports, bodies),
+                   "ingest": ingest_per_second(ports, label.replace(" ", "").replace("×", "x"))}
             if instances == 2:
                 row["visibility"] = visibility(ports[0], ports[1], rng)
             if label == "PostgreSQL ×1":
@@ -185,12 +218,12 @@ def main():
             results[label] = row
             benchlib.stop_servers([process for process, _, _ in started], problems)
         base = results["SQLite"]
-        print(f"\n| store | annotation writes/s | vs SQLite | thin p50 | thin p95 | p95 vs SQLite |")
-        print("|---|---|---|---|---|---|")
+        print(f"\n| store | annotation writes/s | vs SQLite | fixes/s ingested | vs SQLite | thin p50 | thin p95 | p95 vs SQLite |")
+        print("|---|---|---|---|---|---|---|---|")
         for label, row in results.items():
             p50, p95 = benchlib.percentile(row["thin"], 50), benchlib.percentile(row["thin"], 95)
-            print(f"| {label} | {row['writes']:.0f} | {row['writes'] / base['writes']:.2f} | {ms(p50)} | {ms(p95)} | "
-                  f"{p95 / benchlib.percentile(base['thin'], 95):.2f} |")
+            print(f"| {label} | {row['writes']:.0f} | {row['writes'] / base['writes']:.2f} | {row['ingest']:.0f} | {row['ingest'] / base['ingest']:.2f} | "
+                  f"{ms(p50)} | {ms(p95)} | {p95 / benchlib.percentile(base['thin'], 95):.2f} |")
         delays = results["PostgreSQL ×2"]["visibility"]
         print(f"\nwrite on A → B's thin answer holds it ({len(delays)} writes): p50 {ms(benchlib.percentile(delays, 50))}, "
               f"p99 {ms(benchlib.percentile(delays, 99))} (target p99 < 100 ms)")

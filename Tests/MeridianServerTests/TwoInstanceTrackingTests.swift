@@ -1,3 +1,4 @@
+import Access
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
@@ -121,5 +122,25 @@ struct TwoInstanceWebhookTests {
                 #expect(sequences.reduce(into: [Int64]()) { seen, next in if seen.last.map({ next > $0 }) ?? true { seen.append(next) } } == Array(1...40))
             }
         }
+    }
+}
+
+/// The commands on a PostgreSQL database, as an operator runs them beside the servers.
+@Suite(.enabled(if: StorageEngine.contract == .postgres, "the PostgreSQL pass of make unit"))
+struct PostgresCommandTests {
+    @Test func migrateKeysImportAndExportTakeADatabaseURL() async throws {
+        let url = try await StorageEngine.postgres.freshPlace()
+        let migrated = try await OperationsTests.meridian(["migrate", "--database", url])
+        #expect(migrated.status == 0 && migrated.stdout.contains("v4: webhooks (4 steps applied)"), "\(migrated.stdout)\(migrated.stderr)")
+        let created = try await OperationsTests.meridian(["keys", "create", "--tenant", "acme", "--role", "admin", "--database", url])
+        let id = try #require(created.stdout.split(separator: "\n").first.flatMap { KeySecret.parse($0)?.id })
+        #expect(try await OperationsTests.meridian(["keys", "list", "--database", url]).stdout.contains("\(id)\tacme\tadmin"))
+        #expect(try await OperationsTests.meridian(["keys", "revoke", id, "--database", url]).stdout.contains("revoked"))
+        let imported = try await OperationsTests.meridian(["import", try OperationsTests.file(ImportCommandTests.valid), "--tenant", "acme", "--database", url])
+        #expect(imported.status == 0 && imported.stdout.contains("2 created"), "\(imported.stdout)\(imported.stderr)")
+        let export = try await OperationsTests.meridian(["export", "--tenant", "acme", "--database", url]).stdout
+        #expect(export.hasPrefix(#"{"features":["#) && export.contains("London"))
+        #expect(try await OperationsTests.meridian(["backup", "/tmp/never.sqlite", "--database", url]).status != 0)  // pg_dump's job
+        #expect(try await OperationsTests.meridian(["migrate", "--database", "postgres://nobody@127.0.0.1/"]).status != 0)
     }
 }

@@ -34,6 +34,8 @@ public final class PostgresDatabase: Sendable {
     public static func open(_ location: PostgresLocation, logger: Logger = Logger(label: "meridian.postgres")) async throws -> PostgresDatabase {
         let client = PostgresClient(configuration: location.configuration, backgroundLogger: logger)
         let running = Task { await client.run() }
+        // Let the pool's run loop start before the first lease (postgres-nio warns otherwise).
+        await Task.yield()
         do {
             try await PostgresMigrations.migrate(client, logger: logger)
         } catch {
