@@ -29,7 +29,12 @@ public enum MeridianStorage: Sendable {
         guard let location = PostgresLocation(place) else {
             throw PlaceError(description: "\(place) is not a database URL: postgres://user[:password]@host[:port]/database")
         }
-        return .postgres(try await PostgresDatabase.open(location, logger: logger))
+        do {
+            return .postgres(try await PostgresDatabase.open(location, logger: logger))
+        } catch {
+            // postgres-nio's own description hides the reason (it may hold secrets); the reflection names it.
+            throw PlaceError(description: "could not open the PostgreSQL database \(location): \(String(String(reflecting: error).prefix(400)))")
+        }
     }
 
     /// `tenant`'s annotations, issuing ids from `ids` (one source for every tenant) and times from `now`.

@@ -4,7 +4,7 @@ public import PostgresNIO
 /// Where a PostgreSQL database is: `postgres://user[:password]@host[:port]/database` (also
 /// `postgresql://`), as `--database` and `MERIDIAN_DATABASE` name it. TLS is not spoken yet:
 /// the server and its database share a trusted network (loopback in tests).
-public struct PostgresLocation: Sendable, Equatable {
+public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     public var host: String
     public var port: Int
     public var user: String
@@ -31,6 +31,9 @@ public struct PostgresLocation: Sendable, Equatable {
         self.password = components.password.map { $0.removingPercentEncoding ?? $0 }
         self.database = database.removingPercentEncoding ?? database
     }
+
+    /// The URL without its password.
+    public var description: String { "postgres://\(user)@\(host):\(port)/\(database)" }
 
     var configuration: PostgresClient.Configuration {
         PostgresClient.Configuration(host: host, port: port, username: user, password: password, database: database, tls: .disable)
