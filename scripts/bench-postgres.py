@@ -60,28 +60,35 @@ def import_into(binary, database, geojson):
     return time.monotonic() - began
 
 
-def writes_per_second(ports, rng):
+def concurrently(count, work):
+    """Runs work(number) on `count` threads at once; seconds from the first start to the last end.
+    Exits the script when any raised."""
     errors = []
 
-    def writer(number):
-        client = benchlib.Client(ports[number % len(ports)])
-        local = random.Random(number)
-        for index in range(WRITES_EACH):
-            body = {"coordinate": {"latitude": local.uniform(-60, 70), "longitude": local.uniform(-180, 180)}, "title": f"w{number}-{index}"}
-            try:
-                client.call("POST", "/v1/annotations", body, expected=201)
-            except Exception as error:  # noqa: BLE001 — counted and reported
-                errors.append(str(error))
-    threads = [threading.Thread(target=writer, args=(number,)) for number in range(WRITERS)]
+    def guarded(number):
+        try:
+            work(number)
+        except Exception as error:  # noqa: BLE001 — counted and reported
+            errors.append(str(error))
+    threads = [threading.Thread(target=guarded, args=(number,)) for number in range(count)]
     began = time.monotonic()
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    elapsed = time.monotonic() - began
     if errors:
-        sys.exit(f"{len(errors)} writes failed, e.g. {errors[0]}")
-    return WRITERS * WRITES_EACH / elapsed
+        sys.exit(f"{len(errors)} clients failed, e.g. {errors[0]}")
+    return time.monotonic() - began
+
+
+def writes_per_second(ports, rng):
+    def writer(number):
+        client = benchlib.Client(ports[number % len(ports)])
+        local = random.Random(number)
+        for index in range(WRITES_EACH):
+            body = {"coordinate": {"latitude": local.uniform(-60, 70), "longitude": local.uniform(-180, 180)}, "title": f"w{number}-{index}"}
+            client.call("POST", "/v1/annotations", body, expected=201)
+    return WRITERS * WRITES_EACH / concurrently(WRITERS, writer)
 
 
 def ingest_per_second(ports, label):
@@ -90,7 +97,7 @@ def ingest_per_second(ports, label):
     One subscription turns every fix into an event."""
     benchlib.Client(ports[0]).call("POST", "/v1/subscriptions",
                                    {"type": "significantChange", "distanceFilter": 0, "minimumInterval": 0, "maxLocationAge": None}, expected=201)
-    errors, start_us = [], int(time.time() * 1_000_000) - 3_600_000_000
+    start_us = int(time.time() * 1_000_000) - 3_600_000_000
 
     def feed(number):
         clients = [benchlib.Client(port) for port in ports]
@@ -98,20 +105,8 @@ def ingest_per_second(ports, label):
             fixes = [{"coordinate": {"latitude": 10 + number + 0.001 * (batch * FIXES_PER_BATCH + index), "longitude": 20.0},
                       "timestamp": benchlib.rfc3339(start_us + (batch * FIXES_PER_BATCH + index) * 1_000_000), "horizontalAccuracy": 5}
                      for index in range(FIXES_PER_BATCH)]
-            try:
-                clients[(number + batch) % len(clients)].call("POST", f"/v1/devices/{label}-{number}/locations", {"locations": fixes}, expected=200)
-            except Exception as error:  # noqa: BLE001 — counted and reported
-                errors.append(str(error))
-    threads = [threading.Thread(target=feed, args=(number,)) for number in range(FEEDS)]
-    began = time.monotonic()
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    elapsed = time.monotonic() - began
-    if errors:
-        sys.exit(f"{len(errors)} ingests failed, e.g. {errors[0]}")
-    return FEEDS * BATCHES_EACH * FIXES_PER_BATCH / elapsed
+            clients[(number + batch) % len(clients)].call("POST", f"/v1/devices/{label}-{number}/locations", {"locations": fixes}, expected=200)
+    return FEEDS * BATCHES_EACH * FIXES_PER_BATCH / concurrently(FEEDS, feed)
 
 
 def views(rng, count):

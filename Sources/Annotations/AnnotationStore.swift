@@ -75,6 +75,9 @@ public struct AnnotationQuery: Hashable, Sendable {
     /// Only annotations this CQL2 filter matches.
     public var filter: Filter?
 
+    /// Rows a store reads at a time while a filter fills a page.
+    public static let filterChunk = 1_000
+
     public init(bbox: BoundingBox? = nil, kind: String? = nil, after: AnnotationID? = nil, limit: Int? = nil, filter: Filter? = nil) {
         self.bbox = bbox
         self.kind = kind
@@ -92,6 +95,17 @@ public struct AnnotationPage: Hashable, Sendable {
     public init(annotations: [Annotation], next: AnnotationID?) {
         self.annotations = annotations
         self.next = next
+    }
+
+    /// The page of at most `limit` of `annotations` (read in id order, one more than the limit
+    /// when there is a next page): its cursor is the last one kept, nil when nothing was left out.
+    public init(cutting annotations: [Annotation], to limit: Int?) {
+        guard let limit, annotations.count > limit else {
+            self.init(annotations: annotations, next: nil)
+            return
+        }
+        let kept = Array(annotations.prefix(limit))
+        self.init(annotations: kept, next: kept.last?.id)
     }
 }
 

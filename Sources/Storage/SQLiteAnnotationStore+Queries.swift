@@ -19,21 +19,16 @@ extension SQLiteAnnotationStore {
             while true {
                 var chunk = request
                 if let after { chunk = chunk.filter(Column("id") > after.description) }
-                let size = query.filter == nil ? wanted : Self.filterChunk
+                let size = query.filter == nil ? wanted : AnnotationQuery.filterChunk
                 if let size { chunk = chunk.limit(size) }
                 let rows = try AnnotationRows.read(try chunk.select(sql: AnnotationRows.columns).makePreparedRequest(db).statement)
                 annotations += query.filter.map { filter in rows.filter(filter.matches) } ?? rows
                 guard query.filter != nil, let size, rows.count == size, annotations.count < (wanted ?? .max) else { break }
                 after = rows.last?.id
             }
-            guard let limit = query.limit, annotations.count > limit else { return AnnotationPage(annotations: annotations, next: nil) }
-            annotations.removeLast(annotations.count - limit)
-            return AnnotationPage(annotations: annotations, next: annotations.last?.id)
+            return AnnotationPage(cutting: annotations, to: query.limit)
         }
     }
-
-    /// Rows read per query while a filter fills a page.
-    static let filterChunk = 1_000
 
     public func importContents(
         chunks nextChunk: @escaping @Sendable () throws -> [AnnotationContent]?

@@ -6,9 +6,6 @@ public import Thinning
 public import Timeline
 
 extension PostgresAnnotationStore {
-    /// Rows read per query while a filter fills a page (as on SQLite).
-    static let filterChunk = 1_000
-
     public func annotations(matching query: AnnotationQuery) async throws -> AnnotationPage {
         let boxes = [query.bbox, query.filter?.requiredBounds].compactMap { $0 }.map(Self.inside).joined()
         let wanted = query.limit.map { $0 + 1 }
@@ -17,7 +14,7 @@ extension PostgresAnnotationStore {
         // Without a filter the database limits; with one, rows are read in chunks and the filter
         // decides, until the page is full or the rows run out.
         while true {
-            let size = query.filter == nil ? wanted : Self.filterChunk
+            let size = query.filter == nil ? wanted : AnnotationQuery.filterChunk
             let rows = try await database.client.query("""
                 SELECT \(unescaped: PostgresAnnotationRow.columns) FROM annotation
                 WHERE tenant = \(tenant.description) AND (\(query.kind)::text IS NULL OR kind = \(query.kind))
@@ -30,9 +27,7 @@ extension PostgresAnnotationStore {
             guard query.filter != nil, let size, read.count == size, annotations.count < (wanted ?? .max) else { break }
             after = read.last?.id
         }
-        guard let limit = query.limit, annotations.count > limit else { return AnnotationPage(annotations: annotations, next: nil) }
-        annotations.removeLast(annotations.count - limit)
-        return AnnotationPage(annotations: annotations, next: annotations.last?.id)
+        return AnnotationPage(cutting: annotations, to: query.limit)
     }
 
     /// The uuid below every id.

@@ -69,7 +69,7 @@ enum PostgresMigrations {
             // microsecond); fixes, progress and subscriptions as the same JSON SQLite keeps.
             """
             CREATE TABLE device (
-                tenant text NOT NULL, id text NOT NULL, last_fix text, last_accepted_ordinal bigint NOT NULL,
+                tenant text NOT NULL, id text NOT NULL, last_fix text, last_fix_at bigint, last_accepted_ordinal bigint NOT NULL,
                 PRIMARY KEY (tenant, id))
             """,
             """

@@ -58,23 +58,29 @@ final class PostgresTrackingTransaction: TrackingTransaction {
             acceptedFixes: devices.map(\.lastAcceptedOrdinal).max() ?? 0, tails: tails)
     }
 
-    /// When each device's last fix arrived and its accepted fix before it (as SQLite's store reads them).
+    /// When each device's last fix arrived and its accepted fix before it (what SQLite's store
+    /// reads per device), in one query: a reload happens whenever another instance committed.
     private func tails(of devices: [DeviceState]) async throws -> [String: TrackingState.DeviceTail] {
-        var tails: [String: TrackingState.DeviceTail] = [:]
-        for device in devices {
-            guard let fix = device.lastFix else { continue }
-            var receivedAt: Int64?
-            for try await value in try await connection.query("""
-                SELECT received_at FROM location_fix WHERE tenant = \(tenant) AND device_id = \(device.id) AND timestamp = \(fix.timestamp.microseconds)
-                """, logger: logger).decode(Int64.self) { receivedAt = value }
-            guard let receivedAt else { continue }
-            var previous: LocationFix?
-            for try await row in try await connection.query("""
+        guard !devices.isEmpty else { return [:] }
+        let previous = PostgresTrackingRows.fixColumns.split(separator: ",").map { "p." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", ")
+        let rows = try await connection.query("""
+            SELECT d.id, f.received_at, p.timestamp IS NOT NULL, \(unescaped: previous)
+            FROM device d
+            JOIN location_fix f ON f.tenant = d.tenant AND f.device_id = d.id AND f.timestamp = d.last_fix_at
+            LEFT JOIN LATERAL (
                 SELECT \(unescaped: PostgresTrackingRows.fixColumns) FROM location_fix
-                WHERE tenant = \(tenant) AND device_id = \(device.id) AND timestamp < \(fix.timestamp.microseconds) AND NOT late
-                ORDER BY timestamp DESC LIMIT 1
-                """, logger: logger).decode(PostgresTrackingRows.FixColumns.self) { previous = PostgresTrackingRows.fix(row) }
-            tails[device.id] = .init(receivedAt: Instant(microseconds: receivedAt), previous: previous)
+                WHERE tenant = d.tenant AND device_id = d.id AND timestamp < d.last_fix_at AND NOT late
+                ORDER BY timestamp DESC LIMIT 1) p ON true
+            WHERE d.tenant = \(tenant) AND d.id = ANY(\(devices.map(\.id)))
+            """, logger: logger)
+        var tails: [String: TrackingState.DeviceTail] = [:]
+        for try await (id, receivedAt, hasPrevious, timestamp, latitude, longitude, accuracy, speed, course, altitude, vertical) in rows.decode(
+            (String, Int64, Bool, Int64?, Double?, Double?, Double?, Double?, Double?, Double?, Double?).self) {
+            var before: LocationFix?
+            if hasPrevious, let timestamp, let latitude, let longitude, let accuracy {
+                before = PostgresTrackingRows.fix((timestamp, latitude, longitude, accuracy, speed, course, altitude, vertical))
+            }
+            tails[id] = .init(receivedAt: Instant(microseconds: receivedAt), previous: before)
         }
         return tails
     }
@@ -121,9 +127,11 @@ final class PostgresTrackingTransaction: TrackingTransaction {
         try await upsert(plan.saved.reduce(into: [:]) { written, key in written[key] = plan.progress[key] })
         if plan.results.contains(where: { $0.status == .accepted }) {
             try await connection.query("""
-                INSERT INTO device (tenant, id, last_fix, last_accepted_ordinal)
-                VALUES (\(tenant), \(plan.deviceId), \(plan.device.lastFix.map { StoredFix($0).text }), \(plan.device.lastAcceptedOrdinal))
-                ON CONFLICT (tenant, id) DO UPDATE SET last_fix = excluded.last_fix, last_accepted_ordinal = excluded.last_accepted_ordinal
+                INSERT INTO device (tenant, id, last_fix, last_fix_at, last_accepted_ordinal)
+                VALUES (\(tenant), \(plan.deviceId), \(plan.device.lastFix.map { StoredFix($0).text }), \(plan.device.lastFix?.timestamp.microseconds),
+                        \(plan.device.lastAcceptedOrdinal))
+                ON CONFLICT (tenant, id) DO UPDATE
+                SET last_fix = excluded.last_fix, last_fix_at = excluded.last_fix_at, last_accepted_ordinal = excluded.last_accepted_ordinal
                 """, logger: logger)
         }
         return duplicates
