@@ -73,8 +73,9 @@ final class DeliveryWorker: Sendable {
     /// Delivers until the webhook is deleted or the worker is stopped.
     func run() async {
         var attempt = Attempt()
-        /// The end of a retry's backoff: waited out in turns no longer than a claim's renewal.
-        var notBefore: ContinuousClock.Instant?
+        /// The end of a retry's backoff (waited out in turns that keep the claim) and the webhook
+        /// as it was when the attempt failed: an operator's change to it (replay, URL, state) ends the wait.
+        var retry: (notBefore: ContinuousClock.Instant, webhook: Webhook)?
         let renewal = context.settings.lease / 3
         while true {
             // Read before the stop check: a stop after it pokes past `seen`, so no wait misses it.
@@ -82,18 +83,21 @@ final class DeliveryWorker: Sendable {
             guard !isStopped else { return }
             do {
                 guard let webhook = try await context.store.webhook(id: webhookId) else { return }
-                let now = context.now()
-                guard try await claim(now) else {
+                guard try await claim() else {
                     // Another instance delivers; take over if its claim lapses.
                     await context.events.waitOrWake(wake, after: seen, timeout: renewal, logAfter: nil)
                     continue
                 }
-                if let end = notBefore, ContinuousClock.now < end {
-                    await context.events.waitOrWake(wake, after: seen, timeout: min(end - ContinuousClock.now, renewal), logAfter: nil)
-                    if wake.latest != seen { notBefore = nil }  // poked (replay, patch): try now
-                    continue
+                if let (end, failed) = retry {
+                    let changed = webhook.epoch != failed.epoch || webhook.url != failed.url || webhook.state != failed.state
+                    if !changed, ContinuousClock.now < end {
+                        // Alone, the whole wait; beside other instances, turns short enough to keep the claim.
+                        let left = end - ContinuousClock.now
+                        await context.events.waitOrWake(wake, after: seen, timeout: context.changes == nil ? left : min(left, renewal), logAfter: nil)
+                        continue
+                    }
+                    retry = nil
                 }
-                notBefore = nil
                 guard webhook.state == .active else {
                     await context.events.waitOrWake(wake, after: seen, timeout: idle, logAfter: nil)
                     continue
@@ -104,20 +108,20 @@ final class DeliveryWorker: Sendable {
                     await context.events.waitOrWake(wake, after: seen, timeout: idle, logAfter: latest)
                     continue
                 }
-                var claimed = ContinuousClock.now
+                var first = true
                 pages: for event in page {
                     guard !isStopped, wake.latest == seen else { break pages }
-                    if ContinuousClock.now - claimed > renewal {
-                        // Renewed before it lapses; lost (this process stalled past the lease): another delivers.
-                        guard try await claim(context.now()) else { break pages }
-                        claimed = ContinuousClock.now
-                    }
+                    // Renewed before every attempt after the first (just claimed): an attempt ends
+                    // within the timeout, well inside the lease. Lost (this process stalled past
+                    // the lease): another instance delivers.
+                    if !first, try await !claim() { break pages }
+                    first = false
                     attempt.next(for: event.sequence, epoch: webhook.epoch)
                     switch try await deliver(event, attempt: attempt.count, of: webhook) {
                     case .next: continue
                     case .reload: break pages
                     case .retry(let delay):
-                        notBefore = ContinuousClock.now + delay
+                        retry = (ContinuousClock.now + delay, webhook)
                         break pages
                     }
                 }
@@ -127,9 +131,9 @@ final class DeliveryWorker: Sendable {
         }
     }
 
-    /// Claims (or renews the claim on) the webhook for this process until a lease from `now`.
-    private func claim(_ now: Instant) async throws -> Bool {
-        try await context.store.claim(id: webhookId, owner: context.instance, until: now.adding(seconds: context.settings.lease / .seconds(1)), now: now)
+    /// Claims (or renews the claim on) the webhook for this process, for a lease from now.
+    private func claim() async throws -> Bool {
+        try await context.store.claim(id: webhookId, owner: context.instance, lease: context.settings.lease)
     }
 
     /// Which try of which event this is: counted per event and epoch, so a replay starts again at 1.

@@ -21,15 +21,16 @@ public protocol WebhookStore: Sendable {
     func pruneAttempts(webhookId: String, keeping: Int) async throws
     /// The delivery log of a webhook, newest first, with ids below `before`, of one outcome or all.
     func attempts(webhookId: String, outcome: DeliveryAttempt.Outcome?, before: Int64?, limit: Int) async throws -> [DeliveryAttempt]
-    /// Claims the webhook's delivery for `owner` (one process) until `until`, or renews its claim;
-    /// false while another owner's claim lasts. Where several processes deliver (PostgreSQL) only
-    /// the holder sends, so an event is never sent twice at once and per-webhook order holds.
-    func claim(id: String, owner: String, until: Instant, now: Instant) async throws -> Bool
+    /// Claims the webhook's delivery for `owner` (one process) for `lease` from now, or renews
+    /// its claim; false while another owner's claim lasts. Where several processes deliver
+    /// (PostgreSQL) only the holder sends, so an event is never sent twice at once and per-webhook
+    /// order holds. The store's clock decides (the processes' clocks may differ).
+    func claim(id: String, owner: String, lease: Duration) async throws -> Bool
 }
 
 extension WebhookStore {
     /// One process delivers (SQLite): its claim always holds.
-    public func claim(id: String, owner: String, until: Instant, now: Instant) async throws -> Bool { true }
+    public func claim(id: String, owner: String, lease: Duration) async throws -> Bool { true }
 }
 
 /// An event as a webhook sends it: the body is exactly the event's JSON as the event log lists it.

@@ -20,6 +20,12 @@ public enum MeridianStorage: Sendable {
         public var description: String
     }
 
+    /// `place` as output may show it: a database URL without its password.
+    public static func displayName(_ place: String) -> String {
+        guard PostgresLocation.isPostgres(place) else { return place }
+        return PostgresLocation(place)?.description ?? "a malformed database URL"
+    }
+
     /// Opens `place`: a `postgres://user@host:port/database` URL, or a SQLite file path (`:memory:` for none).
     /// - Parameter onCommit: told how long each SQLite write transaction's COMMIT took, in seconds.
     public static func open(
@@ -27,7 +33,7 @@ public enum MeridianStorage: Sendable {
     ) async throws -> MeridianStorage {
         guard PostgresLocation.isPostgres(place) else { return .sqlite(try MeridianDatabase.open(path: place, onCommit: onCommit)) }
         guard let location = PostgresLocation(place) else {
-            throw PlaceError(description: "\(place) is not a database URL: postgres://user[:password]@host[:port]/database")
+            throw PlaceError(description: "--database is not a database URL: postgres://user[:password]@host[:port]/database")
         }
         do {
             return .postgres(try await PostgresDatabase.open(location, logger: logger))
@@ -105,6 +111,12 @@ public enum MeridianStorage: Sendable {
         case .sqlite(let database): try database.appliedMigrations()
         case .postgres(let database): try await database.appliedMigrations()
         }
+    }
+
+    /// Throws unless the database answers now (`GET /readyz`; a load balancer stops sending an
+    /// instance that lost its PostgreSQL).
+    public func ping() async throws {
+        if case .postgres(let database) = self { try await database.ping() }
     }
 
     /// The SQLite database, when that is the engine.

@@ -10,10 +10,11 @@ import Timeline
 /// commit: one transaction per request.
 extension Tracker {
     func sharedIngest(_ store: any SharedTrackingStore, deviceId: String, fixes: [LocationFix]) async throws -> IngestResult {
-        let now = now(), newID = newID
         let result = try await exclusively(store) { [self] transaction in
+            // The clock read once the lock is held: arrival times follow the order of evaluation.
+            let receivedAt = now()
             var plan = state.withLock { state in
-                let plan = state.plan(deviceId: deviceId, fixes: fixes, receivedAt: now, eventID: newID)
+                let plan = state.plan(deviceId: deviceId, fixes: fixes, receivedAt: receivedAt, eventID: newID)
                 state.apply(plan)
                 return plan
             }
@@ -26,10 +27,10 @@ extension Tracker {
     }
 
     func sharedSubscribe(_ store: any SharedTrackingStore, _ make: @escaping @Sendable (String, Instant) -> Subscription) async throws -> Subscription {
-        let (id, now) = (newID(), now())
         return try await exclusively(store) { [self] transaction in
+            let (id, createdAt) = (newID(), now())
             let subscription = state.withLock { state in
-                var subscription = make(id, now)
+                var subscription = make(id, createdAt)
                 subscription.acceptedFixesBefore = state.acceptedFixes
                 state.add(subscription)
                 return subscription
@@ -40,11 +41,11 @@ extension Tracker {
     }
 
     func sharedUnsubscribe(_ store: any SharedTrackingStore, _ id: String) async throws -> Unsubscription {
-        let (now, newID) = (now(), newID)
         let outcome = try await exclusively(store) { [self] transaction -> Unsubscription in
+            let at = now()
             let planned = state.withLock { state -> Unsubscription in
                 guard let existing = state.subscriptions[id] else { return .notFound }
-                guard let plan = state.planDeletion(of: id, at: now, eventID: newID) else { return .alreadyDeleted(existing) }
+                guard let plan = state.planDeletion(of: id, at: at, eventID: newID) else { return .alreadyDeleted(existing) }
                 state.apply(plan)
                 return .deleted(plan)
             }
@@ -56,12 +57,12 @@ extension Tracker {
     }
 
     func sharedUpdate(_ store: any SharedTrackingStore, _ id: String, _ edit: SubscriptionChange) async throws -> Update {
-        let (now, newID) = (now(), newID)
         let outcome = try await exclusively(store) { [self] transaction -> Update in
+            let at = now()
             // Planned first, so a change that does not fit leaves the state as it is.
             let planned = try state.withLock { state throws(FieldError) -> Update in
                 guard let existing = state.subscriptions[id] else { return .notFound }
-                guard let plan = try state.planChange(of: id, edit, at: now, eventID: newID) else { return .deleted(existing) }
+                guard let plan = try state.planChange(of: id, edit, at: at, eventID: newID) else { return .deleted(existing) }
                 state.apply(plan)
                 return .changed(plan)
             }

@@ -18,7 +18,7 @@ struct AccessMode: CustomStringConvertible {
         if !loopback && !insecureOpen && !keysExist {
             throw ValidationError("""
                 refusing to serve \(configuration.host) without API keys: anyone who reaches the port could read and write everything.
-                Create a key first:  meridian keys create --tenant default --role admin --database \(configuration.databasePath)
+                Create a key first:  meridian keys create --tenant default --role admin --database \(MeridianStorage.displayName(configuration.databasePath))
                 or listen on 127.0.0.1, or pass --insecure-open to serve the network without keys on purpose.
                 """)
         }

@@ -13,7 +13,7 @@ struct WebhookOptions: ParsableArguments {
     @Option(help: "Address ranges webhooks may reach although private or loopback, comma-separated CIDRs such as 127.0.0.0/8 (env MERIDIAN_WEBHOOK_ALLOW_CIDR); for tests and private deployments only.")
     var webhookAllowCidr: String?
 
-    @Option(help: "Seconds an instance's claim on a webhook lasts when several share a PostgreSQL database; another takes over within it when one dies (env MERIDIAN_WEBHOOK_LEASE; default 30; more than --webhook-timeout).")
+    @Option(help: "Seconds an instance's claim on a webhook lasts when several share a PostgreSQL database; another takes over within it when one dies (env MERIDIAN_WEBHOOK_LEASE; default 30; at least twice --webhook-timeout).")
     var webhookLease: Double?
 
     /// Sets the configuration's delivery settings from the flags, then the environment.
@@ -29,11 +29,15 @@ struct WebhookOptions: ParsableArguments {
             configuration.delivery.timeout = .milliseconds(Int64(seconds * 1_000))
         }
         if let seconds = webhookLease ?? environment["MERIDIAN_WEBHOOK_LEASE"].flatMap(Double.init) {
-            let timeout = configuration.delivery.timeout / .seconds(1)
-            guard seconds.isFinite, seconds > timeout, seconds <= 3_600 else {
-                throw ValidationError("--webhook-lease must be longer than --webhook-timeout (\(timeout) s) and at most 3600 seconds, got \(seconds)")
-            }
+            guard seconds.isFinite, seconds > 0, seconds <= 3_600 else { throw ValidationError("--webhook-lease must be 0 < seconds ≤ 3600, got \(seconds)") }
             configuration.delivery.lease = .milliseconds(Int64(seconds * 1_000))
+        }
+        // A claim is renewed before each attempt; one attempt must end well inside it.
+        if configuration.delivery.lease < configuration.delivery.timeout * 2 {
+            throw ValidationError("""
+                --webhook-lease (\(configuration.delivery.lease / .seconds(1)) s) must be at least twice --webhook-timeout \
+                (\(configuration.delivery.timeout / .seconds(1)) s): raise the lease or shorten the timeout
+                """)
         }
         if let text = webhookAllowCidr ?? environment["MERIDIAN_WEBHOOK_ALLOW_CIDR"] {
             guard let ranges = CIDR.list(text) else { throw ValidationError("--webhook-allow-cidr must be comma-separated CIDRs such as 127.0.0.0/8, got \(text)") }

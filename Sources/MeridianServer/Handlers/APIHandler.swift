@@ -1,5 +1,6 @@
 import Annotations
 import Geodesy
+import HTTPTypes
 import MapGeometry
 import MeridianAPI
 import OpenAPIRuntime
@@ -46,10 +47,13 @@ struct APIHandler: APIProtocol {
     }
 
     func getReadiness(_ input: Operations.GetReadiness.Input) async throws -> Operations.GetReadiness.Output {
-        // Ready when PROJ transforms a point and GEOS validates a square.
+        // Ready when PROJ transforms a point, GEOS validates a square and the database answers.
         _ = try transformers.transform([[0, 0]], from: "EPSG:4326", to: "EPSG:3857")
         let square = [(0.0, 0.0), (0, 1), (1, 1), (1, 0), (0, 0)].map { Coordinate(latitude: $0.0, longitude: $0.1) }
         try GeoPolygon(exterior: square).validate()
+        do { try await tenants.pingStorage() } catch {
+            throw ProblemError(.serviceUnavailable, detail: "the database does not answer")
+        }
         return .ok(.init(body: .json(.init(status: "ok"))))
     }
 

@@ -63,6 +63,11 @@ final class TenantSpace: Sendable {
         trackingIDs = UUIDv7Generator(after: lastTrackingID)
     }
 
+    /// Throws unless the database answers now.
+    func pingStorage() async throws {
+        try await storage.ping()
+    }
+
     /// The tenant of the current request (``RequestScope``).
     func current() async throws -> Tenant {
         try await tenant(RequestScope.current().tenant)

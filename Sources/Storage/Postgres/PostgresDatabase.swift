@@ -44,7 +44,12 @@ public final class PostgresDatabase: Sendable {
             throw error
         }
         let database = PostgresDatabase(location: location, client: client, running: running, logger: logger)
-        try await database.feeds.refresh(from: client, logger: logger)
+        do {
+            try await database.feeds.refresh(from: client, logger: logger)
+        } catch {
+            await database.close()
+            throw error
+        }
         return database
     }
 
@@ -83,6 +88,11 @@ public final class PostgresDatabase: Sendable {
             try await connection.query("COMMIT", logger: logger)
             return result
         }
+    }
+
+    /// Answers when the database does (readiness).
+    public func ping() async throws {
+        try await client.query("SELECT 1", logger: logger)
     }
 
     /// Stops listening and stops the pool (its connections close).

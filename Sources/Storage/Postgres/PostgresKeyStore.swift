@@ -29,7 +29,14 @@ public final class PostgresKeyStore: KeyDirectory {
                     await signal.wait(after: seen, timeout: .seconds(60))
                     guard let store else { return }
                     let latest = signal.latest
-                    if latest > seen, (try? await store.reload()) != nil { seen = latest }
+                    guard latest > seen else { continue }
+                    do {
+                        try await store.reload()
+                        seen = latest
+                    } catch {
+                        database.logger.error("reloading the API keys failed; retrying", metadata: ["error": "\(error)"])
+                        try? await Task.sleep(for: .seconds(1))
+                    }
                 }
             }
             store.following.withLock { $0 = task }

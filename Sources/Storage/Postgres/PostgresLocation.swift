@@ -35,7 +35,18 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     /// The URL without its password.
     public var description: String { "postgres://\(user)@\(host):\(port)/\(database)" }
 
+    /// A transaction left idle this long (its instance stalled or lost its network) is ended by
+    /// the server, so the counter rows it held do not stop every other instance's writes.
+    static let idleTransactionTimeout = "60s"
+
     var configuration: PostgresClient.Configuration {
-        PostgresClient.Configuration(host: host, port: port, username: user, password: password, database: database, tls: .disable)
+        var configuration = PostgresClient.Configuration(host: host, port: port, username: user, password: password, database: database, tls: .disable)
+        configuration.options.additionalStartupParameters = [("idle_in_transaction_session_timeout", Self.idleTransactionTimeout)]
+        return configuration
     }
+}
+
+/// What PostgreSQL's `text` can hold: anything but U+0000. A key with one names no row.
+enum PostgresText {
+    static func holds(_ text: String) -> Bool { !text.utf8.contains(0) }
 }

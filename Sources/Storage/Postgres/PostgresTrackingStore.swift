@@ -75,6 +75,7 @@ public struct PostgresTrackingStore: SharedTrackingStore, EventLogReader {
 
     /// Events after `sequence` in sequence order, of the subscriptions in `subscriptionIds` (nil: all).
     public func events(after sequence: Int64, subscriptionIds: [String]?, limit: Int) async throws -> [TrackingEvent] {
+        let subscriptionIds = subscriptionIds?.filter(PostgresText.holds)
         let rows = try await database.client.query("""
             SELECT \(unescaped: PostgresTrackingRows.eventColumns) FROM tracking_event
             WHERE tenant = \(tenant.description) AND sequence > \(sequence)
@@ -88,6 +89,7 @@ public struct PostgresTrackingStore: SharedTrackingStore, EventLogReader {
 
     /// How many events after `sequence` belong to `subscriptionIds` (nil: all).
     public func eventCount(after sequence: Int64, subscriptionIds: [String]?) async throws -> Int64 {
+        let subscriptionIds = subscriptionIds?.filter(PostgresText.holds)
         let rows = try await database.client.query("""
             SELECT count(*) FROM tracking_event WHERE tenant = \(tenant.description) AND sequence > \(sequence)
               AND (\(subscriptionIds == nil) OR subscription_id = ANY(\(subscriptionIds ?? [])))
@@ -97,6 +99,7 @@ public struct PostgresTrackingStore: SharedTrackingStore, EventLogReader {
     }
 
     public func fixes(deviceId: String, from: Instant?, to: Instant?, limit: Int) async throws -> [LocationFix] {
+        guard PostgresText.holds(deviceId) else { return [] }
         let rows = try await database.client.query("""
             SELECT \(unescaped: PostgresTrackingRows.fixColumns) FROM location_fix
             WHERE tenant = \(tenant.description) AND device_id = \(deviceId)
@@ -108,10 +111,11 @@ public struct PostgresTrackingStore: SharedTrackingStore, EventLogReader {
         return fixes
     }
 
-    /// The greatest subscription or event id stored in any tenant, so a restart issues ids above it.
+    /// The greatest subscription, event or webhook id stored in any tenant, so a restart issues ids above it.
     public static func lastIssuedID(on database: PostgresDatabase) async throws -> UUIDv7? {
         let rows = try await database.client.query("""
-            SELECT max(id) FROM (SELECT max(id) AS id FROM subscription UNION ALL SELECT max(id) FROM tracking_event) AS ids
+            SELECT max(id) FROM (SELECT max(id) AS id FROM subscription UNION ALL SELECT max(id) FROM tracking_event
+                                 UNION ALL SELECT max(id) FROM webhook) AS ids
             """, logger: database.logger)
         for try await id in rows.decode(String?.self) { return id.flatMap { UUIDv7($0) } }
         return nil

@@ -43,7 +43,8 @@ public struct PostgresWebhookStore: WebhookStore {
     }
 
     public func webhook(id: String) async throws -> Webhook? {
-        try await read(try await database.client.query("""
+        guard PostgresText.holds(id) else { return nil }
+        return try await read(try await database.client.query("""
             SELECT \(unescaped: Self.columns) FROM webhook WHERE tenant = \(tenant.description) AND id = \(id)
             """, logger: logger)).first
     }
@@ -55,7 +56,8 @@ public struct PostgresWebhookStore: WebhookStore {
     }
 
     public func modify(id: String, _ change: @Sendable (inout Webhook) -> Void) async throws -> Webhook? {
-        try await changing { connection -> Webhook? in
+        guard PostgresText.holds(id) else { return nil }
+        return try await changing { connection -> Webhook? in
             let rows = try await connection.query("""
                 SELECT \(unescaped: Self.columns) FROM webhook WHERE tenant = \(tenant.description) AND id = \(id) FOR UPDATE
                 """, logger: logger)
@@ -75,7 +77,8 @@ public struct PostgresWebhookStore: WebhookStore {
     }
 
     public func delete(id: String) async throws -> Bool {
-        try await changing { connection in
+        guard PostgresText.holds(id) else { return false }
+        return try await changing { connection in
             var deleted = false
             for try await _ in try await connection.query("""
                 DELETE FROM webhook WHERE tenant = \(tenant.description) AND id = \(id) RETURNING id
@@ -116,6 +119,7 @@ public struct PostgresWebhookStore: WebhookStore {
     }
 
     public func attempts(webhookId: String, outcome: DeliveryAttempt.Outcome?, before: Int64?, limit: Int) async throws -> [DeliveryAttempt] {
+        guard PostgresText.holds(webhookId) else { return [] }
         let rows = try await database.client.query("""
             SELECT id, sequence, event_id, attempt, at, status_code, error, latency_milliseconds, outcome FROM webhook_delivery
             WHERE tenant = \(tenant.description) AND webhook_id = \(webhookId) AND (\(outcome?.rawValue)::text IS NULL OR outcome = \(outcome?.rawValue))
@@ -133,13 +137,15 @@ public struct PostgresWebhookStore: WebhookStore {
         return attempts
     }
 
-    public func claim(id: String, owner: String, until: Instant, now: Instant) async throws -> Bool {
+    public func claim(id: String, owner: String, lease: Duration) async throws -> Bool {
+        guard PostgresText.holds(id) else { return false }
+        let now = "(extract(epoch FROM clock_timestamp()) * 1000000)::bigint"
         let rows = try await database.client.query("""
-            UPDATE webhook SET lease_owner = \(owner), lease_until = \(until.microseconds)
+            UPDATE webhook SET lease_owner = \(owner), lease_until = \(unescaped: now) + \(Int64(lease / .microseconds(1)))
             WHERE (tenant, id) IN (
                 SELECT tenant, id FROM webhook
                 WHERE tenant = \(tenant.description) AND id = \(id)
-                  AND (lease_owner IS NULL OR lease_owner = \(owner) OR lease_until < \(now.microseconds))
+                  AND (lease_owner IS NULL OR lease_owner = \(owner) OR lease_until < \(unescaped: now))
                 FOR UPDATE SKIP LOCKED)
             RETURNING id
             """, logger: logger)
