@@ -63,7 +63,7 @@ import Testing
             #expect(try crossing.decode(WireIngest.self).events.map(\.type) == ["enter", "exit"])
             return try created.decode(WireSubscription.self).id
         }
-        first.kill()  // SIGKILL, straight after the answer
+        await first.stop()  // SIGKILL, straight after the answer
 
         let second = try await ServerProcess.start(database: database.path)
         defer { second.kill() }

@@ -31,7 +31,7 @@ import Testing
             acknowledged[ids[5]] = nil
             return (acknowledged, ids[5])
         }
-        first.kill()  // SIGKILL, straight after the last acknowledgement
+        await first.stop()  // SIGKILL, straight after the last acknowledgement
 
         let second = try await ServerProcess.start(database: database.path)
         defer { second.kill() }
@@ -90,11 +90,23 @@ struct ServerProcess {
         throw ServerProcessError(description: "meridian serve did not report its port; it printed: \(text)")
     }
 
-    /// Kills the server with SIGKILL and waits for it to end.
+    /// Sends SIGKILL without waiting (for `defer`: a wait there would hold one of the cooperative
+    /// pool's two threads, and two such waits at once stalled every test and server in the process).
     func kill() {
         guard process.isRunning else { return }
         _ = Foundation.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+    }
+
+    /// Kills the server with SIGKILL and waits, off the cooperative pool, until it has ended.
+    func stop() async {
+        kill()
+        let process = process
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                process.waitUntilExit()
+                done.resume()
+            }
+        }
     }
 
     static func executable() throws -> URL {

@@ -147,7 +147,7 @@ import Testing
             #expect(try moved.decode(Change.self).events.map(\.type) == ["exit"])
             return id
         }
-        first.kill()  // SIGKILL, straight after the answer
+        await first.stop()  // SIGKILL, straight after the answer
 
         let second = try await ServerProcess.start(database: database.path)
         defer { second.kill() }

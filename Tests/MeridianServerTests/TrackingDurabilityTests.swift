@@ -55,7 +55,7 @@ import Testing
             for try await log in group { if let log { logs.append(log) } }
             return logs
         }
-        first.kill()  // reaps the killed process
+        await first.stop()  // reaps the killed process
         let loadEnded = clock.now
 
         let acknowledgedFixes = logs.reduce(into: [String: [String]]()) { $0.merge($1.acknowledgedFixes) { $0 + $1 } }

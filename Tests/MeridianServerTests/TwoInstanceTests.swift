@@ -144,7 +144,7 @@ struct TwoInstanceTests {
                     }
                 }
                 while acknowledged.ids.withLock({ $0.count }) < 60 { try await Task.sleep(for: .milliseconds(5)) }
-                processA.kill()
+                await processA.stop()
                 try await group.waitForAll()
             }
             let (ids, eventIds) = (acknowledged.ids.withLock { $0 }, acknowledged.events.withLock { $0 })

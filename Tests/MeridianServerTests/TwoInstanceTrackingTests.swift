@@ -113,7 +113,7 @@ struct TwoInstanceWebhookTests {
                 #expect(gaps.allSatisfy { $0 >= Self.answerDelay - .milliseconds(5) }, "two requests at once: \(gaps.min() ?? .zero)")
 
                 // Whichever instance held the claim, A dies; B delivers what comes next.
-                processA.kill()
+                await processA.stop()
                 for index in 30..<40 { try await post(index, to: b) }
                 let all = try await receiver.wait(timeout: .seconds(40)) { $0.compactMap(\.sequence).contains(40) }
                 let sequences = all.compactMap(\.sequence)

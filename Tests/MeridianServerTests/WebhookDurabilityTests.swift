@@ -30,7 +30,7 @@ import Testing
                 return try webhook.decode(WireWebhook.self).id
             }
             try await receiver.wait { $0.count >= 10 }
-            first.kill()
+            await first.stop()
             let sentBeforeKill = receiver.received.count
             #expect(sentBeforeKill < Self.events, "the kill came after everything was sent; the test proves nothing")
 
