@@ -10,7 +10,7 @@ import Timeline
 
 /// Keys and roles at the door: 401 without a valid key (with the Bearer challenge), 403 for a
 /// role without the permission, 429 past the key's rate, open mode only until a key exists.
-@Suite struct AccessContractTests {
+@Suite(.watchdog) struct AccessContractTests {
     /// One operation per endpoint family and the permission it needs (nil: any valid key).
     static let families: [(name: String, method: HTTPRequest.Method, path: String, body: String?, needs: Permission?)] = [
         ("convert", .post, "/v1/convert/coordinates-to-map-points", #"{"coordinates":[{"latitude":1,"longitude":2}]}"#, .read),
@@ -172,7 +172,7 @@ import Timeline
 
 /// The role table beside the contract: every operation that is not a read names its permission,
 /// and the table names no operation the contract lacks (a write left out would need any key only).
-@Suite struct OperationAccessTableTests {
+@Suite(.watchdog) struct OperationAccessTableTests {
     @Test func everyWriteOfTheContractHasItsPermissionAndNothingElseIsListed() async throws {
         try await KeyedApp.withClient(keys: [("acme", .reader)]) { client, _, _ in
             let served = try await client.send(.get, "/openapi.json", key: nil)

@@ -7,7 +7,7 @@ import NIOCore
 import Testing
 
 /// One annotation at a time, through the HTTP contract: every status of the issue.
-@Suite struct AnnotationContractTests {
+@Suite(.watchdog) struct AnnotationContractTests {
     let shop = #"{"externalId":"shop-1","coordinate":{"latitude":35.681,"longitude":139.767},"title":"Shop","kind":"shop","properties":{"floor":3}}"#
 
     @Test func createReadPatchDeleteWithVersionsAndConditions() async throws {

@@ -7,7 +7,7 @@ import NIOCore
 import Testing
 
 /// Many annotations at a time through the HTTP contract: pages, the feed, GeoJSON in and out.
-@Suite struct AnnotationSetContractTests {
+@Suite(.watchdog) struct AnnotationSetContractTests {
     struct ChangePage: Decodable {
         struct Change: Decodable { var sequence: Int64; var type: String; var id: String; var version: Int; var at: String }
         var changes: [Change]

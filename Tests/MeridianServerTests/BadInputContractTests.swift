@@ -5,7 +5,7 @@ import NIOCore
 import Testing
 
 /// Every kind of bad input answers problem+json naming the field; never a 500.
-@Suite struct BadInputContractTests {
+@Suite(.watchdog) struct BadInputContractTests {
     @Test func aBodyThatIsNotJSONIsSaidOnce() async throws {
         try await TestApp.withClient { client in
             let problem = try await client.post("/v1/viewport", json: "nope").problem(.badRequest)

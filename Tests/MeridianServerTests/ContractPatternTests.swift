@@ -13,7 +13,7 @@ import Tracking
 /// (and what it allows). Each reader is run beside the contract's own regular expression over
 /// many strings near the rule's edges. (Every pattern ends `$(?!\n)`: Python's and ICU's `$`
 /// also match before a final newline, ECMA-262's does not; with the look-ahead all three agree.)
-@Suite struct ContractPatternTests {
+@Suite(.watchdog) struct ContractPatternTests {
     static let contract = try! Contract.load()
 
     /// The `pattern` of a component schema, as the served contract says it.

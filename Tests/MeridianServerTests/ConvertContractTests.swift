@@ -7,7 +7,7 @@ import Testing
 
 /// The conversion endpoints without a viewport; expected values come from DESIGN.md's check values
 /// and the published Mercator formulas.
-@Suite struct ConvertContractTests {
+@Suite(.watchdog) struct ConvertContractTests {
     let world = 268_435_456.0
 
     @Test func coordinatesBecomeMapPoints() async throws {

@@ -8,7 +8,7 @@ import Testing
 
 /// Corridor regions through the HTTP contract: a route with a tolerance, "left the route" is its
 /// exit; bad lines and widths are refused at their place.
-@Suite struct CorridorContractTests {
+@Suite(.watchdog) struct CorridorContractTests {
     /// A 10 km route east from the trace's origin, in five legs.
     static let route = (0...5).map { Trace.at(Double($0) * 2_000) }
 

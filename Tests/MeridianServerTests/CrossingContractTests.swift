@@ -8,7 +8,7 @@ import Testing
 /// `detect: ["cross"]` through the HTTP contract: a device driving through a 300 m circle between
 /// fixes five minutes apart gets enter and exit, interpolated, in order, stored and listed like any
 /// event; the subscription says what it detects; a bad value is refused at its place.
-@Suite struct CrossingContractTests {
+@Suite(.watchdog) struct CrossingContractTests {
     static func circle(_ extra: String) -> String {
         let centre = Trace.at(4_166 * 2 + 2_000)
         return #"{"type":"region","maxLocationAge":null,"region":{"circle":{"center":{"latitude":\#(centre.latitude),"longitude":\#(centre.longitude)},"radius":300}}\#(extra)}"#

@@ -7,7 +7,7 @@ import Testing
 
 /// Acknowledged writes survive `kill -9`: the real `meridian` binary on a SQLite file is killed
 /// right after its last answer, restarted on the same file, and asked for everything it acknowledged.
-@Suite struct DurabilityTests {
+@Suite(.watchdog) struct DurabilityTests {
     @Test func acknowledgedWritesSurviveSIGKILL() async throws {
         let database = TemporaryDatabase()
         defer { database.cleanUp() }

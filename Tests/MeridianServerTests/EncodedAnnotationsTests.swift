@@ -10,7 +10,7 @@ import WireJSON
 
 /// The JSON copies behind the query fast routes: a copy answers only its own version, the bytes
 /// are the writer's, and past the budget the oldest block goes with its entries.
-@Suite struct EncodedAnnotationsTests {
+@Suite(.watchdog) struct EncodedAnnotationsTests {
     static func annotation(_ n: Int, version: Int = 1) -> Annotation {
         Annotation(
             id: UUIDv7(high: 0x0190_0000_0000_7000, low: 0x8000_0000_0000_0000 | UInt64(n)),

@@ -8,7 +8,7 @@ import Testing
 
 /// `GET /v1/events/stream` on a live server, read by a raw socket client as it streams (the
 /// test clients wait for whole bodies, which a stream never ends).
-@Suite struct EventStreamTests {
+@Suite(.watchdog) struct EventStreamTests {
     @Test func streamResumesAfterLastEventIDThenPushesNewEventsAndHeartbeats() async throws {
         var configuration = try await TestApp.configuration()
         configuration.eventStreamHeartbeat = .milliseconds(200)

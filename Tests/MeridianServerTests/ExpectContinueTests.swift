@@ -5,7 +5,7 @@ import MeridianServer
 import Testing
 
 /// Clients that ask before sending a large body (curl above 1 MiB) get `100 Continue` at once.
-@Suite struct ExpectContinueTests {
+@Suite(.watchdog) struct ExpectContinueTests {
     @Test func aLargeImportIsInvitedWithContinue() async throws {
         let features = (0..<6_000).map { #"{"type":"Feature","geometry":{"type":"Point","coordinates":[\#(Double($0) / 100 - 30),\#(Double($0 % 80))]},"properties":{"externalId":"c\#($0)","title":"pin \#($0) with a longer title to pass one mebibyte","kind":"pin"}}"# }
         let body = FileManager.default.temporaryDirectory.appendingPathComponent("meridian-continue-\(UUID()).geojson")
@@ -31,7 +31,7 @@ import Testing
 /// A client that writes its whole body before it reads (Python's urllib, which also says
 /// `Connection: close`) gets its 413 or 401 at once, with `Connection: close`, instead of waiting
 /// on a server that stopped reading.
-@Suite struct EarlyAnswerTests {
+@Suite(.watchdog) struct EarlyAnswerTests {
     static let client = """
         import sys, time, urllib.request, urllib.error
         url, size, auth = sys.argv[1], int(sys.argv[2]), sys.argv[3]

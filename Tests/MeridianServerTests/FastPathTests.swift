@@ -8,7 +8,7 @@ import Testing
 @testable import MeridianServer
 
 /// The conversion fast route must answer what the generated handler answers.
-@Suite struct FastPathTests {
+@Suite(.watchdog) struct FastPathTests {
     @Test func fastAndGeneratedPathsAnswerTheSame() async throws {
         var generator = SystemRandomNumberGenerator()
         let coordinates = (0..<500).map { _ in

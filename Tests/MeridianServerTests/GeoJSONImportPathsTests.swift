@@ -9,7 +9,7 @@ import WireJSON
 
 /// The import's two readers (the direct one and the JSON tree behind the generated decoding's
 /// check) and two writers must agree.
-@Suite struct GeoJSONImportPathsTests {
+@Suite(.watchdog) struct GeoJSONImportPathsTests {
     func parse(_ text: String) -> JSONValue? {
         Array(text.utf8).withUnsafeBytes { JSONValueParser.parse($0) }
     }
@@ -44,7 +44,7 @@ import WireJSON
 }
 
 /// The import fast path writes its answer by hand; it must be what the generated encoder writes.
-@Suite struct FastImportAnswerTests {
+@Suite(.watchdog) struct FastImportAnswerTests {
     @Test func theHandWrittenAnswerEqualsTheGeneratedEncoding() throws {
         let generator = UUIDv7Generator()
         let results: [(id: AnnotationID, status: WriteStatus)] = [(generator.next(), .created), (generator.next(), .unchanged), (generator.next(), .updated), (generator.next(), .created)]

@@ -6,7 +6,7 @@ import MeridianAPI
 import Testing
 
 /// Geodesics and CRS transforms; references from GeographicLib and pyproj.
-@Suite struct GeodesyContractTests {
+@Suite(.watchdog) struct GeodesyContractTests {
     let tokyo = #"{"latitude":35.681236,"longitude":139.767125}"#
     let osaka = #"{"latitude":34.702485,"longitude":135.495951}"#
 

@@ -3,7 +3,7 @@ import Testing
 
 /// `meridian import` through the real binary: the rules of the HTTP import, its answers as plain
 /// text (a summary on stdout, every problem on stderr with exit status 1).
-@Suite struct ImportCommandTests {
+@Suite(.watchdog) struct ImportCommandTests {
     struct Run { var status: Int32; var stdout: String; var stderr: String }
 
     static func run(_ body: String, _ extra: [String] = [], database: TemporaryDatabase) async throws -> Run {

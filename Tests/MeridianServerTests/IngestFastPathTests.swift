@@ -14,7 +14,7 @@ import TestSupport
 
 /// The ingest fast route must read what the generated decoding reads, decline what it would
 /// refuse or read differently, and write what the generated encoder writes, byte for byte.
-@Suite struct IngestFastPathTests {
+@Suite(.watchdog) struct IngestFastPathTests {
     /// A random fix as JSON, with any of the optional members, numbers in several spellings,
     /// members in a random order and random whitespace.
     static func randomFix(_ generator: inout SeededGenerator) -> String {

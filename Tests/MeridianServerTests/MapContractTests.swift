@@ -11,7 +11,7 @@ import Testing
 /// The map page, its base map from an MBTiles file, and cluster vector tiles over HTTP. (The
 /// tiles' content is checked against the thin answer by the cross-check script, decoded with
 /// mapbox-vector-tile; the page itself by scripts/page-test.py in headless Chromium.)
-@Suite struct MapContractTests {
+@Suite(.watchdog) struct MapContractTests {
     /// An MBTiles file of zooms 0–1 whose every row holds different bytes, so a missing or wrong
     /// row flip shows; its `format` is `format`.
     static func makeMBTiles(format: String = "png") throws -> String {

@@ -9,7 +9,7 @@ import Testing
 
 /// `POST /v1/annotations/nearest`: geodesic order (checked against PROJ's inverse over a scan),
 /// across the antimeridian and at the poles, with `maxDistance` and a filter.
-@Suite struct NearestContractTests {
+@Suite(.watchdog) struct NearestContractTests {
     struct Results: Decodable {
         struct Result: Decodable { var annotation: Item; var distance: Double }
         struct Item: Decodable { var id: String; var externalId: String? }

@@ -5,7 +5,7 @@ import NIOCore
 import MeridianAPI
 import Testing
 
-@Suite struct OperationsContractTests {
+@Suite(.watchdog) struct OperationsContractTests {
     @Test func healthAndReadinessAnswerOK() async throws {
         try await TestApp.withClient { client in
             let health = try await client.get("/healthz", as: Components.Schemas.Health.self)

@@ -12,7 +12,7 @@ import Timeline
 
 /// Metrics by contract route, streams confined to their tenant, graceful shutdown, and the
 /// command line's keys and backup, through the real binary where a process is the point.
-@Suite struct OperationsTests {
+@Suite(.watchdog) struct OperationsTests {
     @Test func metricsLabelRoutesByTemplateAndCountPerTenant() async throws {
         try await TestApp.withClient { client in
             let created = try await client.createAnnotation(#"{"coordinate":{"latitude":1,"longitude":2}}"#)

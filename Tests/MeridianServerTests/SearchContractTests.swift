@@ -7,7 +7,7 @@ import Testing
 
 /// `POST /v1/annotations/search` and the `filter` parameter of list and export: one CQL2 language,
 /// paged by id so writes meanwhile neither repeat nor skip, every bad filter a 422 at its place.
-@Suite struct SearchContractTests {
+@Suite(.watchdog) struct SearchContractTests {
     static let shops = [
         #"{"externalId":"s1","coordinate":{"latitude":48.85,"longitude":2.35},"kind":"shop","properties":{"rating":4.5,"address":{"city":"Paris"}}}"#,
         #"{"externalId":"s2","coordinate":{"latitude":48.86,"longitude":2.30},"kind":"shop","properties":{"rating":3}}"#,

@@ -8,7 +8,7 @@ import Testing
 /// `PATCH /v1/subscriptions/{id}` through the HTTP contract: a region edited in place keeps its id,
 /// its events and its state with each device; moving it under a parked device flips that state once,
 /// with a `regionChanged` event; names and properties travel with the subscription and its events.
-@Suite struct SubscriptionPatchContractTests {
+@Suite(.watchdog) struct SubscriptionPatchContractTests {
     /// A 300 m circle `metres` east of the trace's origin.
     static func circle(at metres: Double, radius: Double = 300) -> String {
         let centre = Trace.at(metres)

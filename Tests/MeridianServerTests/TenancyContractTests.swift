@@ -8,7 +8,7 @@ import Testing
 /// Two tenants on one server: neither sees the other's annotations, external ids, idempotency
 /// keys, change feed, thinning answers, clusters, devices, fixes, subscriptions or events; the
 /// other's ids are 404; each feed and event log is numbered 1, 2, 3… on its own.
-@Suite struct TenancyContractTests {
+@Suite(.watchdog) struct TenancyContractTests {
     struct Change: Decodable { var sequence: Int64; var id: String }
     struct Changes: Decodable { var changes: [Change] }
     struct Page: Decodable { var annotations: [WireAnnotation] }

@@ -14,7 +14,7 @@ import WireJSON
 
 /// The thinning fast route writes the same bytes as the generated handler's types encode to
 /// (absent optionals left out on both), for thin answers and for clusters.
-@Suite struct ThinFastPathTests {
+@Suite(.watchdog) struct ThinFastPathTests {
     @Test func theDirectWriterMatchesTheGeneratedEncoderByteForByte() async throws {
         let tenants = try await TenantSpace(storage: MeridianStorage.open(":memory:"))
         let tenant = try await tenants.tenant(.default)
@@ -79,7 +79,7 @@ import WireJSON
 }
 
 /// Times are written the way Foundation's ISO 8601 formatter (the generated encoder's) writes them.
-@Suite struct APITimeTests {
+@Suite(.watchdog) struct APITimeTests {
     @Test func millisecondsRoundTheWayTheEncoderDoes() {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]

@@ -8,7 +8,7 @@ import Testing
 /// `POST /v1/annotations/thin` with a CQL2 `filter`: clusters count only what matches, their ids
 /// name the filter (so `GET /v1/clusters/{id}` and its leaves answer the same members), answers
 /// follow writes, and a bad or over-long filter is a 422 at its place.
-@Suite struct ThinFilterContractTests {
+@Suite(.watchdog) struct ThinFilterContractTests {
     typealias Answer = ThinningContractTests.Answer
     typealias Cluster = ThinningContractTests.Cluster
 

@@ -8,7 +8,7 @@ import NIOCore
 import Testing
 
 /// `POST /v1/annotations/thin`, `GET /v1/clusters/{id}` and its leaves through the HTTP contract.
-@Suite struct ThinningContractTests {
+@Suite(.watchdog) struct ThinningContractTests {
     struct Answer: Decodable {
         struct Point: Decodable { var x: Double; var y: Double }
         struct Item: Decodable {

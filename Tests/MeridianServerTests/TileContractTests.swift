@@ -4,7 +4,7 @@ import HummingbirdTesting
 import MeridianAPI
 import Testing
 
-@Suite struct TileContractTests {
+@Suite(.watchdog) struct TileContractTests {
     @Test func aCoordinatesTileHasMercantilesBoundsAndQuadkey() async throws {
         try await TestApp.withClient { client in
             let answer = try await client.post(

@@ -5,7 +5,7 @@ import MapGeometry
 import Testing
 
 /// The tracking endpoints through Hummingbird's router test client, on an in-memory database.
-@Suite struct TrackingContractTests {
+@Suite(.watchdog) struct TrackingContractTests {
     static let everyFix = #"{"type":"significantChange","distanceFilter":0,"minimumInterval":0,"maxLocationAge":null}"#
 
     @Test func ingestClassifiesEachFixInArrayOrder() async throws {

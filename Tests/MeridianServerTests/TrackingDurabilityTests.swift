@@ -9,7 +9,7 @@ import Testing
 /// `meridian` binary on a SQLite file takes batches from several concurrent clients, is killed
 /// while requests are in flight, restarted on the same file, and asked for everything it
 /// acknowledged. The event log must read back gap-free, one event per stored accepted fix.
-@Suite struct TrackingDurabilityTests {
+@Suite(.watchdog) struct TrackingDurabilityTests {
     /// Concurrent clients, each on its own connection, each posting for its own devices in turn.
     static let writers = 4
     static let devicesPerWriter = 2

@@ -10,7 +10,7 @@ import TestSupport
 /// balancer: a write acknowledged by one is in the other's next answers (its indexes follow the
 /// feed, woken by NOTIFY), conditional writes race across them with one winner, and `kill -9` of
 /// one loses nothing it acknowledged while the other goes on. Runs in the PostgreSQL pass.
-@Suite(.enabled(if: StorageEngine.contract == .postgres, "the PostgreSQL pass of make unit"), .serialized)
+@Suite(.watchdog, .enabled(if: StorageEngine.contract == .postgres, "the PostgreSQL pass of make unit"), .serialized)
 struct TwoInstanceTests {
     struct Thin: Decodable {
         struct Item: Decodable {

@@ -10,7 +10,7 @@ import TestSupport
 /// Tracking across two instances on one PostgreSQL: one device's fixes, alternating between the
 /// instances, give the events one instance gives for the same fixes; a long poll on one wakes for
 /// an ingest on the other. Runs in the PostgreSQL pass.
-@Suite(.enabled(if: StorageEngine.contract == .postgres, "the PostgreSQL pass of make unit"), .serialized)
+@Suite(.watchdog, .enabled(if: StorageEngine.contract == .postgres, "the PostgreSQL pass of make unit"), .serialized)
 struct TwoInstanceTrackingTests {
     /// Every accepted fix is an event, and a 300 m circle 1 km east of the start is entered and left.
     static let subscriptions = [
@@ -91,7 +91,7 @@ struct TwoInstanceTrackingTests {
 /// Webhooks with two instances delivering: one claim at a time per webhook, so the receiver gets
 /// each event once, in order, never two at once; when the claim's holder dies, the other instance
 /// takes over within the claim's lease and nothing is lost.
-@Suite(.enabled(if: StorageEngine.contract == .postgres, "the PostgreSQL pass of make unit"), .serialized)
+@Suite(.watchdog, .enabled(if: StorageEngine.contract == .postgres, "the PostgreSQL pass of make unit"), .serialized)
 struct TwoInstanceWebhookTests {
     /// The receiver answers each request after this long: requests sent one at a time arrive at least this far apart.
     static let answerDelay = Duration.milliseconds(30)
@@ -126,7 +126,7 @@ struct TwoInstanceWebhookTests {
 }
 
 /// The commands on a PostgreSQL database, as an operator runs them beside the servers.
-@Suite(.enabled(if: StorageEngine.contract == .postgres, "the PostgreSQL pass of make unit"))
+@Suite(.watchdog, .enabled(if: StorageEngine.contract == .postgres, "the PostgreSQL pass of make unit"))
 struct PostgresCommandTests {
     @Test func migrateKeysImportAndExportTakeADatabaseURL() async throws {
         let url = try await StorageEngine.postgres.freshPlace()

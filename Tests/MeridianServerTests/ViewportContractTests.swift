@@ -6,7 +6,7 @@ import MeridianAPI
 import Testing
 
 /// Screen conversions of a viewport; a 256-point view at zoom 0 shows the world 1:2^20.
-@Suite struct ViewportContractTests {
+@Suite(.watchdog) struct ViewportContractTests {
     let worldView = #""viewport":{"size":{"width":256,"height":256},"center":{"latitude":0,"longitude":0},"zoomLevel":0}"#
 
     @Test func coordinatesAndScreenPointsConvertBothWays() async throws {

@@ -9,7 +9,7 @@ import Synchronization
 import Testing
 
 /// `/v1/webhooks`: the resource, its secret, its validation and the SSRF guard at creation.
-@Suite struct WebhookContractTests {
+@Suite(.watchdog) struct WebhookContractTests {
     @Test func createShowsTheSecretOnceAndReadsShowCursorStateAndLag() async throws {
         try await WebhookApp.withLiveClient { client in
             let created = try await client.createWebhook(#"{"url":"http://127.0.0.1:9/hook"}"#)

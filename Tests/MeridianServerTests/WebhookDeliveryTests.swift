@@ -9,7 +9,7 @@ import Testing
 
 /// Webhooks against a real receiver on loopback: order, retries, dead letters, 410, replay,
 /// rotation, `Retry-After`, the test ping.
-@Suite struct WebhookDeliveryTests {
+@Suite(.watchdog) struct WebhookDeliveryTests {
     @Test func everyEventArrivesOnceInOrderSignedAndShapedAsTheLogListsIt() async throws {
         try await WebhookReceiver.run { receiver in
             try await WebhookApp.withLiveClient { client in

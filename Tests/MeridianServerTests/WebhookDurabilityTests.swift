@@ -7,7 +7,7 @@ import Testing
 
 /// Deliveries survive `kill -9`: the real binary is killed while it is sending, restarted on the
 /// same file, and every event reaches the receiver, in order, none skipped.
-@Suite struct WebhookDurabilityTests {
+@Suite(.watchdog) struct WebhookDurabilityTests {
     static let arguments = ["--webhook-allow-cidr", "127.0.0.0/8", "--webhook-backoff", "50ms,50ms"]
     static let events = 60
 

@@ -9,7 +9,7 @@ import Testing
 
 /// Device and region queries: devices by box, age and distance; the regions holding a point; who
 /// is inside a region now.
-@Suite struct WhoIsWhereContractTests {
+@Suite(.watchdog) struct WhoIsWhereContractTests {
     struct DevicePage: Decodable {
         struct Device: Decodable { var id: String; var lastFix: WireFix }
         var devices: [Device]

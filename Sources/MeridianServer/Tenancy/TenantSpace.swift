@@ -105,9 +105,12 @@ final class TenantSpace: Sendable {
         return tenants
     }
 
-    /// Stops every tenant's background catch-up (graceful shutdown).
-    func stopFollowing() {
-        for task in backgroundTasks.withLock({ $0 }) { task.cancel() }
+    /// Stops every tenant's background catch-up and waits for it to end (graceful shutdown):
+    /// nothing of it still reads when the database closes.
+    func stopFollowing() async {
+        let tasks = backgroundTasks.withLock { $0 }
+        for task in tasks { task.cancel() }
+        for task in tasks { await task.value }
     }
 
     /// Stops every tenant's webhook workers, letting the attempts in flight finish, then closes
@@ -177,7 +180,7 @@ struct ShutdownService: Service {
 
     func run() async throws {
         try? await gracefulShutdown()
-        tenants.stopFollowing()
+        await tenants.stopFollowing()
         await tenants.stopDelivering()
         do {
             try storage.sqlite?.checkpoint()

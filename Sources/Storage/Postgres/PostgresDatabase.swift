@@ -95,11 +95,20 @@ public final class PostgresDatabase: Sendable {
         try await client.query("SELECT 1", logger: logger)
     }
 
-    /// Stops listening and stops the pool (its connections close).
+    /// How long ``close()`` waits for the pool to stop once asked.
+    static let poolStopLimit: Duration = .seconds(5)
+
+    /// Stops listening and stops the pool (its connections close). Call it once nothing else
+    /// uses the database: every commit has returned by then, so a pool that does not report its
+    /// end in time is left to the process's exit (logged) rather than holding shutdown up.
+    /// postgres-nio 1.33.2's pool now and then never returns from `run()` after its task is
+    /// cancelled, with every connection closed (seen under load in the PostgreSQL test pass).
     public func close() async {
         listening.cancel()
         await listening.value
         running.cancel()
-        await running.value
+        if await !running.ends(within: Self.poolStopLimit) {
+            logger.warning("the PostgreSQL pool had not stopped \(Self.poolStopLimit) after it was asked to; not waiting for it longer")
+        }
     }
 }
