@@ -62,9 +62,9 @@ final class PostgresTrackingTransaction: TrackingTransaction {
     /// reads per device), in one query: a reload happens whenever another instance committed.
     private func tails(of devices: [DeviceState]) async throws -> [String: TrackingState.DeviceTail] {
         guard !devices.isEmpty else { return [:] }
-        let previous = PostgresTrackingRows.fixColumns.split(separator: ",").map { "p." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", ")
+        // `p` is the accepted fix before the last one, its columns `fixColumns` (all NULL when there is none).
         let rows = try await connection.query("""
-            SELECT d.id, f.received_at, p.timestamp IS NOT NULL, \(unescaped: previous)
+            SELECT d.id, f.received_at, p.*
             FROM device d
             JOIN location_fix f ON f.tenant = d.tenant AND f.device_id = d.id AND f.timestamp = d.last_fix_at
             LEFT JOIN LATERAL (
@@ -74,10 +74,10 @@ final class PostgresTrackingTransaction: TrackingTransaction {
             WHERE d.tenant = \(tenant) AND d.id = ANY(\(devices.map(\.id)))
             """, logger: logger)
         var tails: [String: TrackingState.DeviceTail] = [:]
-        for try await (id, receivedAt, hasPrevious, timestamp, latitude, longitude, accuracy, speed, course, altitude, vertical) in rows.decode(
-            (String, Int64, Bool, Int64?, Double?, Double?, Double?, Double?, Double?, Double?, Double?).self) {
+        for try await (id, receivedAt, timestamp, latitude, longitude, accuracy, speed, course, altitude, vertical) in rows.decode(
+            (String, Int64, Int64?, Double?, Double?, Double?, Double?, Double?, Double?, Double?).self) {
             var before: LocationFix?
-            if hasPrevious, let timestamp, let latitude, let longitude, let accuracy {
+            if let timestamp, let latitude, let longitude, let accuracy {
                 before = PostgresTrackingRows.fix((timestamp, latitude, longitude, accuracy, speed, course, altitude, vertical))
             }
             tails[id] = .init(receivedAt: Instant(microseconds: receivedAt), previous: before)
