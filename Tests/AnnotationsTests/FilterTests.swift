@@ -68,6 +68,40 @@ import WireJSON
         }
     }
 
+    /// Random patterns over `%`, `_`, `\\` and two letters, against NSRegularExpression given the
+    /// same pattern rewritten as a regular expression (an independent matcher that backtracks).
+    @Test func likeAgreesWithARegularExpressionOnRandomPatterns() throws {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet: [Character] = ["a", "b", "%", "_", "\\"]
+        for _ in 0..<3_000 {
+            let pattern = String((0..<Int.random(in: 0...8, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! })
+            let text = String((0..<Int.random(in: 0...8, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! })
+            var regex = "^", escaped = false
+            for character in pattern {
+                if escaped { regex += NSRegularExpression.escapedPattern(for: String(character)); escaped = false }
+                else if character == "\\" { escaped = true }
+                else if character == "%" { regex += ".*" }
+                else if character == "_" { regex += "." }
+                else { regex += NSRegularExpression.escapedPattern(for: String(character)) }
+            }
+            if escaped { regex += "\\\\" }
+            let expression = try NSRegularExpression(pattern: regex + "$", options: [.dotMatchesLineSeparators])
+            let expected = expression.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
+            #expect(LikePattern(pattern).matches(text) == expected, "'\(text)' like '\(pattern)'")
+        }
+    }
+
+    @Test func likePatternsHaveALengthLimit() throws {
+        let long = String(repeating: "%", count: LikePattern.maxLength) + "b"
+        let error = try #require(throws: FieldError.self) { try Filter(json: try Self.json(#"{"op":"like","args":[{"property":"title"},""# + long + #""]}"#)) }
+        #expect(error.path == ["args", "1"])
+        #expect(throws: FieldError.self) { try Filter(text: "title LIKE '\(long)'") }
+        // At the limit it is read, and `%%…%b` is one piece: it matches what ends in b.
+        let filter = try Filter(text: "title LIKE '\(long.dropFirst())'")
+        #expect(filter.matches(Self.annotation(0, 0)) == false)
+        #expect(LikePattern(String(long.dropFirst())).matches(String(repeating: "a", count: 100_000) + "b"))
+    }
+
     @Test func pointsOnABoundaryIntersectButAreNotWithin() throws {
         let corner = Self.annotation(48, 2)
         #expect(try Filter(text: "S_INTERSECTS(geometry, BBOX(2, 48, 3, 49))").matches(corner))
@@ -123,5 +157,5 @@ import WireJSON
 }
 
 extension Filter {
-    static func like(subject: String, pattern: String) -> Filter { .like(.property(subject), pattern: pattern) }
+    static func like(subject: String, pattern: String) -> Filter { .like(.property(subject), pattern: LikePattern(pattern)) }
 }

@@ -11,7 +11,7 @@ extension Filter {
         case .or(let filters): return op("or", filters.map(\.json))
         case .not(let filter): return op("not", [filter.json])
         case .comparison(let comparison, let a, let b): return op(comparison.rawValue, [a.json, b.json])
-        case .like(let subject, let pattern): return op("like", [subject.json, .string(pattern)])
+        case .like(let subject, let pattern): return op("like", [subject.json, .string(pattern.source)])
         case .in(let subject, let list): return op("in", [subject.json, .array(list.map(\.json))])
         case .between(let value, let low, let high): return op("between", [value.json, low.json, high.json])
         case .isNull(let subject): return op("isNull", [subject.json])

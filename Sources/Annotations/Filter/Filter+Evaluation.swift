@@ -49,7 +49,7 @@ extension Filter {
             }
         case .like(let scalar, let pattern):
             guard case .string(let text)? = scalar.value(in: annotation) else { return nil }
-            return Self.like(Array(text.unicodeScalars), Array(pattern.unicodeScalars))
+            return pattern.matches(text)
         case .in(let scalar, let list):
             let value = scalar.value(in: annotation)
             var result: Bool? = false
@@ -99,33 +99,6 @@ extension Filter {
         default:
             return nil
         }
-    }
-
-    /// SQL `like` on code points: `%` any run, `_` one, `\` escapes the next character.
-    static func like(_ text: [Unicode.Scalar], _ pattern: [Unicode.Scalar]) -> Bool {
-        // Positions in the text reachable after each pattern token (a set of indexes).
-        var positions: Set<Int> = [0]
-        var index = 0
-        while index < pattern.count && !positions.isEmpty {
-            var token = pattern[index]
-            var literal = false
-            if token == "\\", index + 1 < pattern.count {
-                index += 1
-                token = pattern[index]
-                literal = true
-            }
-            if !literal && token == "%" {
-                let first = positions.min() ?? 0
-                positions = Set(first...text.count)
-            } else {
-                positions = Set(positions.compactMap { position in
-                    guard position < text.count, (!literal && token == "_") || text[position] == token else { return nil }
-                    return position + 1
-                })
-            }
-            index += 1
-        }
-        return positions.contains(text.count)
     }
 }
 

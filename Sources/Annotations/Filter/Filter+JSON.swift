@@ -39,7 +39,7 @@ struct CQL2JSONReader {
             let subject = try scalar(args[0], at: at(0))
             guard case .string(let pattern) = args[1] else { throw FieldError(path: at(1), message: "must be a pattern string (casei and accenti are not supported)") }
             try expect(subject, .string, at: at(0), for: "like")
-            return .like(subject, pattern: pattern)
+            return .like(subject, pattern: try LikePattern(checking: pattern, at: at(1)))
         case "in":
             try count(2...2)
             let subject = try scalar(args[0], at: at(0))

@@ -114,7 +114,8 @@ struct CQL2TextParser {
             guard case .string(let pattern)? = peek else { throw error("expected a pattern string, found \(describe(peek))") }
             index += 1
             try checked { () throws(FieldError) in try checks.expect(subject, .string, at: [], for: "like") }
-            filter = .like(subject, pattern: pattern)
+            try checked { () throws(FieldError) in _ = try LikePattern(checking: pattern, at: []) }
+            filter = .like(subject, pattern: LikePattern(pattern))
         } else if keyword("IN") {
             try symbol("(")
             var list = [try scalar()]

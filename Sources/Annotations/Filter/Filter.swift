@@ -13,7 +13,7 @@ public indirect enum Filter: Hashable, Sendable {
     case not(Filter)
     case comparison(Comparison, Scalar, Scalar)
     /// `like` with `%` (any run) and `_` (one character); `\` escapes either.
-    case like(Scalar, pattern: String)
+    case like(Scalar, pattern: LikePattern)
     case `in`(Scalar, [Scalar])
     case between(Scalar, Scalar, Scalar)
     case isNull(Scalar)
