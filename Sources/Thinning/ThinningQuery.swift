@@ -12,14 +12,10 @@ public struct ThinningQuery: Sendable {
     public static let limits = 1...10_000
     /// Most values a `kinds` or `clusteringIdentifiers` filter may list.
     public static let maxFilterValues = 16
-    /// Most grid cells one answer may cover: the largest view (``ScreenSize/viewSizes``) turned 45°
-    /// at the smallest cell size, so every view the contract allows is answered (a 1024×768 view has
-    /// about 221 at the default cell size).
-    public static let maxCells: Int = {
-        let diagonal = ScreenSize.viewSizes.upperBound * 2.0.squareRoot()
-        let side = diagonal / Double(ThinningGrid.cellSizes.lowerBound) + 2
-        return Int((side * side).rounded(.up))
-    }()
+    /// Most grid cells one answer may cover (the view's extent in cells plus one partial cell each
+    /// side): 65 536, as a square view of 4 064 points at 16-point cells, or of 8 192 points (the
+    /// largest view) at 64-point cells. A 1024×768 view at the default cell size covers about 221.
+    public static let maxCells = 65_536
 
     public var viewport: Viewport
     public var grid: ThinningGrid

@@ -169,6 +169,24 @@ import Testing
         }
     }
 
+    /// The README's limit, 65 536 cells, on the fast route and on the generated one (a filter
+    /// takes it): a 4 096-point square at 16-point cells covers 66 564, 4 064 points 65 536.
+    @Test func viewsOverTheDocumentedCellLimitAre422OnEveryPath() async throws {
+        try await TestApp.withClient { client in
+            func view(_ side: Int, _ extra: String = "") -> String {
+                #"{"viewport":{"size":{"width":\#(side),"height":\#(side)},"center":{"latitude":10,"longitude":10},"zoomLevel":12},"cellSize":16\#(extra)}"#
+            }
+            for extra in ["", #","filter":{"op":"=","args":[{"property":"kind"},"a"]}"#] {
+                let over = try await client.post("/v1/annotations/thin", json: view(4096, extra))
+                #expect(try over.problem(.unprocessableContent).pointers == ["/viewport/size"], "\(extra)")
+                let widest = try await client.post("/v1/annotations/thin", json: view(4064, extra))
+                #expect(widest.status == .ok, "\(extra)")
+            }
+            let largest = try await client.post("/v1/annotations/thin", json: #"{"viewport":{"size":{"width":8192,"height":8192},"center":{"latitude":0,"longitude":0},"zoomLevel":12},"cellSize":64}"#)
+            #expect(largest.status == .ok)
+        }
+    }
+
     @Test func badViewportsAndIdsAreProblems() async throws {
         try await TestApp.withClient { client in
             // Past zoom 22 the last grid is used; past the camera's 30 the zoom is refused.
