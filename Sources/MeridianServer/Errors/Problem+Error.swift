@@ -4,6 +4,8 @@ import Foundation
 import Geodesy
 import HTTPTypes
 import MapGeometry
+import NIOHTTP1
+import Storage
 import Tracking
 
 /// The one mapping from any error to a problem: what the client did wrong is 4xx with the
@@ -34,6 +36,10 @@ enum ProblemMapping {
             return ProblemDetails(status: .serviceUnavailable, detail: "tracking is unavailable until the server restarts: a commit failed and the database could not be read back")
         case let error as DecodingError:
             return decodingProblem(error, isBodyless: isBodyless)
+        case is HTTPParserError:
+            return ProblemDetails(status: .badRequest, detail: "the request is not valid HTTP/1.1 (\(error)); the connection closes")
+        case _ where StorageError.retryable(error) != nil:
+            return storageProblem(StorageError.retryable(error) ?? .unavailable)
         default:
             if let status = fallbackStatus, (400..<500).contains(status.code) {
                 return ProblemDetails(status: status, detail: cause)
@@ -57,6 +63,18 @@ enum ProblemMapping {
             return ProblemDetails(status: .unprocessableContent, detail: "invalid geometry: \(reason)")
         case .geosFailure:
             return nil
+        }
+    }
+
+    /// A failure of the database a client may retry later (with `Retry-After`).
+    private static func storageProblem(_ error: StorageError) -> ProblemDetails {
+        switch error {
+        case .full:
+            return ProblemDetails(status: .init(code: 507, reasonPhrase: "Insufficient Storage"), detail: "the database has no space left; nothing was stored; retry later")
+        case .commitOutcomeUnknown:
+            return ProblemDetails(status: .serviceUnavailable, detail: "the database went away while committing: the write may or may not be stored; retry it with the same Idempotency-Key (or If-Match), which cannot apply it twice")
+        default:
+            return ProblemDetails(status: .serviceUnavailable, detail: "the database is not available; nothing was stored; retry later")
         }
     }
 

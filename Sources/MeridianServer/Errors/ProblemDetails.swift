@@ -28,6 +28,10 @@ struct ProblemDetails: Codable, Sendable, Equatable {
         self.errors = errors
     }
 
+    /// Seconds a client should wait before it retries (`Retry-After`): for 503 and 507, whose
+    /// cause (a database away, a full disk) passes.
+    var retryAfter: String? { status == 503 || status == 507 ? "1" : nil }
+
     /// The media type problems are sent as.
     static let mediaType = "application/problem+json"
 

@@ -27,10 +27,8 @@ struct ProblemRouterMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 
     static func response(_ problem: ProblemDetails) -> Response {
-        Response(
-            status: .init(code: problem.status),
-            headers: [.contentType: ProblemDetails.mediaType],
-            body: .init(byteBuffer: ByteBuffer(bytes: problem.encoded()))
-        )
+        var headers: HTTPFields = [.contentType: ProblemDetails.mediaType]
+        headers[.retryAfter] = problem.retryAfter
+        return Response(status: .init(code: problem.status), headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: problem.encoded())))
     }
 }

@@ -14,6 +14,7 @@ extension PostgresAnnotationStore {
         // Without a filter the database limits; with one, rows are read in chunks and the filter
         // decides, until the page is full or the rows run out.
         while true {
+            try Task.checkCancellation()
             let size = query.filter == nil ? wanted : AnnotationQuery.filterChunk
             let rows = try await database.client.query("""
                 SELECT \(unescaped: PostgresAnnotationRow.columns) FROM annotation

@@ -104,34 +104,41 @@ public struct PostgresAnnotationStore: AnnotationStore {
     }
 
     /// Inserts a new annotation that has neither an external id nor an idempotency key, its feed
-    /// entry numbered from the tenant's counter and the notification, in one statement (committed
-    /// on its own): the counter row is held for that statement only. Nothing else it touches can
-    /// be held by another writer (the id is new), so it cannot deadlock with the longer writes.
+    /// entry numbered from the tenant's counter and the notification, in one statement: the
+    /// counter row is held for that statement only. Nothing else it touches can be held by another
+    /// writer (the id is new), so it cannot deadlock with the longer writes. The statement runs in
+    /// an explicit transaction: a statement committed on its own has its rows sent before the
+    /// commit is durable (a server stopped at that moment flushes them, then forgets the row), and
+    /// only an answered `COMMIT` says the row is stored.
     private func createAlone(_ annotation: Annotation) async throws {
         let content = annotation.content
         let (latitude, longitude) = (content.coordinate.latitude, content.coordinate.longitude)
-        let rows = try await database.client.query("""
-            WITH counter AS (
-                INSERT INTO feed_counter (tenant, feed, last) VALUES (\(tenant.description), \(Self.feedName), 1)
-                ON CONFLICT (tenant, feed) DO UPDATE SET last = feed_counter.last + 1 RETURNING last),
-            row AS (
-                INSERT INTO annotation (tenant, id, external_id, latitude, longitude, location, title, subtitle, kind, clustering_identifier,
-                                        display_priority, properties, version, created_at, updated_at)
-                VALUES (\(tenant.description), \(annotation.id.uuid), NULL, \(latitude), \(longitude),
-                        ST_SetSRID(ST_MakePoint(\(longitude), \(latitude)), 4326)::geography,
-                        \(content.title), \(content.subtitle), \(content.kind), \(content.clusteringIdentifier), \(content.displayPriority),
-                        \(JSONValue.canonicalText(of: content.properties)), 1,
-                        \(unescaped: PostgresAnnotationRow.instant(annotation.createdAt)), \(unescaped: PostgresAnnotationRow.instant(annotation.createdAt)))),
-            change AS (
-                INSERT INTO annotation_change (tenant, sequence, kind, annotation_id, version, at)
-                SELECT \(tenant.description), last, 'created', \(annotation.id.uuid), 1, \(unescaped: PostgresAnnotationRow.instant(annotation.createdAt))
-                FROM counter)
-            SELECT last FROM counter
-            -- PostgresFeeds.payload(_:_:_:), written in SQL.
-            CROSS JOIN LATERAL (SELECT pg_notify(\(PostgresFeeds.channel), \(Self.feedName) || ' ' || \(tenant.description) || ' ' || last)) AS notified
-            """, logger: logger)
-        var last: Int64?
-        for try await sequence in rows.decode(Int64.self) { last = sequence }
+        let (tenant, logger) = (tenant, logger)
+        let last = try await database.transaction { connection in
+            let rows = try await connection.query("""
+                WITH counter AS (
+                    INSERT INTO feed_counter (tenant, feed, last) VALUES (\(tenant.description), \(Self.feedName), 1)
+                    ON CONFLICT (tenant, feed) DO UPDATE SET last = feed_counter.last + 1 RETURNING last),
+                row AS (
+                    INSERT INTO annotation (tenant, id, external_id, latitude, longitude, location, title, subtitle, kind, clustering_identifier,
+                                            display_priority, properties, version, created_at, updated_at)
+                    VALUES (\(tenant.description), \(annotation.id.uuid), NULL, \(latitude), \(longitude),
+                            ST_SetSRID(ST_MakePoint(\(longitude), \(latitude)), 4326)::geography,
+                            \(content.title), \(content.subtitle), \(content.kind), \(content.clusteringIdentifier), \(content.displayPriority),
+                            \(JSONValue.canonicalText(of: content.properties)), 1,
+                            \(unescaped: PostgresAnnotationRow.instant(annotation.createdAt)), \(unescaped: PostgresAnnotationRow.instant(annotation.createdAt)))),
+                change AS (
+                    INSERT INTO annotation_change (tenant, sequence, kind, annotation_id, version, at)
+                    SELECT \(tenant.description), last, 'created', \(annotation.id.uuid), 1, \(unescaped: PostgresAnnotationRow.instant(annotation.createdAt))
+                    FROM counter)
+                SELECT last FROM counter
+                -- PostgresFeeds.payload(_:_:_:), written in SQL.
+                CROSS JOIN LATERAL (SELECT pg_notify(\(PostgresFeeds.channel), \(Self.feedName) || ' ' || \(tenant.description) || ' ' || last)) AS notified
+                """, logger: logger)
+            var last: Int64?
+            for try await sequence in rows.decode(Int64.self) { last = sequence }
+            return last
+        }
         if let last { feed.advance(to: last) }
     }
 

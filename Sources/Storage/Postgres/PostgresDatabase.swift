@@ -72,7 +72,9 @@ public final class PostgresDatabase: Sendable {
     }
 
     /// Runs `body` in one transaction on a pooled connection: committed when it returns, rolled
-    /// back when it throws, and the error `body` threw is the one this throws.
+    /// back when it throws, and the error `body` threw is the one this throws. It returns only
+    /// once PostgreSQL answered `COMMIT` with `COMMIT`: a commit answered `ROLLBACK` throws
+    /// ``StorageError/rolledBack``, one whose connection broke ``StorageError/commitOutcomeUnknown``.
     /// - Parameter isolation: the transaction's mode (`BEGIN ISOLATION LEVEL …`); nil for READ COMMITTED.
     func transaction<Result: Sendable>(isolation: String? = nil, _ body: @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
         try await client.withConnection { connection in
@@ -81,12 +83,33 @@ public final class PostgresDatabase: Sendable {
             do {
                 result = try await body(connection)
             } catch {
-                // A broken connection rolls back by itself; the pool drops it.
-                _ = try? await connection.query("ROLLBACK", logger: logger)
+                await rollBack(connection)
                 throw error
             }
-            try await connection.query("COMMIT", logger: logger)
+            let tag: String
+            do {
+                tag = try await connection.query("COMMIT").get().metadata.command
+            } catch {
+                throw StorageError.retryable(error) == .unavailable ? StorageError.commitOutcomeUnknown : error
+            }
+            guard tag == "COMMIT" else { throw StorageError.rolledBack }
             return result
+        }
+    }
+
+    /// Longest a `ROLLBACK` may take before its connection is closed instead.
+    static let rollbackLimit: Duration = .seconds(5)
+
+    /// Rolls back the transaction on `connection`, unless the connection is gone (the server
+    /// rolled it back itself): a `ROLLBACK` written to a connection that has just closed is never
+    /// answered, and would hold the caller (and any lock it holds) forever.
+    private func rollBack(_ connection: PostgresConnection) async {
+        guard !connection.isClosed else { return }
+        let logger = logger
+        let rollback = Task { _ = try? await connection.query("ROLLBACK", logger: logger) }
+        if await !rollback.ends(within: Self.rollbackLimit) {
+            logger.warning("ROLLBACK was not answered within \(Self.rollbackLimit); closing its connection")
+            try? await connection.close()
         }
     }
 

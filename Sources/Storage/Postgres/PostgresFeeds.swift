@@ -114,10 +114,11 @@ struct FeedAppender {
     /// Stores the counter and notifies every listener, when numbers were issued; returns the last, or nil.
     func finish(on connection: PostgresConnection, logger: Logger) async throws -> Int64? {
         guard last > first else { return nil }
-        try await connection.query("""
+        // The rows are read: an error in a statement that returns rows reaches only its reader.
+        for try await _ in try await connection.query("""
             WITH stored AS (UPDATE feed_counter SET last = \(last) WHERE tenant = \(tenant.description) AND feed = \(feed))
             SELECT pg_notify(\(PostgresFeeds.channel), \(PostgresFeeds.payload(feed, tenant, last)))
-            """, logger: logger)
+            """, logger: logger) {}
         return last
     }
 }

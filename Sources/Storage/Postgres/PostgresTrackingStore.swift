@@ -58,12 +58,13 @@ public struct PostgresTrackingStore: SharedTrackingStore, EventLogReader {
             _ = try await revision.finish(on: connection, logger: logger)
             let lastEvent = transaction.lastEvent.withLock { $0 }
             if let lastEvent {
-                try await connection.query("""
+                // The rows are read: an error in a statement that returns rows reaches only its reader.
+                for try await _ in try await connection.query("""
                     WITH stored AS (
                         INSERT INTO feed_counter (tenant, feed, last) VALUES (\(tenant.description), \(Self.eventFeed), \(lastEvent))
                         ON CONFLICT (tenant, feed) DO UPDATE SET last = greatest(feed_counter.last, excluded.last))
                     SELECT pg_notify(\(PostgresFeeds.channel), \(PostgresFeeds.payload(Self.eventFeed, tenant, lastEvent)))
-                    """, logger: logger)
+                    """, logger: logger) {}
             }
             return result
         }
