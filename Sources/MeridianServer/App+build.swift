@@ -13,9 +13,6 @@ import Storage
 import Thinning
 import Timeline
 
-/// The request context of every route.
-public typealias AppRequestContext = BasicRequestContext
-
 /// Builds the Meridian application: router, handlers, middleware.
 ///
 /// ```swift
@@ -29,10 +26,12 @@ public func buildApplication(
 ) async throws -> some ApplicationProtocol {
     var logger = Logger(label: "meridian")
     logger.logLevel = configuration.logLevel
-    let (router, tenants, storage) = try await buildRouterAndTenants(configuration, logger: logger)
+    let connections = ConnectionTable(limits: configuration.connections)
+    let (router, tenants, storage) = try await buildRouterAndTenants(configuration, connections: connections, logger: logger)
     return Application(
         router: router,
         server: .http1(configuration: .init(additionalChannelHandlers: [
+            ConnectionGuardHandler(table: connections),
             ExpectContinueHandler(maxBodySize: max(configuration.maxBodySize, configuration.maxImportBodySize)),
             EarlyAnswerHandler(),
         ])),
@@ -46,13 +45,14 @@ public func buildApplication(
 /// The router (problem+json for every error, access, a body limit, the fast routes, then the
 /// contract's operations) and the tenants its handlers reach (whose indexes a service keeps current).
 func buildRouterAndTenants(
-    _ configuration: ServerConfiguration, logger: Logger
+    _ configuration: ServerConfiguration, connections: ConnectionTable, logger: Logger
 ) async throws -> (router: Router<AppRequestContext>, tenants: TenantSpace, storage: MeridianStorage) {
     let metrics = ServerMetrics()
     let commits = metrics.commitLatency
     let storage = try await MeridianStorage.open(configuration.databasePath, logger: logger) { commits.recordNanoseconds(Int64($0 * 1e9)) }
     let tenants = try await TenantSpace(
-        storage: storage, metrics: metrics, delivery: configuration.delivery, annotationCacheBytes: configuration.annotationCacheBytes)
+        storage: storage, metrics: metrics, delivery: configuration.delivery, annotationCacheBytes: configuration.annotationCacheBytes,
+        heavyQueriesPerTenant: configuration.heavyQueriesPerTenant)
     // Indexes load before the server listens, as they did before tenants (a million annotations take seconds).
     try await tenants.openKnownTenants()
     let contract = try Contract.load()
@@ -82,7 +82,7 @@ func buildRouterAndTenants(
         routes: routes
     ))
     // After the body is in: a slow upload is not a slow request.
-    router.middlewares.add(TimeoutMiddleware(timeout: configuration.requestTimeout, routes: routes))
+    router.middlewares.add(TimeoutMiddleware(timeout: configuration.requestTimeout, routes: routes, connections: connections))
     router.middlewares.add(FastRoutes<AppRequestContext>(tenants: tenants, metrics: metrics, maxBatchSize: configuration.maxBatchSize,
         thinNulls: contract.requestNulls["thinAnnotations"]))
     try handler.registerHandlers(on: router, configuration: APICoding.configuration, middlewares: [

@@ -21,6 +21,8 @@ public import Storage
 /// | `maxStreamsPerKey` | 16 | open event streams and long polls per key; more answer 429 |
 /// | `delivery` | ``DeliverySettings`` | webhook backoff, attempt timeout, address ranges allowed past the SSRF guard |
 /// | `annotationCacheBytes` | 512 MiB | per tenant, annotations' JSON kept for query answers (0: none) |
+/// | `connections` | ``ConnectionLimits`` | 60 s for a new connection's head, 60 s between body reads, 75 s idle between requests, 256 connections per address |
+/// | `heavyQueriesPerTenant` | 2 | per tenant, expensive queries (filters read over rows, exports) running at once; more wait their turn |
 /// | `webRoot` | `./Web` | the map page's folder (`index.html`, `app.js`, `app.css`, and `vendor/` from `make web`) |
 /// | `baseMapPath` | `./Web/vendor/basemap.mbtiles` | the MBTiles (raster) file `/tiles/osm` serves |
 public struct ServerConfiguration: Sendable {
@@ -57,6 +59,11 @@ public struct ServerConfiguration: Sendable {
     public var delivery = DeliverySettings()
     /// Bytes of annotations' JSON each tenant keeps for query answers (``EncodedAnnotations``); 0 keeps none.
     public var annotationCacheBytes = 512 << 20
+    /// Head, body and idle timeouts of a connection, and how many one address may hold open.
+    public var connections = ConnectionLimits()
+    /// Expensive queries (a filter applied to rows, an export) one tenant runs at once; the rest
+    /// wait their turn, so one tenant's load holds at most this many database readers.
+    public var heavyQueriesPerTenant = 2
     /// The map page's folder: `GET /` is its `index.html`, `/web/…` its other files.
     public var webRoot = WebPage.defaultRoot
     /// The MBTiles (raster) file of the base map; a missing file leaves the page without one.

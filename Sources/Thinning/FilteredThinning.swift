@@ -1,5 +1,6 @@
 public import Annotations
 import Synchronization
+public import Timeline
 
 /// Thinning of only the annotations a CQL2 filter matches: a ``ThinningFollower`` per filter in
 /// use (the ``maxFilters`` most recently used), over a ``ThinningSource`` that reads the store's
@@ -19,11 +20,14 @@ public final class FilteredThinning: Sendable {
     private let store: any AnnotationStore & ThinningSource
     private let points: ThinningFollower
     private let entries = Mutex<(clock: UInt64, byFilter: [Filter: Entry])>((0, [:]))
+    /// Where a build's read of the rows waits its turn among the tenant's expensive queries.
+    private let admission: AsyncGate?
 
     /// - Parameter points: the tenant's own follower, whose point index finds a spatial filter's rows.
-    public init(store: any AnnotationStore & ThinningSource, points: ThinningFollower) {
+    public init(store: any AnnotationStore & ThinningSource, points: ThinningFollower, admission: AsyncGate? = nil) {
         self.store = store
         self.points = points
+        self.admission = admission
     }
 
     /// The follower of `filter`'s matches, current with every write acknowledged before the call.
@@ -37,7 +41,7 @@ public final class FilteredThinning: Sendable {
             if state.byFilter.count >= Self.maxFilters, let oldest = state.byFilter.min(by: { $0.value.used < $1.value.used }) {
                 state.byFilter[oldest.key] = nil
             }
-            let source = MatchingSource(store: store, filter: filter, queries: SpatialQueries(follower: points, store: store))
+            let source = MatchingSource(store: store, filter: filter, queries: SpatialQueries(follower: points, store: store, admission: admission))
             let task = Task { try await ThinningFollower(store: source) }
             state.byFilter[filter] = Entry(follower: task, used: state.clock)
             return task

@@ -1,5 +1,6 @@
 public import Annotations
 public import MapGeometry
+public import Timeline
 
 /// The query verbs on the in-memory ``PointIndex`` first and the store's rows second: the index
 /// finds where to look (nearest first, or inside the filter's box), and decides alone when the
@@ -29,10 +30,20 @@ public struct SpatialQueries: Sendable {
 
     private let follower: ThinningFollower
     private let store: any AnnotationStore
+    /// Where the tenant's expensive queries wait their turn (those that read rows to apply a
+    /// filter, or read without a limit), so one tenant's load slows only itself.
+    private let admission: AsyncGate?
 
-    public init(follower: ThinningFollower, store: any AnnotationStore) {
+    public init(follower: ThinningFollower, store: any AnnotationStore, admission: AsyncGate? = nil) {
         self.follower = follower
         self.store = store
+        self.admission = admission
+    }
+
+    /// Runs `body` in its turn when `heavy`, at once otherwise.
+    private func admitted<T: Sendable>(heavy: Bool, _ body: () async throws -> T) async throws -> T {
+        guard heavy, let admission else { return try await body() }
+        return try await admission.run(body)
     }
 
     // MARK: Search
@@ -41,6 +52,10 @@ public struct SpatialQueries: Sendable {
     /// alone when the filter reads only the point, through it when the filter requires a box,
     /// else the store's own query.
     public func find(matching query: AnnotationQuery) async throws -> (items: [Found], next: AnnotationID?) {
+        try await admitted(heavy: query.filter != nil || query.limit == nil) { try await search(query) }
+    }
+
+    private func search(_ query: AnnotationQuery) async throws -> (items: [Found], next: AnnotationID?) {
         guard let filter = query.filter, let box = filter.requiredBounds else {
             let page = try await store.annotations(matching: query)
             return (page.annotations.map(Found.read), page.next)
@@ -58,6 +73,7 @@ public struct SpatialQueries: Sendable {
         } else {
             var start = 0
             while found.count < wanted, start < candidates.count {
+                try Task.checkCancellation()
                 let slice = candidates[start..<min(start + max(Self.rowBatch, wanted - found.count), candidates.count)].map(\.id)
                 start += slice.count
                 let rows = try await store.annotations(ids: slice)
@@ -84,6 +100,12 @@ public struct SpatialQueries: Sendable {
     /// The `limit` live annotations nearest `point` by WGS84 geodesic distance (metres), nearest
     /// first, ties by id; only those within `maxDistance` and matching `filter` when given.
     public func findNearest(to point: Coordinate, limit: Int, maxDistance: Double?, filter: Filter?) async throws -> [(found: Found, distance: Double)] {
+        try await admitted(heavy: filter.map { !$0.readsOnlyThePoint } ?? false) {
+            try await nearest(to: point, limit: limit, maxDistance: maxDistance, filtered: filter)
+        }
+    }
+
+    private func nearest(to point: Coordinate, limit: Int, maxDistance: Double?, filtered filter: Filter?) async throws -> [(found: Found, distance: Double)] {
         _ = try await follower.current()
         var search = follower.points.nearest(to: point, maxDistance: maxDistance) { filter?.admits($0) ?? true }
         guard let filter, !filter.readsOnlyThePoint else {
@@ -93,6 +115,7 @@ public struct SpatialQueries: Sendable {
         }
         var results: [(found: Found, distance: Double)] = []
         while results.count < limit {
+            try Task.checkCancellation()
             // The filter needs the rows: read ahead in batches.
             var batch: [(id: AnnotationID, distance: Double)] = []
             while batch.count < Self.rowBatch, let next = search.next() { batch.append((next.reference.id, next.distance)) }

@@ -1,44 +1,74 @@
 import Synchronization
 
-/// A lock for async code: ``run(_:)`` bodies run one at a time, in the order they asked, and wait
-/// without holding a thread.
+/// A semaphore for async code: at most `width` ``run(_:)`` bodies at once (one by default: a
+/// lock), the others waiting in the order they asked, without holding a thread. A waiter whose
+/// task is cancelled (its request timed out, its client left) leaves the queue and throws
+/// `CancellationError`; a body that has started runs to its end.
 public final class AsyncGate: Sendable {
     private struct State {
-        var held = false
-        var waiting: [CheckedContinuation<Void, Never>] = []
+        var running = 0
+        var nextTicket: UInt64 = 0
+        var waiting: [(ticket: UInt64, continuation: CheckedContinuation<Void, any Error>)] = []
     }
     private let state = Mutex(State())
+    /// Bodies that may run at once.
+    public let width: Int
 
-    public init() {}
+    public init(width: Int = 1) {
+        precondition(width > 0)
+        self.width = width
+    }
 
-    /// Runs `body` once every earlier body has finished.
+    /// Runs `body` once fewer than ``width`` earlier bodies are running.
     public func run<T: Sendable>(_ body: () async throws -> T) async throws -> T {
-        await enter()
+        try await enter()
         defer { leave() }
         return try await body()
     }
 
-    private func enter() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let entered = state.withLock { state in
-                if state.held {
-                    state.waiting.append(continuation)
+    /// Bodies running now.
+    public var running: Int { state.withLock { $0.running } }
+
+    private func enter() async throws {
+        let ticket = state.withLock { state in
+            state.nextTicket += 1
+            return state.nextTicket
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let entered = state.withLock { state in
+                    if state.running < width, state.waiting.isEmpty {
+                        state.running += 1
+                        return true
+                    }
+                    state.waiting.append((ticket, continuation))
                     return false
                 }
-                state.held = true
-                return true
+                if entered { continuation.resume() }
+                // Cancelled before it queued: the handler found nothing to remove.
+                if !entered, Task.isCancelled { abandon(ticket) }
             }
-            if entered { continuation.resume() }
+        } onCancel: {
+            abandon(ticket)
         }
     }
 
+    /// Takes `ticket` out of the queue, if it still waits there, and throws in its task.
+    private func abandon(_ ticket: UInt64) {
+        let continuation = state.withLock { state -> CheckedContinuation<Void, any Error>? in
+            guard let index = state.waiting.firstIndex(where: { $0.ticket == ticket }) else { return nil }
+            return state.waiting.remove(at: index).continuation
+        }
+        continuation?.resume(throwing: CancellationError())
+    }
+
     private func leave() {
-        let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
+        let next = state.withLock { state -> CheckedContinuation<Void, any Error>? in
             guard !state.waiting.isEmpty else {
-                state.held = false
+                state.running -= 1
                 return nil
             }
-            return state.waiting.removeFirst()  // handed over: `held` stays true
+            return state.waiting.removeFirst().continuation  // handed over: `running` stays
         }
         next?.resume()
     }

@@ -12,9 +12,10 @@ import Timeline
         let (stream, keep) = AsyncStream<Int>.makeStream()
         let task = Task<Void, Never> { for await _ in stream {} }
         let start = ContinuousClock.now
-        #expect(await task.ends(within: .milliseconds(200)) == false)
-        let waited = ContinuousClock.now - start
-        #expect(waited >= .milliseconds(200) && waited < .seconds(10))
+        #expect(await task.ends(within: .milliseconds(200)) == false, "given up on while the task still runs")
+        // No upper bound: on a loaded machine the sleep that ends the wait may resume late; that
+        // it returned at all, the task still running, is what is under test.
+        #expect(ContinuousClock.now - start >= .milliseconds(200))
         keep.finish()
         #expect(await task.ends(within: .seconds(30)), "it ends once its stream does")
     }

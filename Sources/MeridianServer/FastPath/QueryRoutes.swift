@@ -24,7 +24,7 @@ enum QueryRoutes {
             query.after = after
         }
         let tenant = try await tenants.current()
-        let (items, next) = try await SpatialQueries(follower: tenant.thinning, store: tenant.annotations).find(matching: query)
+        let (items, next) = try await tenant.queries.find(matching: query)
         return AnnotationJSON.page(try await json(of: items, tenant: tenant).compactMap { $0 }, next: next)
     }
 
@@ -46,7 +46,7 @@ enum QueryRoutes {
             filter = read
         }
         let tenant = try await tenants.current()
-        let found = try await SpatialQueries(follower: tenant.thinning, store: tenant.annotations).findNearest(
+        let found = try await tenant.queries.findNearest(
             to: Coordinate(latitude: latitude, longitude: longitude), limit: limit, maxDistance: maxDistance, filter: filter)
         let json = try await json(of: found.map(\.found), tenant: tenant)
         return AnnotationJSON.nearest(zip(json, found).compactMap { json, item in json.map { ($0, item.distance) } })

@@ -31,12 +31,7 @@ struct APIHandler: APIProtocol {
     /// The caller's thinning index, following its annotations.
     var thinning: ThinningFollower { get async throws { try await tenants.current().thinning } }
     /// The caller's query verbs: the point index first, the rows second.
-    var queries: SpatialQueries {
-        get async throws {
-            let tenant = try await tenants.current()
-            return SpatialQueries(follower: tenant.thinning, store: tenant.annotations)
-        }
-    }
+    var queries: SpatialQueries { get async throws { try await tenants.current().queries } }
     /// The caller's devices, subscriptions and event log.
     var tracking: TrackingHub { get async throws { try await tenants.current().tracking } }
 

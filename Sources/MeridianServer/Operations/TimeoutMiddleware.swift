@@ -1,19 +1,27 @@
 import HTTPTypes
 import Hummingbird
+import Timeline
 
-/// Answers 503 problem+json when a request is still unanswered after `timeout`, cancelling its
-/// handler. Event streams and long polls (by route, with a `wait` parameter) are exempt: waiting is
-/// their job, and their own limits bound it. A write the handler had already committed stays committed.
-struct TimeoutMiddleware<Context: RequestContext>: RouterMiddleware {
+/// Stops a request's handler when its client hangs up, and answers 503 problem+json when it is
+/// still unanswered after `timeout`, cancelling the handler. Event streams and long polls (by
+/// route, with a `wait` parameter) have no time limit here: waiting is their job, and their own
+/// limits bound it. A write the handler had already committed stays committed.
+struct TimeoutMiddleware: RouterMiddleware {
+    typealias Context = AppRequestContext
     let timeout: Duration
     let routes: RouteTable
+    let connections: ConnectionTable
+
+    /// How long a request exempt from the limit may run before this stops watching it.
+    private static let unlimited = Duration.seconds(365 * 86_400)
+    /// nginx's status for a request whose client left first (logs and metrics only: nobody reads it).
+    static let clientClosedRequest = HTTPResponse.Status(code: 499, reasonPhrase: "Client Closed Request")
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let route = RequestRecord.route(of: request, in: routes)
-        if route == Paths.eventStream || (route.map(Paths.longPolls.contains) == true && request.uri.queryParameters["wait"] != nil) {
-            return try await next(request, context)
-        }
-        let timeout = timeout
+        let exempt = route == Paths.eventStream || (route.map(Paths.longPolls.contains) == true && request.uri.queryParameters["wait"] != nil)
+        let limit = exempt ? Self.unlimited : timeout
+        let hangUp = connections.hangUpSignal(of: context.channel)
         return try await withoutActuallyEscaping(next) { next in
             // `next` runs once, in one child task, and the group returns only after both children
             // ended: it neither outlives this call nor runs concurrently with itself.
@@ -21,11 +29,14 @@ struct TimeoutMiddleware<Context: RequestContext>: RouterMiddleware {
             return try await withThrowingTaskGroup(of: Response?.self) { group in
                 group.addTask { try await next(request, context) }
                 group.addTask {
-                    try await Task.sleep(for: timeout)
+                    if let hangUp { await hangUp.wait(after: 0, timeout: limit) } else { try await Task.sleep(for: limit) }
                     return nil
                 }
                 defer { group.cancelAll() }
                 guard let first = try await group.next(), let response = first else {
+                    if let hangUp, hangUp.latest > 0 {
+                        throw ProblemError(Self.clientClosedRequest, detail: "the client closed the connection before the answer; the request was stopped (a write it had committed stays)")
+                    }
                     throw ProblemError(.serviceUnavailable, detail: "the request took longer than the server's limit of \(timeout); it was stopped (a write it had committed stays)")
                 }
                 return response

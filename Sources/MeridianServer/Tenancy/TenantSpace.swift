@@ -26,6 +26,11 @@ final class TenantSpace: Sendable {
         let tracking: TrackingHub
         /// The tenant's webhooks and their workers.
         let delivery: DeliveryHub
+        /// Where the tenant's expensive queries (filters over rows, exports) wait their turn.
+        let heavyQueries: AsyncGate
+
+        /// The tenant's query verbs: the point index first, the rows second, expensive ones in turn.
+        var queries: SpatialQueries { SpatialQueries(follower: thinning, store: annotations, admission: heavyQueries) }
     }
 
     private let storage: MeridianStorage
@@ -44,14 +49,18 @@ final class TenantSpace: Sendable {
     private let backgroundTasks = Mutex<[Task<Void, Never>]>([])
     /// Bytes of annotations' JSON each tenant keeps for query answers.
     private let annotationCacheBytes: Int
+    /// Expensive queries each tenant may run at once.
+    private let heavyQueriesPerTenant: Int
 
     /// The space over `storage`, issuing ids after the greatest ones it stored.
     init(
         storage: MeridianStorage, metrics: ServerMetrics = ServerMetrics(), delivery: DeliverySettings = DeliverySettings(),
-        transport: any WebhookTransport = HTTPWebhookTransport(), annotationCacheBytes: Int = ServerConfiguration().annotationCacheBytes
+        transport: any WebhookTransport = HTTPWebhookTransport(), annotationCacheBytes: Int = ServerConfiguration().annotationCacheBytes,
+        heavyQueriesPerTenant: Int = ServerConfiguration().heavyQueriesPerTenant
     ) async throws {
         self.storage = storage
         self.annotationCacheBytes = annotationCacheBytes
+        self.heavyQueriesPerTenant = heavyQueriesPerTenant
         self.metrics = metrics
         self.deliverySettings = delivery
         self.transport = transport
@@ -145,9 +154,11 @@ final class TenantSpace: Sendable {
                 id, store: webhooks, events: LoggedEvents(hub: tracking, store: PostgresTrackingStore(database: database, tenant: id)),
                 changes: webhooks.changes)
         }
+        let heavyQueries = AsyncGate(width: heavyQueriesPerTenant)
         return Tenant(
-            annotations: annotations, thinning: thinning, encoded: encoded, filtered: FilteredThinning(store: annotations, points: thinning),
-            tracking: tracking, delivery: delivery)
+            annotations: annotations, thinning: thinning, encoded: encoded,
+            filtered: FilteredThinning(store: annotations, points: thinning, admission: heavyQueries),
+            tracking: tracking, delivery: delivery, heavyQueries: heavyQueries)
     }
 
     /// `id`'s webhooks and their workers, started.

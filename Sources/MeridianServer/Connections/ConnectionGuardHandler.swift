@@ -1,0 +1,84 @@
+import HTTPTypes
+import NIOCore
+import NIOHTTPTypes
+
+/// Keeps one connection within ``ConnectionLimits``: counts it in its address's share (closing it
+/// at once past the cap), closes it when its first request head is not whole within the head
+/// timeout, when a body read waits longer than the body timeout, or when it stays idle after an
+/// answer longer than the idle timeout; and tells the ``ConnectionTable`` when the client hangs up.
+/// No timer runs while the server itself is answering: the request limit bounds that.
+final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    private enum Phase { case awaitingHead, readingBody, answering }
+
+    private let table: ConnectionTable
+    private var counted = false
+    private var phase = Phase.awaitingHead
+    private var timer: Scheduled<Void>?
+
+    init(table: ConnectionTable) {
+        self.table = table
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        guard table.open(context.channel) else {
+            context.close(promise: nil)
+            return
+        }
+        counted = true
+        arm(table.limits.headTimeout, context: context)
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        timer?.cancel()
+        if counted { table.close(context.channel) }
+        counted = false
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head:
+            phase = .readingBody
+            arm(table.limits.bodyTimeout, context: context)
+        case .body:
+            if phase == .readingBody { arm(table.limits.bodyTimeout, context: context) }
+        case .end:
+            // An answer already sent (an early 4xx) leaves nothing to wait for but the next head.
+            if phase == .readingBody { phase = .answering; disarm() }
+        }
+        context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if case .end = unwrapOutboundIn(data), phase == .answering {
+            phase = .awaitingHead
+            arm(table.limits.idleTimeout, context: context)
+        }
+        context.write(data, promise: promise)
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case ChannelEvent.inputClosed = event { table.hangUp(context.channel) }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        table.hangUp(context.channel)
+        context.fireChannelInactive()
+    }
+
+    private func arm(_ limit: Duration, context: ChannelHandlerContext) {
+        timer?.cancel()
+        let channel = context.channel
+        timer = context.eventLoop.scheduleTask(in: limit.timeAmount) { channel.close(promise: nil) }
+    }
+
+    private func disarm() {
+        timer?.cancel()
+        timer = nil
+    }
+}

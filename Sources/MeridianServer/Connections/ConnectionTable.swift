@@ -1,0 +1,60 @@
+import NIOCore
+import Synchronization
+import Timeline
+
+/// The server's open connections: how many each remote address holds (refused past
+/// ``ConnectionLimits/maxPerAddress``), and for each one a signal that moves when its client
+/// hangs up, so the request it carries can stop (``TimeoutMiddleware``).
+final class ConnectionTable: Sendable {
+    private struct State {
+        var perAddress: [String: Int] = [:]
+        var hangUps: [ObjectIdentifier: SequenceSignal] = [:]
+    }
+    private let state = Mutex(State())
+    let limits: ConnectionLimits
+
+    init(limits: ConnectionLimits) {
+        self.limits = limits
+    }
+
+    /// Counts `channel` in; false (and not counted) when its address already holds the most.
+    func open(_ channel: any Channel) -> Bool {
+        let address = Self.address(of: channel)
+        return state.withLock { state in
+            guard state.perAddress[address, default: 0] < limits.maxPerAddress else { return false }
+            state.perAddress[address, default: 0] += 1
+            state.hangUps[ObjectIdentifier(channel)] = SequenceSignal(latest: 0)
+            return true
+        }
+    }
+
+    /// Counts `channel` out (it was counted in).
+    func close(_ channel: any Channel) {
+        let address = Self.address(of: channel)
+        let signal = state.withLock { state in
+            state.perAddress[address, default: 1] -= 1
+            if state.perAddress[address] == 0 { state.perAddress[address] = nil }
+            return state.hangUps.removeValue(forKey: ObjectIdentifier(channel))
+        }
+        signal?.advance(to: 1)
+    }
+
+    /// Says that `channel`'s client closed its side.
+    func hangUp(_ channel: any Channel) {
+        hangUpSignal(of: channel)?.advance(to: 1)
+    }
+
+    /// What moves past 0 when `channel`'s client hangs up; nil for a channel not counted here (tests' own).
+    func hangUpSignal(of channel: any Channel) -> SequenceSignal? {
+        state.withLock { $0.hangUps[ObjectIdentifier(channel)] }
+    }
+
+    /// Connections `address` holds open now.
+    func count(from address: String) -> Int {
+        state.withLock { $0.perAddress[address, default: 0] }
+    }
+
+    private static func address(of channel: any Channel) -> String {
+        channel.remoteAddress?.ipAddress ?? "unknown"
+    }
+}
