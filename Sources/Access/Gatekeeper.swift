@@ -68,6 +68,16 @@ public final class Gatekeeper: Sendable {
         return Principal(tenant: key.tenant, role: key.role, keyID: key.id)
     }
 
+    /// Whether the key with `id` is revoked or gone now; false while the keys cannot be read
+    /// (a passing failure ends no stream).
+    public func isRevoked(keyID id: String) -> Bool {
+        do {
+            return try store.key(id: id).map { $0.revokedAt != nil } ?? true
+        } catch {
+            return false
+        }
+    }
+
     /// The token of a `Bearer` credential (RFC 6750 §2.1: the scheme is case-insensitive).
     static func bearerToken(_ value: String) -> Substring? {
         let trimmed = value.drop(while: { $0 == " " })

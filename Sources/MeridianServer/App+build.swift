@@ -56,12 +56,13 @@ func buildRouterAndTenants(
     // Indexes load before the server listens, as they did before tenants (a million annotations take seconds).
     try await tenants.openKnownTenants()
     let contract = try Contract.load()
+    let gatekeeper = try Gatekeeper(store: try await storage.keyDirectory(), openWhenNoKeys: configuration.openWhenNoKeys)
     let handler = APIHandler(
         contract: contract,
         limits: Limits(maxBatchSize: configuration.maxBatchSize, heartbeat: configuration.eventStreamHeartbeat, maxWait: configuration.maxWait),
         transformers: CRSTransformerPool(),
         tenants: tenants,
-        streams: StreamGate(limit: configuration.maxStreamsPerKey, metrics: metrics),
+        streams: StreamGate(limit: configuration.maxStreamsPerKey, metrics: metrics, isRevoked: { gatekeeper.isRevoked(keyID: $0) }),
         metrics: metrics,
         web: try WebPage(root: configuration.webRoot, baseMapPath: configuration.baseMapPath)
     )
@@ -72,7 +73,7 @@ func buildRouterAndTenants(
     router.middlewares.add(WebFilesMiddleware(root: configuration.webRoot))
     router.middlewares.add(MethodNotAllowedMiddleware(routes: routes))
     router.middlewares.add(AccessMiddleware(
-        gatekeeper: try Gatekeeper(store: try await storage.keyDirectory(), openWhenNoKeys: configuration.openWhenNoKeys),
+        gatekeeper: gatekeeper,
         routes: routes,
         limiter: RateLimiter(rate: configuration.rateLimit, burst: configuration.rateBurst)
     ))

@@ -34,7 +34,8 @@ extension APIHandler {
         if changes.isEmpty && wait > .zero {
             let lease = try streams.enter()
             defer { lease.end() }
-            try await annotations.waitForChanges(after: after, timeout: wait)
+            let annotations = try await annotations
+            try await lease.whileValidOrRefused { await annotations.waitForChanges(after: after, timeout: wait) }
             changes = try await annotations.changes(after: after, limit: limit)
         }
         let entries = changes.map { change in

@@ -97,7 +97,9 @@ extension APIHandler {
         let wait = try limits.wait(wait)
         let lease = wait > .zero ? try streams.enter() : nil
         defer { lease?.end() }
-        let events = try await tracking.events(subscriptionId: subscriptionId, after: after, limit: try Paging.limit(limit), wait: wait)
+        let (tracking, limit) = (try await tracking, try Paging.limit(limit))
+        let read = { @Sendable in try await tracking.events(subscriptionId: subscriptionId, after: after, limit: limit, wait: wait) }
+        let events = if let lease { try await lease.whileValidOrRefused(read) } else { try await read() }
         return .init(events: events.map(Components.Schemas.Event.init), nextAfter: events.last?.sequence ?? after)
     }
 

@@ -9,7 +9,8 @@ import Tracking
 ///
 /// Pull-based: the next page of the log is read only when the client has taken the previous
 /// messages, so a slow client slows its own stream and never loses events. The stream ends when
-/// the client goes away (its task is cancelled) or the server shuts down gracefully.
+/// the client goes away (its task is cancelled), its key is revoked (`event: revoked`, within a
+/// second) or the server shuts down gracefully (`event: shutdown`).
 struct EventStream: AsyncSequence, Sendable {
     typealias Element = ArraySlice<UInt8>
 
@@ -61,11 +62,23 @@ struct EventStream: AsyncSequence, Sendable {
                 }
                 // The next page, waiting (as a long poll does) until the heartbeat is due.
                 let (hub, subscriptionId, after) = (stream.hub, stream.subscriptionId, cursor)
-                page = try await cancelWhenGracefulShutdown {
-                    try await hub.events(subscriptionId: subscriptionId, after: after, limit: EventStream.pageSize, wait: due - now)
-                }[...]
+                do {
+                    page = try await stream.lease.whileValid {
+                        try await cancelWhenGracefulShutdown {
+                            try await hub.events(subscriptionId: subscriptionId, after: after, limit: EventStream.pageSize, wait: due - now)
+                        }
+                    }[...]
+                } catch is StreamGate.KeyRevoked {
+                    break
+                }
             }
             stream.lease.end()
+            // A revoked key's stream ends with a last message that says why (no reconnecting with it).
+            if stream.lease.isRevoked {
+                guard !finished else { return nil }
+                finished = true
+                return ArraySlice(EventStream.revokedMessage.utf8)
+            }
             // A graceful shutdown says so in a last message, so the client knows to reconnect elsewhere.
             guard Task.isShuttingDownGracefully, !finished else { return nil }
             finished = true
@@ -75,6 +88,9 @@ struct EventStream: AsyncSequence, Sendable {
 
     /// The last message of a stream the server closes to shut down.
     static let shutdownMessage = "event: shutdown\ndata: {\"reason\":\"the server is shutting down; reconnect with Last-Event-ID\"}\n\n"
+
+    /// The last message of a stream whose key was revoked.
+    static let revokedMessage = "event: revoked\ndata: {\"reason\":\"the key of this stream was revoked\"}\n\n"
 
     /// One SSE message; the JSON is one line, as `data:` needs.
     static func message(for event: TrackingEvent) -> String {
