@@ -4,8 +4,9 @@ import NIOHTTPTypes
 
 /// Keeps one connection within ``ConnectionLimits``: counts it in its address's share (closing it
 /// at once past the cap), closes it when its first request head is not whole within the head
-/// timeout, when a body read waits longer than the body timeout, or when it stays idle after an
-/// answer longer than the idle timeout; and tells the ``ConnectionTable`` when the client hangs up.
+/// timeout, when a body does not progress by ``ConnectionLimits/bodyProgress`` bytes (or end)
+/// within the body timeout, or when it stays idle after an answer longer than the idle timeout;
+/// and tells the ``ConnectionTable`` when the client hangs up.
 /// No timer runs while the server itself is answering: the request limit bounds that.
 final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
@@ -19,6 +20,8 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
     private var counted = false
     private var phase = Phase.awaitingHead
     private var timer: Scheduled<Void>?
+    /// Body bytes since the body timer was last armed.
+    private var progress = 0
 
     init(table: ConnectionTable) {
         self.table = table
@@ -43,9 +46,15 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
         switch unwrapInboundIn(data) {
         case .head:
             phase = .readingBody
+            progress = 0
             arm(table.limits.bodyTimeout, context: context)
-        case .body:
-            if phase == .readingBody { arm(table.limits.bodyTimeout, context: context) }
+        case .body(let buffer):
+            // Progress is a kibibyte: a body dripped a byte at a time cannot hold the connection.
+            progress += buffer.readableBytes
+            if phase == .readingBody, progress >= ConnectionLimits.bodyProgress {
+                progress = 0
+                arm(table.limits.bodyTimeout, context: context)
+            }
         case .end:
             // An answer already sent (an early 4xx) leaves nothing to wait for but the next head.
             if phase == .readingBody { phase = .answering; disarm() }
