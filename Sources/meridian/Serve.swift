@@ -45,6 +45,8 @@ struct Serve: AsyncParsableCommand {
 
     @OptionGroup var webhooks: WebhookOptions
 
+    @OptionGroup var limits: LimitOptions
+
     @Flag(help: "Serve without keys beyond loopback while no key exists. Anyone who reaches the port can read and write everything.")
     var insecureOpen = false
 
@@ -80,6 +82,7 @@ struct Serve: AsyncParsableCommand {
         if let folder = web ?? environment["MERIDIAN_WEB"] { configuration.webRoot = folder }
         if let file = basemap ?? environment["MERIDIAN_BASEMAP"] { configuration.baseMapPath = file }
         try webhooks.apply(to: &configuration, environment: environment)
+        try limits.apply(to: &configuration, environment: environment)
         let mode = try await AccessMode.decide(configuration, insecureOpen: insecureOpen)
         configuration.openWhenNoKeys = mode.openWhenNoKeys
         let app = try await buildApplication(configuration) { [configuration] port in
