@@ -1,3 +1,4 @@
+import Foundation
 public import Delivery
 public import Logging
 public import Storage
@@ -22,7 +23,7 @@ public import Storage
 /// | `delivery` | ``DeliverySettings`` | webhook backoff, attempt timeout, address ranges allowed past the SSRF guard |
 /// | `annotationCacheBytes` | 512 MiB | per tenant, annotations' JSON kept for query answers (0: none) |
 /// | `connections` | ``ConnectionLimits`` | 60 s for a new connection's head, 60 s between body reads, 75 s idle between requests, 256 connections per address |
-/// | `heavyQueriesPerTenant` | 2 | per tenant, expensive queries (filters read over rows, exports) running at once; more wait their turn |
+/// | `heavyQueriesPerTenant` | half the cores, at least 1 | per tenant, expensive queries (filters read over rows, exports) running at once; more wait their turn |
 /// | `webRoot` | `./Web` | the map page's folder (`index.html`, `app.js`, `app.css`, and `vendor/` from `make web`) |
 /// | `baseMapPath` | `./Web/vendor/basemap.mbtiles` | the MBTiles (raster) file `/tiles/osm` serves |
 public struct ServerConfiguration: Sendable {
@@ -62,8 +63,9 @@ public struct ServerConfiguration: Sendable {
     /// Head, body and idle timeouts of a connection, and how many one address may hold open.
     public var connections = ConnectionLimits()
     /// Expensive queries (a filter applied to rows, an export) one tenant runs at once; the rest
-    /// wait their turn, so one tenant's load holds at most this many database readers.
-    public var heavyQueriesPerTenant = 2
+    /// wait their turn, so one tenant's load holds at most this many database readers and cores:
+    /// half the machine's cores, at least 1.
+    public var heavyQueriesPerTenant = max(1, ProcessInfo.processInfo.activeProcessorCount / 2)
     /// The map page's folder: `GET /` is its `index.html`, `/web/…` its other files.
     public var webRoot = WebPage.defaultRoot
     /// The MBTiles (raster) file of the base map; a missing file leaves the page without one.

@@ -19,7 +19,7 @@ struct LimitOptions: ParsableArguments {
     @Option(help: "Connections one client address may hold open; more are closed as they arrive (env MERIDIAN_MAX_CONNECTIONS_PER_ADDRESS; default 256).")
     var maxConnectionsPerAddress: Int?
 
-    @Option(help: "Expensive queries (filters over rows, exports) one tenant runs at once; more wait their turn (env MERIDIAN_HEAVY_QUERIES_PER_TENANT; default 2).")
+    @Option(help: "Expensive queries (filters over rows, exports) one tenant runs at once; more wait their turn (env MERIDIAN_HEAVY_QUERIES_PER_TENANT; default half the cores, at least 1).")
     var heavyQueriesPerTenant: Int?
 
     /// Sets the configuration's limits from the flags, then the environment.
