@@ -6,7 +6,7 @@ DATABASE ?= ./meridian.sqlite
 VENV    := .venv
 PYTHON  := $(VENV)/bin/python
 
-.PHONY: deps run run-pg test build build-release web unit crosscheck isolation contract page bench bench-thinning bench-tracking bench-load bench-tiles bench-auth bench-webhooks bench-queries bench-postgres venv data clean
+.PHONY: deps run run-pg test build build-release web unit crosscheck isolation pg-restart contract page bench bench-thinning bench-tracking bench-load bench-tiles bench-auth bench-webhooks bench-queries bench-postgres venv data clean
 
 deps: ## Debian packages, installed only when missing
 	@scripts/install-deps.sh
@@ -25,7 +25,7 @@ run: build-release web ## build, load the demo cities into an empty database, st
 run-pg: build-release web ## two instances (ports $(PORT) and $(PORT)+1) on a throw-away PostgreSQL + PostGIS with the demo cities; removed on Ctrl-C
 	scripts/with-postgres.sh scripts/run-pg.sh $$($(SWIFT) build -c release --show-bin-path)/meridian $(HOST) $(PORT) $$(($(PORT) + 1))
 
-test: build web unit crosscheck isolation contract page ## every test: Swift Testing suites, the pyproj/geographiclib/mercantile/mapbox-vector-tile cross-check, tenant isolation under load, schemathesis over the contract, the page in headless Chromium
+test: build web unit crosscheck isolation pg-restart contract page ## every test: Swift Testing suites, the pyproj/geographiclib/mercantile/mapbox-vector-tile cross-check, tenant isolation under load, schemathesis over the contract, the page in headless Chromium
 
 # The contract suite runs once per engine; on PostgreSQL without the suites that test a SQLite
 # file itself (kill -9 or SIGTERM of a process on its file, restarts on it, the commands on one).
@@ -59,6 +59,9 @@ crosscheck: build $(PYTHON) ## compare the running server with pyproj, geographi
 
 isolation: build ## one tenant's expensive filters (six at once, without pause) slow another tenant's list at most 2× (p99, same run)
 	python3 scripts/tenant-isolation.py "$$($(SWIFT) build --show-bin-path)/meridian"
+
+pg-restart: build ## PostgreSQL stopped (immediate) and started again under two-instance load, 10 times: nothing acknowledged lost, both instances answer within 5 s of its return, only 503s meanwhile
+	scripts/with-postgres.sh python3 scripts/pg-restart.py "$$($(SWIFT) build --show-bin-path)/meridian" --rounds 10
 
 page: build web $(PYTHON) ## the map page in headless Chromium with the demo cities: markers = the thin answer, live events, keyboard, no console error; screenshots in page-artifacts/
 	scripts/page-test.sh "$$($(SWIFT) build --show-bin-path)/meridian" $(PYTHON) page-artifacts

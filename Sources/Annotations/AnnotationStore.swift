@@ -121,7 +121,7 @@ public protocol AnnotationStore: Sendable {
     /// Replaces the content with `change(current)` when the current version meets `expectedVersion`;
     /// bumps the version and records `updated`. An unchanged result is not a write.
     func update(
-        _ id: AnnotationID, expectedVersion: VersionCondition, _ change: @Sendable (AnnotationContent) throws -> AnnotationContent
+        _ id: AnnotationID, expectedVersion: VersionCondition, _ change: @escaping @Sendable (AnnotationContent) throws -> AnnotationContent
     ) async throws -> Annotation
     /// Creates the live annotation with this external id, or replaces its content (`content.externalId`
     /// must be `externalId`). Any condition but `.none` needs a live annotation (else

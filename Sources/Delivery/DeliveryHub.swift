@@ -139,7 +139,7 @@ public final class DeliveryHub: Sendable {
     }
 
     /// Changes the stored webhook atomically, then wakes its worker.
-    private func modify(_ id: String, _ change: @Sendable (inout Webhook) -> Void) async throws -> Webhook {
+    private func modify(_ id: String, _ change: @escaping @Sendable (inout Webhook) -> Void) async throws -> Webhook {
         guard let webhook = try await context.store.modify(id: id, change) else { throw WebhookError.notFound(id) }
         wake(id)
         return webhook

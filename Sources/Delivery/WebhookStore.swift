@@ -10,7 +10,7 @@ public protocol WebhookStore: Sendable {
     func webhooks(after: String?, limit: Int) async throws -> [Webhook]
     /// Reads the webhook, lets `change` edit it and stores the result, in one write transaction
     /// (so no concurrent change or acknowledgement is lost); nil when there is no such webhook.
-    func modify(id: String, _ change: @Sendable (inout Webhook) -> Void) async throws -> Webhook?
+    func modify(id: String, _ change: @escaping @Sendable (inout Webhook) -> Void) async throws -> Webhook?
     /// Deletes a webhook and its delivery log; false when there was none.
     func delete(id: String) async throws -> Bool
     /// Appends `attempt` to the delivery log (unless the webhook was deleted) and, when `cursor`

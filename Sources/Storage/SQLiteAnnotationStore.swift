@@ -65,7 +65,7 @@ public struct SQLiteAnnotationStore: AnnotationStore {
     }
 
     public func update(
-        _ id: AnnotationID, expectedVersion: VersionCondition, _ change: @Sendable (AnnotationContent) throws -> AnnotationContent
+        _ id: AnnotationID, expectedVersion: VersionCondition, _ change: @escaping @Sendable (AnnotationContent) throws -> AnnotationContent
     ) async throws -> Annotation {
         let at = timestamp()
         let (annotation, sequence) = try await database.writer.write { db -> (Annotation, Int64?) in

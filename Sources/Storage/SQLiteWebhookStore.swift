@@ -32,7 +32,7 @@ public struct SQLiteWebhookStore: WebhookStore {
         }
     }
 
-    public func modify(id: String, _ change: @Sendable (inout Webhook) -> Void) async throws -> Webhook? {
+    public func modify(id: String, _ change: @escaping @Sendable (inout Webhook) -> Void) async throws -> Webhook? {
         let tenant = tenant.description
         return try await database.writer.write { db in
             guard var webhook = try WebhookRecord.fetchOne(db, sql: "SELECT * FROM webhook WHERE id = ? AND tenant = ?", arguments: [id, tenant])?.webhook()

@@ -1,4 +1,5 @@
 import GRDB
+import NIOCore
 import PostgresNIO
 
 /// Failures of the database itself (not of the request).
@@ -35,6 +36,13 @@ public enum StorageError: Error, Hashable, Sendable {
             default:
                 return nil
             }
+        case let error as PostgresError:
+            // postgres-nio's older API (a query's future) says so when its connection closed.
+            if case .connectionClosed = error { return .unavailable }
+            return nil
+        case is IOError, is ChannelError:
+            // A connection reset or refused under the database's client.
+            return .unavailable
         case let error as DatabaseError:
             return error.resultCode == .SQLITE_FULL ? .full : nil
         default:

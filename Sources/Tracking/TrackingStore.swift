@@ -36,7 +36,7 @@ public protocol SharedTrackingStore: TrackingLog {
     func loadState() async throws -> (state: TrackingState, revision: Int64)
     /// Runs `body` in one transaction that holds the tenant's tracking lock (other processes'
     /// tracking writes wait for it) and advances the revision when it commits.
-    func exclusively<T: Sendable>(_ body: @Sendable (any TrackingTransaction) async throws -> T) async throws -> T
+    func exclusively<T: Sendable>(_ body: @escaping @Sendable (any TrackingTransaction) async throws -> T) async throws -> T
 }
 
 /// One write transaction of a ``SharedTrackingStore``, holding the tenant's tracking lock.

@@ -1,5 +1,7 @@
 import HTTPTypes
 import Hummingbird
+import Logging
+import Synchronization
 import Timeline
 
 /// Stops a request's handler when its client hangs up, and answers 503 problem+json when it is
@@ -22,6 +24,9 @@ struct TimeoutMiddleware: RouterMiddleware {
         let exempt = route == Paths.eventStream || (route.map(Paths.longPolls.contains) == true && request.uri.queryParameters["wait"] != nil)
         let limit = exempt ? Self.unlimited : timeout
         let hangUp = connections.hangUpSignal(of: context.channel)
+        // A handler that ignores its cancellation holds the answer back: it is named in the log.
+        let ended = EndFlag()
+        defer { ended.value.store(true, ordering: .relaxed) }
         return try await withoutActuallyEscaping(next) { next in
             // `next` runs once, in one child task, and the group returns only after both children
             // ended: it neither outlives this call nor runs concurrently with itself.
@@ -34,6 +39,7 @@ struct TimeoutMiddleware: RouterMiddleware {
                 }
                 defer { group.cancelAll() }
                 guard let first = try await group.next(), let response = first else {
+                    Self.watch(ended, route: route ?? request.uri.path, logger: context.logger)
                     if let hangUp, hangUp.latest > 0 {
                         throw ProblemError(Self.clientClosedRequest, detail: "the client closed the connection before the answer; the request was stopped (a write it had committed stays)")
                     }
@@ -43,4 +49,22 @@ struct TimeoutMiddleware: RouterMiddleware {
             }
         }
     }
+
+    /// How long a stopped handler may take to end before it is logged as stuck.
+    static let stuckAfter = Duration.seconds(5)
+
+    /// Logs `route` as stuck when `ended` is still false after ``stuckAfter``.
+    private static func watch(_ ended: EndFlag, route: String, logger: Logger) {
+        Task {
+            try? await Task.sleep(for: stuckAfter)
+            if !ended.value.load(ordering: .relaxed) {
+                logger.error("a stopped request is still running \(stuckAfter) later: its handler ignores cancellation", metadata: ["route": "\(route)"])
+            }
+        }
+    }
+}
+
+/// Whether a request's handler has ended.
+private final class EndFlag: Sendable {
+    let value = Atomic(false)
 }

@@ -61,7 +61,7 @@ public struct PostgresAnnotationStore: AnnotationStore {
     }
 
     public func update(
-        _ id: AnnotationID, expectedVersion: VersionCondition, _ change: @Sendable (AnnotationContent) throws -> AnnotationContent
+        _ id: AnnotationID, expectedVersion: VersionCondition, _ change: @escaping @Sendable (AnnotationContent) throws -> AnnotationContent
     ) async throws -> Annotation {
         let at = timestamp()
         return try await write { connection, appender in
@@ -149,7 +149,7 @@ public struct PostgresAnnotationStore: AnnotationStore {
 
     /// Runs `body` in a transaction holding the tenant's feed counter; stores and announces the
     /// counter at the end, and wakes this process's readers once committed.
-    func write<Result: Sendable>(_ body: @Sendable (PostgresConnection, inout FeedAppender) async throws -> Result) async throws -> Result {
+    func write<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection, inout FeedAppender) async throws -> Result) async throws -> Result {
         let (result, last) = try await database.transaction { connection in
             var appender = try await FeedAppender.lock(Self.feedName, tenant, on: connection, logger: logger)
             let result = try await body(connection, &appender)

@@ -76,24 +76,28 @@ public final class PostgresDatabase: Sendable {
     /// once PostgreSQL answered `COMMIT` with `COMMIT`: a commit answered `ROLLBACK` throws
     /// ``StorageError/rolledBack``, one whose connection broke ``StorageError/commitOutcomeUnknown``.
     /// - Parameter isolation: the transaction's mode (`BEGIN ISOLATION LEVEL …`); nil for READ COMMITTED.
-    func transaction<Result: Sendable>(isolation: String? = nil, _ body: @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
-        try await client.withConnection { connection in
-            try await connection.query(PostgresQuery(unsafeSQL: isolation.map { "BEGIN ISOLATION LEVEL \($0)" } ?? "BEGIN"), logger: logger)
-            let result: Result
-            do {
-                result = try await body(connection)
-            } catch {
-                await rollBack(connection)
-                throw error
+    func transaction<Result: Sendable>(isolation: String? = nil, _ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
+        let logger = logger
+        return try await client.withConnection { connection in
+            try await connection.abandoningIfClosed { committing in
+                try await connection.query(PostgresQuery(unsafeSQL: isolation.map { "BEGIN ISOLATION LEVEL \($0)" } ?? "BEGIN"), logger: logger)
+                let result: Result
+                do {
+                    result = try await body(connection)
+                } catch {
+                    await Self.rollBack(connection, logger: logger)
+                    throw error
+                }
+                committing.set()
+                let tag: String
+                do {
+                    tag = try await connection.query("COMMIT").get().metadata.command
+                } catch {
+                    throw StorageError.retryable(error) == .unavailable ? StorageError.commitOutcomeUnknown : error
+                }
+                guard tag == "COMMIT" else { throw StorageError.rolledBack }
+                return result
             }
-            let tag: String
-            do {
-                tag = try await connection.query("COMMIT").get().metadata.command
-            } catch {
-                throw StorageError.retryable(error) == .unavailable ? StorageError.commitOutcomeUnknown : error
-            }
-            guard tag == "COMMIT" else { throw StorageError.rolledBack }
-            return result
         }
     }
 
@@ -103,12 +107,11 @@ public final class PostgresDatabase: Sendable {
     /// Rolls back the transaction on `connection`, unless the connection is gone (the server
     /// rolled it back itself): a `ROLLBACK` written to a connection that has just closed is never
     /// answered, and would hold the caller (and any lock it holds) forever.
-    private func rollBack(_ connection: PostgresConnection) async {
+    private static func rollBack(_ connection: PostgresConnection, logger: Logger) async {
         guard !connection.isClosed else { return }
-        let logger = logger
         let rollback = Task { _ = try? await connection.query("ROLLBACK", logger: logger) }
-        if await !rollback.ends(within: Self.rollbackLimit) {
-            logger.warning("ROLLBACK was not answered within \(Self.rollbackLimit); closing its connection")
+        if await !rollback.ends(within: rollbackLimit) {
+            logger.warning("ROLLBACK was not answered within \(rollbackLimit); closing its connection")
             try? await connection.close()
         }
     }

@@ -76,7 +76,7 @@ final class PostgresFeeds: Sendable {
                 }
             } catch {
                 if Task.isCancelled { return }
-                logger.warning("listening for other instances' commits failed; retrying", metadata: ["error": "\(error)"])
+                logger.warning("listening for other instances' commits failed; retrying", metadata: ["error": "\(String(reflecting: error))"])
             }
             try? await Task.sleep(for: Self.reconnectPause)
         }

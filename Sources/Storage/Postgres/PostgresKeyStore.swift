@@ -67,7 +67,7 @@ public final class PostgresKeyStore: KeyDirectory {
                 INSERT INTO api_key (tenant, id, role, name, salt, hash, created_at)
                 VALUES (\(key.tenant.description), \(key.id), \(key.role.rawValue), \(key.name), \(Data(key.salt)), \(Data(key.hash)),
                         \(unescaped: PostgresAnnotationRow.instant(key.createdAt)))
-                """, logger: database.logger)
+                """, logger: self.database.logger)
             return true
         }
     }
@@ -76,11 +76,11 @@ public final class PostgresKeyStore: KeyDirectory {
     public func revoke(id: String, at: Date) async throws -> Bool {
         try await write { connection in
             var found = false
-            for try await _ in try await connection.query("SELECT 1 FROM api_key WHERE id = \(id)", logger: database.logger) { found = true }
+            for try await _ in try await connection.query("SELECT 1 FROM api_key WHERE id = \(id)", logger: self.database.logger) { found = true }
             guard found else { return false }
             try await connection.query("""
                 UPDATE api_key SET revoked_at = \(unescaped: PostgresAnnotationRow.instant(at)) WHERE id = \(id) AND revoked_at IS NULL
-                """, logger: database.logger)
+                """, logger: self.database.logger)
             return true
         }
     }
@@ -91,12 +91,13 @@ public final class PostgresKeyStore: KeyDirectory {
     }
 
     /// A key write in a transaction that bumps and announces the `keys` counter; reloads this copy.
-    private func write(_ body: @Sendable (PostgresConnection) async throws -> Bool) async throws -> Bool {
+    private func write(_ body: @escaping @Sendable (PostgresConnection) async throws -> Bool) async throws -> Bool {
+        let logger = database.logger
         let changed = try await database.transaction { connection in
-            var appender = try await FeedAppender.lock(Self.feedName, .default, on: connection, logger: database.logger)
+            var appender = try await FeedAppender.lock(Self.feedName, .default, on: connection, logger: logger)
             guard try await body(connection) else { return false }
             _ = appender.next()
-            _ = try await appender.finish(on: connection, logger: database.logger)
+            _ = try await appender.finish(on: connection, logger: logger)
             return true
         }
         if changed { try await reload() }
@@ -113,7 +114,7 @@ public final class PostgresKeyStore: KeyDirectory {
             SELECT id, tenant, role, name, salt, hash, \(unescaped: PostgresAnnotationRow.milliseconds("created_at")),
                    \(unescaped: PostgresAnnotationRow.milliseconds("revoked_at"))
             FROM api_key ORDER BY created_at, id
-            """, logger: database.logger)
+            """, logger: self.database.logger)
         var keys: [APIKey] = []
         for try await (id, tenant, role, name, salt, hash, created, revoked) in rows.decode((String, String, String, String?, Data, Data, Int64, Int64?).self) {
             guard let tenant = TenantID(tenant), let role = Role(rawValue: role) else { throw StorageError.corruptRow(table: "api_key", id: id) }

@@ -48,7 +48,7 @@ public struct PostgresTrackingStore: SharedTrackingStore, EventLogReader {
         }
     }
 
-    public func exclusively<T: Sendable>(_ body: @Sendable (any TrackingTransaction) async throws -> T) async throws -> T {
+    public func exclusively<T: Sendable>(_ body: @escaping @Sendable (any TrackingTransaction) async throws -> T) async throws -> T {
         try await database.transaction { connection in
             let counter = try await FeedAppender.lock(Self.revisionFeed, tenant, on: connection, logger: logger)
             let transaction = PostgresTrackingTransaction(store: self, connection: connection, revision: counter.first)

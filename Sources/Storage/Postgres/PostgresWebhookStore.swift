@@ -55,7 +55,7 @@ public struct PostgresWebhookStore: WebhookStore {
             """, logger: logger))
     }
 
-    public func modify(id: String, _ change: @Sendable (inout Webhook) -> Void) async throws -> Webhook? {
+    public func modify(id: String, _ change: @escaping @Sendable (inout Webhook) -> Void) async throws -> Webhook? {
         guard PostgresText.holds(id) else { return nil }
         return try await changing { connection -> Webhook? in
             let rows = try await connection.query("""
@@ -154,7 +154,7 @@ public struct PostgresWebhookStore: WebhookStore {
     }
 
     /// A write in one transaction that bumps the `webhooks` counter and notifies, when `body` says it changed something.
-    private func changing<T: Sendable>(_ body: @Sendable (PostgresConnection) async throws -> T?) async throws -> T? {
+    private func changing<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T?) async throws -> T? {
         let (result, last) = try await database.transaction { connection -> (T?, Int64?) in
             var counter = try await FeedAppender.lock(Self.changeFeed, tenant, on: connection, logger: logger)
             guard let result = try await body(connection) else { return (nil, nil) }
@@ -165,7 +165,7 @@ public struct PostgresWebhookStore: WebhookStore {
         return result
     }
 
-    private func changing(_ body: @Sendable (PostgresConnection) async throws -> Bool) async throws -> Bool {
+    private func changing(_ body: @escaping @Sendable (PostgresConnection) async throws -> Bool) async throws -> Bool {
         try await changing { connection -> Bool? in try await body(connection) ? true : nil } ?? false
     }
 
