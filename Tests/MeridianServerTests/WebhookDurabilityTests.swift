@@ -15,7 +15,7 @@ import Testing
         let database = TemporaryDatabase()
         defer { database.cleanUp() }
         // A slow receiver, so the kill lands while events are still being sent.
-        try await WebhookReceiver.run(script: { _, _ in .init(delay: .milliseconds(20)) }) { receiver in
+        try await WebhookReceiver.run(script: { _, _ in .init(delay: .milliseconds(100)) }) { receiver in
             let first = try await ServerProcess.start(database: database.path, arguments: Self.arguments)
             defer { first.kill() }
             let webhookID = try await TestClient.withClient(host: "127.0.0.1", port: first.port) { client in
