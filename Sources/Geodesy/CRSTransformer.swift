@@ -64,8 +64,12 @@ final class CRSTransformer: @unchecked Sendable {
         }
     }
 
-    /// Throws unless `identifier` names a CRS PROJ knows.
+    /// Throws unless `identifier` names a CRS PROJ knows. A NUL character is refused first: PROJ
+    /// reads a C string, which ends there (`EPSG:4326\u{0}garbage` would be read as `EPSG:4326`).
     private static func checkCRS(_ identifier: String, field: String, in context: OpaquePointer) throws(GeodesyError) {
+        guard !identifier.utf8.contains(0) else {
+            throw .unknownCRS(field: field, identifier: identifier, reason: "it holds a NUL character (U+0000), which no CRS name does")
+        }
         guard let object = proj_create(context, identifier) else {
             throw .unknownCRS(field: field, identifier: identifier, reason: lastError(in: context))
         }

@@ -31,6 +31,8 @@ public func buildApplication(
     return Application(
         router: router,
         server: .http1(configuration: .init(additionalChannelHandlers: [
+            // First, next to the codec: it sees the parser's errors and the parts as they are read.
+            MalformedRequestHandler(),
             ConnectionGuardHandler(table: connections),
             ExpectContinueHandler(maxBodySize: max(configuration.maxBodySize, configuration.maxImportBodySize)),
             EarlyAnswerHandler(),

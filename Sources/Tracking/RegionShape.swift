@@ -87,6 +87,10 @@ public struct PolygonShape: Hashable, Sendable {
 
     /// Positions a ring must hold (a triangle and its closing position, as GeoJSON's linear rings).
     public static let minimumRingPositions = 4
+    /// The most positions a polygon may hold in all its rings together, as a corridor's line
+    /// (``CorridorShape/vertexCounts``): each distance visits every edge, and crossing detection
+    /// (``SegmentPassage``) takes tens of distances per fix, so this bounds the work per fix.
+    public static let maximumPositions = 10_000
 
     /// Prepares `polygon`; nil when a ring is empty.
     public init?(_ polygon: GeoPolygon) {

@@ -36,6 +36,19 @@ import Testing
         }
     }
 
+    @Test(arguments: ["source", "target"])
+    func aNameIsNotCutAtANulCharacter(field: String) {
+        // PROJ reads C strings: without the check this was EPSG:4326, and the transform succeeded.
+        let (source, target) = field == "source" ? ("EPSG:4326\u{0}garbage", "EPSG:3857") : ("EPSG:4326", "EPSG:3857\u{0}")
+        do {
+            _ = try pool.transform([[0, 0]], from: source, to: target)
+            Issue.record("a name with a NUL was accepted")
+        } catch {
+            guard case .unknownCRS(let named, _, _) = error else { Issue.record("wrong error \(error)"); return }
+            #expect(named == field)
+        }
+    }
+
     @Test func positionsOutsideTheProjectionAreNil() throws {
         // UTM zone 54N (central meridian 141°E) has no image 90° of longitude away on the equator.
         let result = try pool.transform([[141, 0], [-129, 0]], from: "EPSG:4326", to: "EPSG:32654")

@@ -100,6 +100,8 @@ import Testing
              json: #"{"items":[{"from":\#(origin),"azimuth":0,"distance":1e12}]}"#, status: .unprocessableContent, pointer: "/items/0/distance"),
         Case(name: "unknown EPSG code", path: "/v1/crs/transform",
              json: #"{"source":"EPSG:999999","target":"EPSG:3857","positions":[[0,0]]}"#, status: .unprocessableContent, pointer: "/source"),
+        Case(name: "a CRS name with a NUL character (PROJ would stop reading there)", path: "/v1/crs/transform",
+             json: #"{"source":"EPSG:4326\u0000garbage","target":"EPSG:3857","positions":[[0,0]]}"#, status: .unprocessableContent, pointer: "/source"),
         Case(name: "position with one number", path: "/v1/crs/transform",
              json: #"{"source":"EPSG:4326","target":"EPSG:3857","positions":[[0,0],[1]]}"#, status: .unprocessableContent, pointer: "/positions/1"),
     ]

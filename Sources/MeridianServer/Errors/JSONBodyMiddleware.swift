@@ -13,7 +13,8 @@ enum RequestJSON {
     static func isNull(_ member: String) -> Bool { body[member] == .null }
 }
 
-/// Reads each JSON request body once before the generated decoding: a key repeated in one object
+/// Reads each JSON request body once before the generated decoding: one not in UTF-8 is 415
+/// (``JSONTextEncoding``, which the decoder would read anyway, unchecked), a key repeated in one object
 /// is 400 at that key (the decoder would silently keep one of the values), so is a `null` the
 /// contract does not allow (the decoder would read it as absent); operations whose nulls mean
 /// something get the body in ``RequestJSON``.
@@ -34,6 +35,9 @@ struct JSONBodyMiddleware: ServerMiddleware {
     ) async throws -> (HTTPResponse, HTTPBody?) {
         guard let body, Self.isJSON(request.headerFields[.contentType]) else { return try await next(request, body, metadata) }
         let bytes = try await [UInt8](collecting: body, upTo: maxBodySize)
+        if let refusal = bytes.withUnsafeBytes({ JSONTextEncoding.refusal(contentType: request.headerFields[.contentType], body: $0) }) {
+            throw refusal
+        }
         switch bytes.withUnsafeBytes({ JSONBodyCheck.first(in: $0, nulls: nullShapes[operationID]) }) {
         case .repeatedKey(let path)?:
             let pointer = JSONPointer.make(path)

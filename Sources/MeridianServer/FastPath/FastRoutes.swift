@@ -82,6 +82,11 @@ struct FastRoutes<Context: RequestContext>: RouterMiddleware {
         var copy = request
         // Already bounded and buffered by BodyLimitMiddleware.
         let body = route.mediaTypes.isEmpty ? ByteBuffer() : try await copy.collectBody(upTo: .max)
+        // Every fast route reads JSON: the contract's operations' rule for its encoding, before any reader sees it.
+        if !route.mediaTypes.isEmpty,
+           let refusal = body.withUnsafeReadableBytes({ JSONTextEncoding.refusal(contentType: request.headers[.contentType], body: $0) }) {
+            throw refusal
+        }
         guard let answer = try await route.answer(path, body) else { return try await next(copy, context) }
         return Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(bytes: answer)))
     }

@@ -62,8 +62,9 @@ struct SubscriptionRequest {
         }
     }
 
-    /// The region: a circle (centre valid, radius 10 m … 1 000 km) or a polygon of rings of valid
-    /// positions (what the even-odd rule puts inside them); nil after recording what is wrong with it.
+    /// The region: a circle (centre valid, radius 10 m … 1 000 km), a polygon of rings of valid
+    /// positions, at most ``PolygonShape/maximumPositions`` in all (what the even-odd rule puts
+    /// inside them), or a corridor; nil after recording what is wrong with it.
     static func shape(_ wire: Components.Schemas.RegionShape, _ errors: inout FieldErrors) -> RegionShape? {
         switch wire {
         case .CircleRegion(let region):
@@ -79,6 +80,11 @@ struct SubscriptionRequest {
             let rings = polygon.coordinates
             guard !rings.isEmpty else {
                 errors.record(at: ["region", "coordinates"], "must hold at least the exterior ring")
+                return nil
+            }
+            let positions = rings.reduce(0) { $0 + $1.count }
+            guard positions <= PolygonShape.maximumPositions else {
+                errors.record(at: ["region", "coordinates"], "must hold at most \(PolygonShape.maximumPositions) positions in all rings together, got \(positions)")
                 return nil
             }
             let before = errors.total
