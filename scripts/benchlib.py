@@ -82,6 +82,7 @@ class Client:
         try:
             self.connection.request(method, path, None if body is None else json.dumps(body), self.headers)
             response = self.connection.getresponse()
+            self.last_headers = response.headers  # of the last answer, for callers that check one
             return response.status, response.read()
         except (OSError, http.client.HTTPException):
             self.connection.close()

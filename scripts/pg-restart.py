@@ -5,8 +5,8 @@ both instances answer again within 5 s of the database's return (issue 32, findi
     scripts/with-postgres.sh python3 scripts/pg-restart.py MERIDIAN [--rounds 10]   (make pg-restart; part of make test)
 
 Two `meridian serve` instances share one database; two tenants each have a key. Per instance and
-tenant, one thread creates annotations (no idempotency key: the one-statement create) and one
-posts batches of 5 fixes of its own device, without pause. Each round, after 1 s of load, the
+tenant, one thread creates annotations (no idempotency key: the one-statement create), one
+posts batches of 5 fixes of its own device and one lists devices (a tracking read), without pause. Each round, after 1 s of load, the
 database is stopped with `pg_ctl stop -m immediate` (as a crash or failover does), left down for
 1 s, and started again. Then every thread must get a success within 5 s, and, once the load
 stops, every create answered 201 must be readable (from either instance) and every fix answered
@@ -39,6 +39,10 @@ class Load:
         with self.lock:
             self.statuses[status] = self.statuses.get(status, 0) + 1
 
+    def refused(self, client, status):
+        """An answer other than success: a 503 must say when to retry."""
+        self.failure(status if status != 503 or client.last_headers.get("Retry-After") else "503 without Retry-After")
+
 
 def creator(load, name, port, token, tenant):
     client = Client(port, token, timeout=30)
@@ -55,7 +59,7 @@ def creator(load, name, port, token, tenant):
                 load.created.append((tenant, payload["id"]))
             load.success(name)
         else:
-            load.failure(status)
+            load.refused(client, status)
             time.sleep(0.05)
 
 
@@ -80,7 +84,24 @@ def feeder(load, name, port, token, tenant):
                 load.fixes.setdefault((tenant, device), set()).update(accepted)
             load.success(name)
         else:
-            load.failure(status)
+            load.refused(client, status)
+            time.sleep(0.05)
+
+
+def reader(load, name, port, token, tenant):
+    """Tracking reads (the device list): each brings the instance's tracking state up to the database's."""
+    client = Client(port, token, timeout=30)
+    while not load.stop.is_set():
+        try:
+            status, _ = client.call("GET", "/v1/devices?limit=10")
+        except Exception as error:
+            load.failure(f"read {type(error).__name__}")
+            time.sleep(0.05)
+            continue
+        if status == 200:
+            load.success(name)
+        else:
+            load.refused(client, status)
             time.sleep(0.05)
 
 
@@ -115,7 +136,7 @@ def main():
             threads = []
             for index, (_, port) in enumerate(servers):
                 for tenant in TENANTS:
-                    for kind, work in (("create", creator), ("ingest", feeder)):
+                    for kind, work in (("create", creator), ("ingest", feeder), ("read", reader)):
                         name = f"{kind}-{'AB'[index]}-{tenant}-r{round}"
                         threads.append(threading.Thread(target=work, args=(load, name, port, tokens[tenant], tenant), name=name, daemon=True))
             for thread in threads:
@@ -144,7 +165,7 @@ def main():
                 lost = stamps - history(reader, device)
                 if lost:
                     missing.append(f"{len(lost)} fixes of {device} ({tenant})")
-            bad = {status: count for status, count in load.statuses.items() if isinstance(status, int) and status != 503}
+            bad = {status: count for status, count in load.statuses.items() if status == "503 without Retry-After" or (isinstance(status, int) and status != 503)}
             worst = max(late.values())
             print(f"round {round:2d}: {len(load.created)} creates, {sum(map(len, load.fixes.values()))} fixes acknowledged; "
                   f"all answering {worst:.2f} s after the database's return; during the outage {dict(sorted(load.statuses.items(), key=str))}",

@@ -18,6 +18,16 @@ public enum StorageError: Error, Hashable, Sendable {
     /// The disk (or the database's space) is full; nothing was stored.
     case full
 
+    /// `error` as PostgreSQL's client raised it, seen as a lost connection when it is one: a
+    /// socket error (reset, refused) under the client, or its older API's "connection closed".
+    static func connectionLost(_ error: any Error) -> StorageError? {
+        switch error {
+        case is IOError, is ChannelError: .unavailable
+        case PostgresError.connectionClosed: .unavailable
+        default: nil
+        }
+    }
+
     /// The storage failure `error` is, when it is one a client may retry later: a lost or
     /// refused connection, a server shutting down or starting up, a full disk. Nil for the rest.
     public static func retryable(_ error: any Error) -> StorageError? {
@@ -30,8 +40,10 @@ public enum StorageError: Error, Hashable, Sendable {
                 return .unavailable
             case .server:
                 let state = error.serverInfo?[.sqlState] ?? ""
-                // 08: connection exception; 57P01–57P03: shutdown, crash, starting up; 53100: disk full.
-                if state.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(state) { return .unavailable }
+                // 08: connection exception; 57P01–57P03: shutdown, crash, starting up; 53300: too many
+                // connections (instances reconnecting at once); 55P03: a lock not granted within
+                // lock_timeout; 53100: disk full.
+                if state.hasPrefix("08") || ["57P01", "57P02", "57P03", "53300", "55P03"].contains(state) { return .unavailable }
                 return state == "53100" ? .full : nil
             default:
                 return nil
@@ -40,9 +52,6 @@ public enum StorageError: Error, Hashable, Sendable {
             // postgres-nio's older API (a query's future) says so when its connection closed.
             if case .connectionClosed = error { return .unavailable }
             return nil
-        case is IOError, is ChannelError:
-            // A connection reset or refused under the database's client.
-            return .unavailable
         case let error as DatabaseError:
             return error.resultCode == .SQLITE_FULL ? .full : nil
         default:

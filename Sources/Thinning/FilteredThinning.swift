@@ -20,11 +20,11 @@ public final class FilteredThinning: Sendable {
     private let store: any AnnotationStore & ThinningSource
     private let points: ThinningFollower
     private let entries = Mutex<(clock: UInt64, byFilter: [Filter: Entry])>((0, [:]))
-    /// Where a build's read of the rows waits its turn among the tenant's expensive queries.
-    private let admission: AsyncGate?
+    /// Where a build's read of the rows waits its turn among the expensive queries.
+    private let admission: [AsyncGate]
 
     /// - Parameter points: the tenant's own follower, whose point index finds a spatial filter's rows.
-    public init(store: any AnnotationStore & ThinningSource, points: ThinningFollower, admission: AsyncGate? = nil) {
+    public init(store: any AnnotationStore & ThinningSource, points: ThinningFollower, admission: [AsyncGate] = []) {
         self.store = store
         self.points = points
         self.admission = admission
@@ -39,6 +39,8 @@ public final class FilteredThinning: Sendable {
                 return entry.follower
             }
             if state.byFilter.count >= Self.maxFilters, let oldest = state.byFilter.min(by: { $0.value.used < $1.value.used }) {
+                // Dropped, and its build (if still running) stopped: at most maxFilters builds run.
+                oldest.value.follower.cancel()
                 state.byFilter[oldest.key] = nil
             }
             let source = MatchingSource(store: store, filter: filter, queries: SpatialQueries(follower: points, store: store, admission: admission))
@@ -47,12 +49,16 @@ public final class FilteredThinning: Sendable {
             return task
         }
         do {
-            let follower = try await task.value
+            // A request that times out or whose client left stops waiting; the build goes on for the next.
+            let follower = try await task.valueUnlessCancelled()
             _ = try await follower.current()
             return follower
         } catch {
-            // A failed build is not kept: the next request tries again.
-            entries.withLock { state in if state.byFilter[filter]?.follower == task { state.byFilter[filter] = nil } }
+            // A failed or stopped build is not kept: the next request tries again. A waiter that gave
+            // up (its request timed out, its client left) leaves a running build in place.
+            if !(error is CancellationError) || task.isCancelled {
+                entries.withLock { state in if state.byFilter[filter]?.follower == task { state.byFilter[filter] = nil } }
+            }
             throw error
         }
     }

@@ -30,11 +30,12 @@ public struct SpatialQueries: Sendable {
 
     private let follower: ThinningFollower
     private let store: any AnnotationStore
-    /// Where the tenant's expensive queries wait their turn (those that read rows to apply a
-    /// filter, or read without a limit), so one tenant's load slows only itself.
-    private let admission: AsyncGate?
+    /// Where expensive queries (those that read rows to apply a filter, or read without a limit)
+    /// wait their turn, each gate in order: the tenant's, so one tenant's load slows only itself,
+    /// then the server's, so they never hold every database reader together.
+    private let admission: [AsyncGate]
 
-    public init(follower: ThinningFollower, store: any AnnotationStore, admission: AsyncGate? = nil) {
+    public init(follower: ThinningFollower, store: any AnnotationStore, admission: [AsyncGate] = []) {
         self.follower = follower
         self.store = store
         self.admission = admission
@@ -42,8 +43,13 @@ public struct SpatialQueries: Sendable {
 
     /// Runs `body` in its turn when `heavy`, at once otherwise.
     private func admitted<T: Sendable>(heavy: Bool, _ body: () async throws -> T) async throws -> T {
-        guard heavy, let admission else { return try await body() }
-        return try await admission.run(body)
+        guard heavy else { return try await body() }
+        return try await Self.through(admission[...], body)
+    }
+
+    private static func through<T: Sendable>(_ gates: ArraySlice<AsyncGate>, _ body: () async throws -> T) async throws -> T {
+        guard let gate = gates.first else { return try await body() }
+        return try await gate.run { try await through(gates.dropFirst(), body) }
     }
 
     // MARK: Search

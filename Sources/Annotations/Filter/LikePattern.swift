@@ -6,9 +6,11 @@ import MapGeometry
 ///
 /// Matching never backtracks: the piece before the first `%` must start the text, the piece
 /// after the last `%` must end it, and every piece between is taken at its leftmost place after
-/// the one before (greedy, which is exact for `%`-separated pieces). Each text position is tried
-/// at most once per piece, so a match costs at most text length × pattern length comparisons,
-/// whatever the pattern (`%%%…%b` is one piece, `b`).
+/// the one before (greedy, which is exact for `%`-separated pieces). The leftmost place is found
+/// by a bit-parallel scan (shift-and, `_` a position every character fits), one pass over the
+/// text for all the middle pieces together: a match costs at most text length × ⌈longest piece /
+/// 64⌉ steps (at most 4, patterns being at most ``maxLength``), whatever the pattern
+/// (`%%%…%b` is one piece, `b`; `%aaa…ab%` one scan).
 public struct LikePattern: Hashable, Sendable {
     /// Most code points a pattern may have (``Filter`` readers refuse longer ones).
     public static let maxLength = 256
@@ -96,12 +98,50 @@ public struct LikePattern: Hashable, Sendable {
 
     /// The first offset at or after `start` where `piece` matches and ends by `end`.
     private static func leftmost(_ piece: [Token], in text: [Unicode.Scalar], from start: Int, before end: Int) -> Int? {
+        var scan = ShiftAnd(piece)
         var offset = start
-        while offset + piece.count <= end {
-            if Self.piece(piece, matches: text, at: offset) { return offset }
+        while offset < end {
+            if scan.step(text[offset]) { return offset + 1 - piece.count }
             offset += 1
         }
         return nil
+    }
+}
+
+/// Shift-and over one piece of up to ``LikePattern/maxLength`` positions: bit i of the state says
+/// that the piece's first i + 1 positions match the text just read.
+private struct ShiftAnd {
+    static let words = (LikePattern.maxLength + 63) / 64
+    /// Positions each code point of the piece fits (its own, and every `_`).
+    private var masks: [Unicode.Scalar: [UInt64]] = [:]
+    /// Positions any other code point fits: the `_`s.
+    private var anyMask: [UInt64]
+    private var state: [UInt64]
+    private let last: (word: Int, bit: UInt64)
+    private let used: Int
+
+    init(_ piece: [LikePattern.Token]) {
+        used = (piece.count + 63) / 64
+        anyMask = Array(repeating: 0, count: used)
+        state = Array(repeating: 0, count: used)
+        for (index, token) in piece.enumerated() where token == .any { anyMask[index / 64] |= 1 << UInt64(index % 64) }
+        for (index, token) in piece.enumerated() {
+            guard case .scalar(let scalar) = token else { continue }
+            masks[scalar, default: anyMask][index / 64] |= 1 << UInt64(index % 64)
+        }
+        last = ((piece.count - 1) / 64, 1 << UInt64((piece.count - 1) % 64))
+    }
+
+    /// Reads one code point; true when the whole piece ends here.
+    mutating func step(_ scalar: Unicode.Scalar) -> Bool {
+        let mask = masks[scalar] ?? anyMask
+        var carry: UInt64 = 1  // a match may start at every position
+        for word in 0..<used {
+            let next = state[word] >> 63
+            state[word] = ((state[word] << 1) | carry) & mask[word]
+            carry = next
+        }
+        return state[last.word] & last.bit != 0
     }
 }
 

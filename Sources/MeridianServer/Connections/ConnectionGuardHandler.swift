@@ -14,11 +14,12 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
     typealias OutboundIn = HTTPResponsePart
     typealias OutboundOut = HTTPResponsePart
 
-    private enum Phase { case awaitingHead, readingBody, answering }
-
     private let table: ConnectionTable
     private var counted = false
-    private var phase = Phase.awaitingHead
+    /// Requests whose head was read and whose answer has not ended (several when pipelined).
+    private var unanswered = 0
+    /// Whether a request body is being read.
+    private var readingBody = false
     private var timer: Scheduled<Void>?
     /// Body bytes since the body timer was last armed.
     private var progress = 0
@@ -45,27 +46,30 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head:
-            phase = .readingBody
+            unanswered += 1
+            readingBody = true
             progress = 0
             arm(table.limits.bodyTimeout, context: context)
         case .body(let buffer):
             // Progress is a kibibyte: a body dripped a byte at a time cannot hold the connection.
             progress += buffer.readableBytes
-            if phase == .readingBody, progress >= ConnectionLimits.bodyProgress {
+            if readingBody, progress >= ConnectionLimits.bodyProgress {
                 progress = 0
                 arm(table.limits.bodyTimeout, context: context)
             }
         case .end:
-            // An answer already sent (an early 4xx) leaves nothing to wait for but the next head.
-            if phase == .readingBody { phase = .answering; disarm() }
+            readingBody = false
+            // Answering is the server's time, bounded by the request limit; an answer already
+            // given (an early 4xx) leaves the connection waiting for its next head.
+            if unanswered == 0 { arm(table.limits.idleTimeout, context: context) } else { disarm() }
         }
         context.fireChannelRead(data)
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data), phase == .answering {
-            phase = .awaitingHead
-            arm(table.limits.idleTimeout, context: context)
+        if case .end = unwrapOutboundIn(data), unanswered > 0 {
+            unanswered -= 1
+            if unanswered == 0, !readingBody { arm(table.limits.idleTimeout, context: context) }
         }
         context.write(data, promise: promise)
     }

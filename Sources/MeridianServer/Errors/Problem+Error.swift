@@ -70,11 +70,11 @@ enum ProblemMapping {
     private static func storageProblem(_ error: StorageError) -> ProblemDetails {
         switch error {
         case .full:
-            return ProblemDetails(status: .init(code: 507, reasonPhrase: "Insufficient Storage"), detail: "the database has no space left; nothing was stored; retry later")
+            return ProblemDetails(status: .init(code: 507, reasonPhrase: "Insufficient Storage"), detail: "the database has no space left; nothing was stored; retry later", retryAfter: 60)
         case .commitOutcomeUnknown:
-            return ProblemDetails(status: .serviceUnavailable, detail: "the database went away while committing: the write may or may not be stored; retry it with the same Idempotency-Key (or If-Match), which cannot apply it twice")
+            return ProblemDetails(status: .serviceUnavailable, detail: "the database went away while committing: the write may or may not be stored; retry it with the same Idempotency-Key (or If-Match), which cannot apply it twice", retryAfter: 1)
         default:
-            return ProblemDetails(status: .serviceUnavailable, detail: "the database is not available; nothing was stored; retry later")
+            return ProblemDetails(status: .serviceUnavailable, detail: "the database is not available; nothing was stored; retry later", retryAfter: 1)
         }
     }
 

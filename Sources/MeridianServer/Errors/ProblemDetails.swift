@@ -18,19 +18,20 @@ struct ProblemDetails: Codable, Sendable, Equatable {
     var status: Int
     var detail: String?
     var errors: [FieldError]?
+    /// Seconds a client should wait before it retries (`Retry-After`); not part of the body.
+    var retryAfter: Int?
+
+    private enum CodingKeys: String, CodingKey { case type, title, status, detail, errors }
 
     /// A problem with the status's reason phrase as title; `type` is about:blank unless named.
-    init(status: HTTPResponse.Status, detail: String?, errors: [FieldError]? = nil, type: String = "about:blank") {
+    init(status: HTTPResponse.Status, detail: String?, errors: [FieldError]? = nil, type: String = "about:blank", retryAfter: Int? = nil) {
         self.type = type
         self.title = status.reasonPhrase
         self.status = status.code
         self.detail = detail
         self.errors = errors
+        self.retryAfter = retryAfter
     }
-
-    /// Seconds a client should wait before it retries (`Retry-After`): for 503 and 507, whose
-    /// cause (a database away, a full disk) passes.
-    var retryAfter: String? { status == 503 || status == 507 ? "1" : nil }
 
     /// The media type problems are sent as.
     static let mediaType = "application/problem+json"

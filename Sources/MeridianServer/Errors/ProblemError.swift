@@ -9,6 +9,10 @@ struct ProblemError: Error, Sendable, CustomStringConvertible {
         problem = ProblemDetails(status: status, detail: detail, errors: errors)
     }
 
+    init(_ problem: ProblemDetails) {
+        self.problem = problem
+    }
+
     /// 422: the request was read, but values in it cannot be used.
     /// - Parameters:
     ///   - total: how many were found, when more than the listed `errors`.

@@ -74,7 +74,7 @@ struct ProblemMiddleware: ServerMiddleware {
     private func respond(_ problem: ProblemDetails) -> (HTTPResponse, HTTPBody?) {
         var response = HTTPResponse(status: .init(code: problem.status))
         response.headerFields[.contentType] = ProblemDetails.mediaType
-        response.headerFields[.retryAfter] = problem.retryAfter
+        response.headerFields[.retryAfter] = problem.retryAfter.map(String.init)
         return (response, HTTPBody(problem.encoded()))
     }
 }

@@ -28,7 +28,7 @@ struct ProblemRouterMiddleware<Context: RequestContext>: RouterMiddleware {
 
     static func response(_ problem: ProblemDetails) -> Response {
         var headers: HTTPFields = [.contentType: ProblemDetails.mediaType]
-        headers[.retryAfter] = problem.retryAfter
+        headers[.retryAfter] = problem.retryAfter.map(String.init)
         return Response(status: .init(code: problem.status), headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: problem.encoded())))
     }
 }

@@ -43,7 +43,9 @@ struct TimeoutMiddleware: RouterMiddleware {
                     if let hangUp, hangUp.latest > 0 {
                         throw ProblemError(Self.clientClosedRequest, detail: "the client closed the connection before the answer; the request was stopped (a write it had committed stays)")
                     }
-                    throw ProblemError(.serviceUnavailable, detail: "the request took longer than the server's limit of \(timeout); it was stopped (a write it had committed stays)")
+                    throw ProblemError(ProblemDetails(
+                        status: .serviceUnavailable, detail: "the request took longer than the server's limit of \(timeout); it was stopped (a write it had committed stays)",
+                        retryAfter: 1))
                 }
                 return response
             }

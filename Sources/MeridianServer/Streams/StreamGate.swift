@@ -32,6 +32,8 @@ final class StreamGate: Sendable {
         /// Runs `body` until it returns or the key is revoked, whichever is first; then
         /// `body` is cancelled and this throws ``KeyRevoked``.
         func whileValid<T: Sendable>(_ body: @Sendable @escaping () async throws -> T) async throws -> T {
+            // Revoked already: nothing more is read for it (the race below may start the body first).
+            if isRevoked { throw KeyRevoked() }
             let revocation = revocation
             return try await withThrowingTaskGroup(of: T?.self) { group in
                 group.addTask { try await body() }

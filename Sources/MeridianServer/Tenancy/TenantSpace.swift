@@ -26,8 +26,9 @@ final class TenantSpace: Sendable {
         let tracking: TrackingHub
         /// The tenant's webhooks and their workers.
         let delivery: DeliveryHub
-        /// Where the tenant's expensive queries (filters over rows, exports) wait their turn.
-        let heavyQueries: AsyncGate
+        /// Where the tenant's expensive queries (filters over rows, exports) wait their turn: its
+        /// own gate, then the server's.
+        let heavyQueries: [AsyncGate]
 
         /// The tenant's query verbs: the point index first, the rows second, expensive ones in turn.
         var queries: SpatialQueries { SpatialQueries(follower: thinning, store: annotations, admission: heavyQueries) }
@@ -51,6 +52,10 @@ final class TenantSpace: Sendable {
     private let annotationCacheBytes: Int
     /// Expensive queries each tenant may run at once.
     private let heavyQueriesPerTenant: Int
+    /// Expensive queries all tenants together run at once: one of SQLite's five readers (GRDB's
+    /// default pool) is always left to the rest.
+    private let heavyQueries = AsyncGate(width: TenantSpace.heavyQueriesOverall)
+    static let heavyQueriesOverall = 4
 
     /// The space over `storage`, issuing ids after the greatest ones it stored.
     init(
@@ -154,7 +159,7 @@ final class TenantSpace: Sendable {
                 id, store: webhooks, events: LoggedEvents(hub: tracking, store: PostgresTrackingStore(database: database, tenant: id)),
                 changes: webhooks.changes)
         }
-        let heavyQueries = AsyncGate(width: heavyQueriesPerTenant)
+        let heavyQueries = [AsyncGate(width: min(heavyQueriesPerTenant, Self.heavyQueriesOverall)), self.heavyQueries]
         return Tenant(
             annotations: annotations, thinning: thinning, encoded: encoded,
             filtered: FilteredThinning(store: annotations, points: thinning, admission: heavyQueries),

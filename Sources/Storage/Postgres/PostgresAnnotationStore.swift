@@ -57,7 +57,7 @@ public struct PostgresAnnotationStore: AnnotationStore {
     }
 
     public func annotation(_ id: AnnotationID) async throws -> Annotation {
-        try await database.client.withConnection { connection in try await current(id, on: connection, locking: false) }
+        try await database.withConnection { [self] connection in try await current(id, on: connection, locking: false) }
     }
 
     public func update(

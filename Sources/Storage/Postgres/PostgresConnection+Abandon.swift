@@ -38,7 +38,8 @@ extension PostgresConnection {
                 Task {
                     let result = await worker.result
                     watchdog.cancel()
-                    outcome.finish(result)
+                    // A socket error under the client is the database gone, as a closed connection is.
+                    outcome.finish(result.mapError { StorageError.connectionLost($0) ?? $0 })
                 }
             }
         } onCancel: {

@@ -93,11 +93,20 @@ public final class PostgresDatabase: Sendable {
                 do {
                     tag = try await connection.query("COMMIT").get().metadata.command
                 } catch {
-                    throw StorageError.retryable(error) == .unavailable ? StorageError.commitOutcomeUnknown : error
+                    let lost = StorageError.retryable(error) == .unavailable || StorageError.connectionLost(error) != nil
+                    throw lost ? StorageError.commitOutcomeUnknown : error
                 }
                 guard tag == "COMMIT" else { throw StorageError.rolledBack }
                 return result
             }
+        }
+    }
+
+    /// Runs `body` on a pooled connection outside a transaction, abandoned like a transaction's
+    /// work when its connection closes under it (``PostgresConnection/abandoningIfClosed(_:)``).
+    func withConnection<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
+        try await client.withConnection { connection in
+            try await connection.abandoningIfClosed { _ in try await body(connection) }
         }
     }
 

@@ -39,9 +39,15 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     /// the server, so the counter rows it held do not stop every other instance's writes.
     static let idleTransactionTimeout = "60s"
 
+    /// Longest a statement waits for a row lock (a tenant's counter held by a stalled writer):
+    /// less than the request limit, so the request answers 503 (SQLSTATE 55P03) in time.
+    static let lockTimeout = "20s"
+
     var configuration: PostgresClient.Configuration {
         var configuration = PostgresClient.Configuration(host: host, port: port, username: user, password: password, database: database, tls: .disable)
-        configuration.options.additionalStartupParameters = [("idle_in_transaction_session_timeout", Self.idleTransactionTimeout)]
+        configuration.options.additionalStartupParameters = [
+            ("idle_in_transaction_session_timeout", Self.idleTransactionTimeout), ("lock_timeout", Self.lockTimeout),
+        ]
         return configuration
     }
 }

@@ -126,6 +126,8 @@ enum PostgresMigrations {
         for step in steps {
             try await client.withTransaction(logger: logger) { connection in
                 // The lock first: two `CREATE … IF NOT EXISTS` at once can still collide in PostgreSQL.
+                // Another instance's migration may take longer than the connections' lock_timeout.
+                try await connection.query("SET LOCAL lock_timeout = 0", logger: logger)
                 try await connection.query("SELECT pg_advisory_xact_lock(\(lockKey))", logger: logger)
                 try await connection.query("CREATE TABLE IF NOT EXISTS meridian_migration (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT clock_timestamp())", logger: logger)
                 let applied = try await connection.query("SELECT 1 FROM meridian_migration WHERE name = \(step.name)", logger: logger)

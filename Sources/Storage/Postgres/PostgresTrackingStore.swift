@@ -30,7 +30,7 @@ public struct PostgresTrackingStore: SharedTrackingStore, EventLogReader {
     public var eventSignal: SequenceSignal { database.feeds.signal(Self.eventFeed, tenant) }
 
     public func revision() async throws -> Int64 {
-        try await database.client.withConnection { connection in try await revision(on: connection) }
+        try await database.withConnection { [self] connection in try await revision(on: connection) }
     }
 
     private func revision(on connection: PostgresConnection) async throws -> Int64 {
