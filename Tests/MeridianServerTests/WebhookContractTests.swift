@@ -63,6 +63,7 @@ import Testing
         "http://127.0.0.1/", "http://10.0.0.1/", "http://100.64.0.1/", "http://169.254.169.254/latest/meta-data", "http://[::1]/",
         "http://[::ffff:127.0.0.1]/", "http://[64:ff9b::7f00:1]/", "http://0.0.0.0/", "http://localhost:8080/", "file:///etc/passwd",
         "gopher://127.0.0.1:70/", "http://192.168.1.1/", "http://[fd00::1]/", "http://2130706433/",
+        "http://[::ffff:0:7f00:1]/", "http://[::ffff:0:a9fe:a9fe]/latest/meta-data",
     ])
     func theGuardRefusesPrivateAndLoopbackAddressesAndOtherSchemes(url: String) async throws {
         try await TestApp.withClient { client in
