@@ -54,8 +54,8 @@ public final class DeliveryHub: Sendable {
         }
     }
 
-    /// Stops every worker, letting an attempt in flight finish, and waits for them (the transport,
-    /// which tenants share, stays open).
+    /// Stops every worker, letting an attempt in flight finish (within ``DeliverySettings/timeout``,
+    /// which bounds a whole attempt), and waits for them (the transport, which tenants share, stays open).
     public func stop() async {
         let running = state.withLock { state in
             state.stopped = true

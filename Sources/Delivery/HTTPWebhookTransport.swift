@@ -19,6 +19,9 @@ public final class HTTPWebhookTransport: WebhookTransport {
 
     public init() {}
 
+    /// Posts `request` and reads the answer's head and body (up to ``maxAnswerBytes``), all within
+    /// `request.timeout`: a receiver that connects, answers or sends its body slowly is cut off at
+    /// the timeout (its connection closed) and the attempt fails without a status.
     public func post(_ request: WebhookRequest) async -> WebhookResponse {
         let start = ContinuousClock.now
         var outbound = HTTPClientRequest(url: Self.canonical(request.url))
@@ -27,18 +30,44 @@ public final class HTTPWebhookTransport: WebhookTransport {
         outbound.body = .bytes(ByteBuffer(bytes: request.body))
         let (pin, client) = checkOut(for: request)
         defer { checkIn(pin) }
-        do {
-            let response = try await client.execute(outbound, timeout: .nanoseconds(request.timeout.wholeNanoseconds))
+        let (timeout, prepared) = (request.timeout, outbound)
+        let outcome = await Self.within(timeout) { () async throws -> Answer in
+            let response = try await client.execute(prepared, timeout: .nanoseconds(timeout.wholeNanoseconds))
             var read = 0
             for try await part in response.body {
                 read += part.readableBytes
                 if read > Self.maxAnswerBytes { break }
             }
-            return WebhookResponse(
-                statusCode: Int(response.status.code), retryAfter: response.headers.first(name: "retry-after").flatMap(Self.retryAfter),
-                latency: ContinuousClock.now - start)
-        } catch {
-            return WebhookResponse(statusCode: nil, error: Self.describe(error), latency: ContinuousClock.now - start)
+            return Answer(status: Int(response.status.code), retryAfter: response.headers.first(name: "retry-after").flatMap(Self.retryAfter))
+        }
+        let latency = ContinuousClock.now - start
+        switch outcome {
+        case .success(let answer):
+            return WebhookResponse(statusCode: answer.status, retryAfter: answer.retryAfter, latency: latency)
+        case .failure(let error):
+            return WebhookResponse(statusCode: nil, error: Self.describe(error), latency: latency)
+        case nil:
+            let reason = Task.isCancelled ? "cancelled" : "no whole answer (connect, head and body) within the timeout of \(timeout)"
+            return WebhookResponse(statusCode: nil, error: reason, latency: latency)
+        }
+    }
+
+    /// The status and `Retry-After` of an answer read to its end.
+    private struct Answer: Sendable { let status: Int; let retryAfter: Duration? }
+
+    /// `exchange`'s outcome, or nil when `limit` passed first: the exchange is then cancelled
+    /// (AsyncHTTPClient closes its connection) and not waited for beyond its cancellation.
+    static func within<T: Sendable>(_ limit: Duration, _ exchange: @escaping @Sendable () async throws -> T) async -> Result<T, any Error>? {
+        await withTaskGroup(of: Result<T, any Error>?.self) { group in
+            group.addTask {
+                do { return .success(try await exchange()) } catch { return .failure(error) }
+            }
+            group.addTask {
+                try? await Task.sleep(for: limit)
+                return nil
+            }
+            defer { group.cancelAll() }
+            return await group.next() ?? nil
         }
     }
 

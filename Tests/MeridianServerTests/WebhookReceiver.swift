@@ -25,7 +25,16 @@ final class WebhookReceiver: Sendable {
         var status: HTTPResponse.Status = .ok
         var headers: HTTPFields = [:]
         var delay: Duration = .zero
+        /// When set, the body is declared as ``trickleLength`` bytes (`Content-Length`) and sent
+        /// one byte per this interval, for at most ``trickleLimit`` (then the connection drops).
+        var trickle: Duration?
     }
+
+    /// The `Content-Length` a trickling answer declares.
+    static let trickleLength = 100_000
+    /// How long a trickling answer goes on before it gives up: far past any timeout a test sets,
+    /// and a bound on how long a client that never gives up is held.
+    static let trickleLimit = Duration.seconds(30)
 
     private let log = Mutex<[Received]>([])
     private let script: @Sendable (_ index: Int, _ request: Received) -> Answer
@@ -56,7 +65,8 @@ final class WebhookReceiver: Sendable {
             }
             let answer = receiver.script(index, received)
             if answer.delay > .zero { try await Task.sleep(for: answer.delay) }
-            return Response(status: answer.status, headers: answer.headers)
+            guard let interval = answer.trickle else { return Response(status: answer.status, headers: answer.headers) }
+            return Response(status: answer.status, headers: answer.headers, body: trickling(every: interval))
         }
         var logger = Logger(label: "receiver")
         logger.logLevel = .critical
@@ -72,6 +82,20 @@ final class WebhookReceiver: Sendable {
             let result = try await body(receiver)
             group.cancelAll()
             return result
+        }
+    }
+
+    /// A body declaring ``trickleLength`` bytes and sending one per `interval`; after
+    /// ``trickleLimit`` it throws, which drops the connection. A write to a client that hung up throws too.
+    private static func trickling(every interval: Duration) -> ResponseBody {
+        ResponseBody(contentLength: trickleLength) { writer in
+            let end = ContinuousClock.now + trickleLimit
+            for _ in 0..<trickleLength {
+                try await writer.write(ByteBuffer(string: " "))
+                try await Task.sleep(for: interval)
+                guard ContinuousClock.now < end else { throw CancellationError() }
+            }
+            try await writer.finish(nil)
         }
     }
 
