@@ -113,6 +113,28 @@ import Testing
         }
     }
 
+    /// A tenant has at most 100 webhooks (the number the contract and the README give): one more
+    /// is 409 problem+json and stores nothing, creations at once cannot pass the cap together, and
+    /// deleting one makes room.
+    @Test func aTenantHasAtMostAHundredWebhooks() async throws {
+        let cap = 100
+        try await WebhookApp.withLiveClient { client in
+            var ids: [String] = []
+            for index in 0..<(cap - 5) { ids.append(try await client.createWebhook(#"{"url":"http://127.0.0.1:9/\#(index)"}"#).id) }
+            let racing = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                for index in 0..<10 { group.addTask { try await client.send(.post, "/v1/webhooks", json: #"{"url":"http://127.0.0.1:9/r\#(index)"}"#).status } }
+                return try await group.reduce(into: [HTTPResponse.Status]()) { $0.append($1) }
+            }
+            #expect(racing.filter { $0 == .created }.count == 5 && racing.filter { $0 == .conflict }.count == 5, "\(racing)")
+            let problem = try await client.send(.post, "/v1/webhooks", json: #"{"url":"http://127.0.0.1:9/over"}"#).problem(.conflict)
+            #expect(problem.detail?.contains("\(cap) webhooks") == true, "\(problem)")
+            let listed = try await client.send(.get, "/v1/webhooks?limit=1000").decode(WirePage.self).webhooks
+            #expect(listed.count == cap && !listed.contains { $0.url.hasSuffix("/over") })
+            #expect(try await client.send(.delete, "/v1/webhooks/\(ids[0])").status == .noContent)
+            _ = try await client.createWebhook(#"{"url":"http://127.0.0.1:9/again"}"#)
+        }
+    }
+
     struct WirePing: Decodable { var delivered: Bool; var statusCode: Int?; var error: String? }
     struct WirePage: Decodable { var webhooks: [WireWebhook]; var nextCursor: String? }
 }
