@@ -34,7 +34,7 @@ final class WebhookReceiver: Sendable {
     static let trickleLength = 100_000
     /// How long a trickling answer goes on before it gives up: far past any timeout a test sets,
     /// and a bound on how long a client that never gives up is held.
-    static let trickleLimit = Duration.seconds(30)
+    static let trickleLimit = Duration.seconds(60)
 
     private let log = Mutex<[Received]>([])
     private let script: @Sendable (_ index: Int, _ request: Received) -> Answer

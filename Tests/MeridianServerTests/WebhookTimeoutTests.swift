@@ -16,9 +16,9 @@ import Testing
     static let trickling = WebhookReceiver.Answer(trickle: .milliseconds(250))
     /// The timeout the tests set: short beside the trickle, long enough for a loaded machine.
     static let timeout = Duration.seconds(1)
-    /// What a loaded 2-core machine adds: a 1 s timer is seen to wake 2–5 s late when the whole
-    /// suite runs at once. Still far below the receiver's 30 s trickle, which bounds the old behaviour.
-    static let slack = Duration.seconds(8)
+    /// What a loaded 2-core machine adds: with the whole suite running at once a 1 s timer was
+    /// seen to wake up to 9 s late. Still far below the receiver's 60 s trickle (the old behaviour).
+    static let slack = Duration.seconds(15)
 
     /// Whether `error` says the attempt ran out of time (the whole attempt's bound, or
     /// AsyncHTTPClient's read timeout when a loaded machine delays the receiver's bytes).
@@ -61,7 +61,7 @@ import Testing
                 let webhook = try await client.createWebhook(#"{"url":"\#(receiver.url)"}"#)
                 try await client.postDevices(0..<2)
                 let got = try await receiver.wait { $0.count >= 3 }
-                #expect(got.compactMap(\.sequence) == [1, 1, 2])
+                try #require(got.compactMap(\.sequence) == [1, 1, 2])
                 // Cut off at the timeout, then retried after the schedule's 20 ms.
                 let gap = got[1].at - got[0].at
                 #expect(gap < Self.timeout + Self.slack, "the retry came \(gap) after the first attempt")
