@@ -31,7 +31,7 @@ public final class HTTPWebhookTransport: WebhookTransport {
         let (pin, client) = checkOut(for: request)
         defer { checkIn(pin) }
         let (timeout, prepared) = (request.timeout, outbound)
-        let outcome = await Self.within(timeout) { () async throws -> Answer in
+        let outcome = await Self.within(timeout, on: client.eventLoopGroup.next()) { () async throws -> Answer in
             let response = try await client.execute(prepared, timeout: .nanoseconds(timeout.wholeNanoseconds))
             var read = 0
             for try await part in response.body {
@@ -47,28 +47,34 @@ public final class HTTPWebhookTransport: WebhookTransport {
         case .failure(let error):
             return WebhookResponse(statusCode: nil, error: Self.describe(error), latency: latency)
         case nil:
-            let reason = Task.isCancelled ? "cancelled" : "no whole answer (connect, head and body) within the timeout of \(timeout)"
-            return WebhookResponse(statusCode: nil, error: reason, latency: latency)
+            return WebhookResponse(statusCode: nil, error: "no whole answer (connect, head and body) within the timeout of \(timeout)", latency: latency)
         }
     }
 
     /// The status and `Retry-After` of an answer read to its end.
     private struct Answer: Sendable { let status: Int; let retryAfter: Duration? }
 
-    /// `exchange`'s outcome, or nil when `limit` passed first: the exchange is then cancelled
-    /// (AsyncHTTPClient closes its connection) and not waited for beyond its cancellation.
-    static func within<T: Sendable>(_ limit: Duration, _ exchange: @escaping @Sendable () async throws -> T) async -> Result<T, any Error>? {
-        await withTaskGroup(of: Result<T, any Error>?.self) { group in
-            group.addTask {
-                do { return .success(try await exchange()) } catch { return .failure(error) }
-            }
-            group.addTask {
-                try? await Task.sleep(for: limit)
-                return nil
-            }
-            defer { group.cancelAll() }
-            return await group.next() ?? nil
+    /// Set once an exchange's time is up.
+    private final class Expiry: Sendable { let passed = Atomic<Bool>(false) }
+
+    /// `exchange`'s outcome, or nil when `limit` passed first. The limit is a timer on `loop` (a NIO
+    /// thread, on time however busy Swift's cooperative pool is) that cancels the exchange, so
+    /// AsyncHTTPClient closes its connection at once; a body cut short then ends as if complete,
+    /// which the expiry overrules. Cancelling the caller cancels the exchange, a failure too.
+    static func within<T: Sendable>(
+        _ limit: Duration, on loop: any EventLoop, _ exchange: @escaping @Sendable () async throws -> T
+    ) async -> Result<T, any Error>? {
+        let expiry = Expiry()
+        let task = Task { try await exchange() }
+        let timer = loop.scheduleTask(in: .nanoseconds(limit.wholeNanoseconds)) {
+            expiry.passed.store(true, ordering: .releasing)
+            task.cancel()
         }
+        let result = await withTaskCancellationHandler { await task.result } onCancel: { task.cancel() }
+        timer.cancel()
+        if expiry.passed.load(ordering: .acquiring) { return nil }
+        if Task.isCancelled { return .failure(CancellationError()) }
+        return result
     }
 
     public func shutdown() async {

@@ -10,15 +10,28 @@ import Testing
 /// `--webhook-timeout` bounds a whole attempt, the answer's body included: a receiver that
 /// answers 200 and then trickles its body holds neither the test ping, nor its worker, nor
 /// shutdown past the timeout.
+///
+/// Two measures of "cut off at the timeout": the bytes the receiver wrote before the client hung
+/// up (its own steps, so as exact on a loaded machine as on an idle one), and wall time with slack.
 @Suite(.watchdog) struct WebhookTimeoutTests {
-    /// 200, `Content-Length: 100000`, then a byte every 250 ms: never idle as long as the 1 s
-    /// timeout, so only a bound on the whole attempt ends it.
-    static let trickling = WebhookReceiver.Answer(trickle: .milliseconds(250))
+    /// The receiver's pace: a byte every 250 ms, after 200 and `Content-Length: 100000`.
+    static let interval = Duration.milliseconds(250)
+    /// Never idle as long as the 1 s timeout, so only a bound on the whole attempt ends it.
+    static let trickling = WebhookReceiver.Answer(trickle: interval)
     /// The timeout the tests set: short beside the trickle, long enough for a loaded machine.
     static let timeout = Duration.seconds(1)
-    /// What a loaded 2-core machine adds: with the whole suite running at once a 1 s timer was
-    /// seen to wake up to 9 s late. Still far below the receiver's 60 s trickle (the old behaviour).
-    static let slack = Duration.seconds(15)
+    /// Most bytes a receiver writes before a client that keeps the timeout hangs up: the timeout's
+    /// worth (4; 5 are seen) and a few for the hang-up to reach it. The old behaviour let the whole
+    /// trickle run (480).
+    static let bytesWithinTimeout = Int(timeout / interval) + 4
+    /// What a loaded 2-core machine adds to wall time: with the whole suite at once, 1 s timers
+    /// were seen to fire up to 30 s late. Still far below the receiver's 120 s trickle (the old behaviour).
+    static let slack = Duration.seconds(40)
+
+    /// The bytes each trickled answer wrote, once `count` of them have ended (at most 20 s on).
+    static func trickled(_ receiver: WebhookReceiver, count: Int) async throws -> [Int] {
+        try await eventually { receiver.trickled.count >= count ? receiver.trickled : nil } ?? []
+    }
 
     /// Whether `error` says the attempt ran out of time (the whole attempt's bound, or
     /// AsyncHTTPClient's read timeout when a loaded machine delays the receiver's bytes).
@@ -35,6 +48,8 @@ import Testing
             #expect(response.statusCode == nil && !response.acknowledged && Self.timedOut(response.error), "\(response)")
             #expect(response.latency >= Self.timeout && response.latency < Self.timeout + Self.slack, "\(response.latency)")
             #expect(receiver.received.count == 1)
+            let sent = try await Self.trickled(receiver, count: 1)
+            #expect(sent.count == 1 && sent.allSatisfy { $0 <= Self.bytesWithinTimeout }, "\(sent)")
             await transport.shutdown()
         }
     }
@@ -50,6 +65,8 @@ import Testing
                 let ping = try response.decode(WebhookContractTests.WirePing.self)
                 #expect(!ping.delivered && ping.statusCode == nil && Self.timedOut(ping.error), "\(ping)")
                 #expect(took < Self.timeout + Self.slack, "the ping took \(took)")
+                let sent = try await Self.trickled(receiver, count: 1)
+                #expect(sent.count == 1 && sent.allSatisfy { $0 <= Self.bytesWithinTimeout }, "\(sent)")
             }
         }
     }
@@ -62,6 +79,8 @@ import Testing
                 try await client.postDevices(0..<2)
                 let got = try await receiver.wait { $0.count >= 3 }
                 try #require(got.compactMap(\.sequence) == [1, 1, 2])
+                let sent = try await Self.trickled(receiver, count: 1)
+                #expect(sent.count == 1 && sent.allSatisfy { $0 <= Self.bytesWithinTimeout }, "\(sent)")
                 // Cut off at the timeout, then retried after the schedule's 20 ms.
                 let gap = got[1].at - got[0].at
                 #expect(gap < Self.timeout + Self.slack, "the retry came \(gap) after the first attempt")
@@ -93,6 +112,9 @@ import Testing
             let began = try #require(stopping.withLock { $0 })
             let took = ContinuousClock.now - began
             #expect(took < Self.timeout + Self.slack, "shutdown took \(took)")
+            // Every attempt, the one in flight at shutdown included, was cut off at the timeout.
+            let sent = try await Self.trickled(receiver, count: receiver.received.count)
+            #expect(!sent.isEmpty && sent.allSatisfy { $0 <= Self.bytesWithinTimeout }, "\(sent)")
         }
     }
 }
