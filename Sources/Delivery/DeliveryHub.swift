@@ -8,6 +8,12 @@ public final class DeliveryHub: Sendable {
     private struct Running { let worker: DeliveryWorker; let task: Task<Void, Never> }
     private struct State { var running: [String: Running] = [:]; var stopped = false; var following: Task<Void, Never>? }
     private let state = Mutex(State())
+    /// Creations one at a time, so two at once cannot both pass ``maximumPerTenant``.
+    private let creating = AsyncGate()
+
+    /// Most webhooks a tenant may have (each has a worker and, on `/metrics`, a lag per webhook);
+    /// creating one more is refused with ``WebhookError/limitReached(_:)`` until one is deleted.
+    public static let maximumPerTenant = 100
 
     /// A hub over `context`, naming webhooks with `newID` (UUIDv7).
     public init(context: DeliveryContext, newID: @escaping @Sendable () -> String) {
@@ -54,8 +60,8 @@ public final class DeliveryHub: Sendable {
         }
     }
 
-    /// Stops every worker, letting an attempt in flight finish, and waits for them (the transport,
-    /// which tenants share, stays open).
+    /// Stops every worker, letting an attempt in flight finish (within ``DeliverySettings/timeout``,
+    /// which bounds a whole attempt), and waits for them (the transport, which tenants share, stays open).
     public func stop() async {
         let running = state.withLock { state in
             state.stopped = true
@@ -66,14 +72,20 @@ public final class DeliveryHub: Sendable {
         for entry in running { await entry.task.value }
     }
 
-    /// A new webhook, active, its cursor at the end of the log (it receives events logged from now on).
+    /// A new webhook, active, its cursor at the end of the log (it receives events logged from now on);
+    /// ``WebhookError/limitReached(_:)`` when the tenant already has ``maximumPerTenant``.
     public func create(url: String, secret: WebhookSecret?, subscriptionIds: [String]?) async throws -> Webhook {
         _ = try await check(url)
-        let now = context.now()
-        let webhook = Webhook(
-            id: newID(), url: url, subscriptionIds: subscriptionIds, secrets: SigningSecrets(current: secret ?? .generate()),
-            cursor: context.events.latest, createdAt: now, updatedAt: now)
-        try await context.store.insert(webhook)
+        let webhook = try await creating.run {
+            let existing = try await context.store.webhooks(after: nil, limit: Self.maximumPerTenant)
+            guard existing.count < Self.maximumPerTenant else { throw WebhookError.limitReached(Self.maximumPerTenant) }
+            let now = context.now()
+            let webhook = Webhook(
+                id: newID(), url: url, subscriptionIds: subscriptionIds, secrets: SigningSecrets(current: secret ?? .generate()),
+                cursor: context.events.latest, createdAt: now, updatedAt: now)
+            try await context.store.insert(webhook)
+            return webhook
+        }
         wake(webhook.id)
         return webhook
     }
@@ -191,4 +203,6 @@ public struct WebhookChange: Sendable {
 public enum WebhookError: Error, Hashable, Sendable {
     case notFound(String)
     case url(WebhookURLError)
+    /// The tenant has this many webhooks, the most it may have (``DeliveryHub/maximumPerTenant``).
+    case limitReached(Int)
 }

@@ -19,6 +19,9 @@ public final class HTTPWebhookTransport: WebhookTransport {
 
     public init() {}
 
+    /// Posts `request` and reads the answer's head and body (up to ``maxAnswerBytes``), all within
+    /// `request.timeout`: a receiver that connects, answers or sends its body slowly is cut off at
+    /// the timeout (its connection closed) and the attempt fails without a status.
     public func post(_ request: WebhookRequest) async -> WebhookResponse {
         let start = ContinuousClock.now
         var outbound = HTTPClientRequest(url: Self.canonical(request.url))
@@ -27,19 +30,51 @@ public final class HTTPWebhookTransport: WebhookTransport {
         outbound.body = .bytes(ByteBuffer(bytes: request.body))
         let (pin, client) = checkOut(for: request)
         defer { checkIn(pin) }
-        do {
-            let response = try await client.execute(outbound, timeout: .nanoseconds(request.timeout.wholeNanoseconds))
+        let (timeout, prepared) = (request.timeout, outbound)
+        let outcome = await Self.within(timeout, on: client.eventLoopGroup.next()) { () async throws -> Answer in
+            let response = try await client.execute(prepared, timeout: .nanoseconds(timeout.wholeNanoseconds))
             var read = 0
             for try await part in response.body {
                 read += part.readableBytes
                 if read > Self.maxAnswerBytes { break }
             }
-            return WebhookResponse(
-                statusCode: Int(response.status.code), retryAfter: response.headers.first(name: "retry-after").flatMap(Self.retryAfter),
-                latency: ContinuousClock.now - start)
-        } catch {
-            return WebhookResponse(statusCode: nil, error: Self.describe(error), latency: ContinuousClock.now - start)
+            return Answer(status: Int(response.status.code), retryAfter: response.headers.first(name: "retry-after").flatMap(Self.retryAfter))
         }
+        let latency = ContinuousClock.now - start
+        switch outcome {
+        case .success(let answer):
+            return WebhookResponse(statusCode: answer.status, retryAfter: answer.retryAfter, latency: latency)
+        case .failure(let error):
+            return WebhookResponse(statusCode: nil, error: Self.describe(error), latency: latency)
+        case nil:
+            return WebhookResponse(statusCode: nil, error: "no whole answer (connect, head and body) within the timeout of \(timeout)", latency: latency)
+        }
+    }
+
+    /// The status and `Retry-After` of an answer read to its end.
+    private struct Answer: Sendable { let status: Int; let retryAfter: Duration? }
+
+    /// Set once an exchange's time is up.
+    private final class Expiry: Sendable { let passed = Atomic<Bool>(false) }
+
+    /// `exchange`'s outcome, or nil when `limit` passed first. The limit is a timer on `loop` (a NIO
+    /// thread, on time however busy Swift's cooperative pool is) that cancels the exchange, so
+    /// AsyncHTTPClient closes its connection at once; a body cut short then ends as if complete,
+    /// which the expiry overrules. Cancelling the caller cancels the exchange, a failure too.
+    static func within<T: Sendable>(
+        _ limit: Duration, on loop: any EventLoop, _ exchange: @escaping @Sendable () async throws -> T
+    ) async -> Result<T, any Error>? {
+        let expiry = Expiry()
+        let task = Task { try await exchange() }
+        let timer = loop.scheduleTask(in: .nanoseconds(limit.wholeNanoseconds)) {
+            expiry.passed.store(true, ordering: .releasing)
+            task.cancel()
+        }
+        let result = await withTaskCancellationHandler { await task.result } onCancel: { task.cancel() }
+        timer.cancel()
+        if expiry.passed.load(ordering: .acquiring) { return nil }
+        if Task.isCancelled { return .failure(CancellationError()) }
+        return result
     }
 
     public func shutdown() async {

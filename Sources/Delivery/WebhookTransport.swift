@@ -5,7 +5,7 @@ public struct WebhookRequest: Sendable {
     public var address: IPAddress
     public var headers: [(name: String, value: String)]
     public var body: [UInt8]
-    /// The whole exchange (connect, send, answer) must end within this.
+    /// The whole exchange (connect, send, the answer's head and body) must end within this.
     public var timeout: Duration
 
     public init(url: WebhookURL, address: IPAddress, headers: [(name: String, value: String)], body: [UInt8], timeout: Duration) {
@@ -47,7 +47,8 @@ public struct WebhookResponse: Hashable, Sendable {
 /// Sends webhook requests. The real one is ``HTTPWebhookTransport``; tests inject others only
 /// for failures a real receiver cannot stage.
 public protocol WebhookTransport: Sendable {
-    /// Posts `request`; never throws: a failure is a response without a status.
+    /// Posts `request`, ending within `request.timeout`; never throws: a failure (the timeout
+    /// included) is a response without a status.
     func post(_ request: WebhookRequest) async -> WebhookResponse
     /// Closes connections.
     func shutdown() async

@@ -52,6 +52,9 @@ import Testing
         ("http://224.0.0.1/", "multicast"),
         ("http://255.255.255.255/", "broadcast"),
         ("http://[2002:7f00:1::]/", "6to4 loopback"),
+        ("http://[::ffff:0:7f00:1]/", "IPv4-translated loopback"),
+        ("http://[::ffff:0:a9fe:a9fe]/", "IPv4-translated link-local (cloud metadata)"),
+        ("http://[0:0:0:0:ffff:0:10.0.0.1]/", "IPv4-translated private (RFC 1918)"),
     ])
     func internalAddressesAreRefusedWithoutAnAllowlist(_ url: String, _ reason: String) async {
         #expect(refusalReason(await outcome(url)) == reason)
@@ -96,10 +99,11 @@ import Testing
         #expect(await outcome(url) == .success(expected))
     }
 
-    @Test func allowingLoopbackPermitsItsIPv4AndIPv4MappedForms() async throws {
-        let (loopback, mapped) = (try ip("127.0.0.1"), try ip("::ffff:127.0.0.1"))
+    @Test func allowingLoopbackPermitsItsIPv4AndIPv4MappedAndTranslatedForms() async throws {
+        let (loopback, mapped, translated) = (try ip("127.0.0.1"), try ip("::ffff:127.0.0.1"), try ip("::ffff:0:7f00:1"))
         #expect(await outcome("http://127.0.0.1/", allowing: "127.0.0.0/8") == .success(loopback))
         #expect(await outcome("http://[::ffff:127.0.0.1]/", allowing: "127.0.0.0/8") == .success(mapped))
+        #expect(await outcome("http://[::ffff:0:7f00:1]/", allowing: "127.0.0.0/8") == .success(translated))
         #expect(refusalReason(await outcome("http://[::1]/", allowing: "127.0.0.0/8")) == "loopback")
         #expect(refusalReason(await outcome("http://10.0.0.1/", allowing: "127.0.0.0/8")) == "private (RFC 1918)")
     }
@@ -161,6 +165,7 @@ import Testing
 
     @Test(arguments: [
         ("::ffff:127.0.0.1", "127.0.0.1"), ("::7f00:1", "127.0.0.1"), ("64:ff9b::a00:1", "10.0.0.1"), ("2002:c0a8:101::1", "192.168.1.1"),
+        ("::ffff:0:7f00:1", "127.0.0.1"), ("::ffff:0:a9fe:a9fe", "169.254.169.254"), ("::ffff:0:8.8.8.8", "8.8.8.8"),
     ])
     func ipv6FormsCarryingAnIPv4AddressExposeIt(_ ipv6: String, _ ipv4: String) {
         #expect(IPAddress(ipv6)?.embeddedIPv4 == IPAddress(ipv4))

@@ -63,6 +63,7 @@ import Testing
         "http://127.0.0.1/", "http://10.0.0.1/", "http://100.64.0.1/", "http://169.254.169.254/latest/meta-data", "http://[::1]/",
         "http://[::ffff:127.0.0.1]/", "http://[64:ff9b::7f00:1]/", "http://0.0.0.0/", "http://localhost:8080/", "file:///etc/passwd",
         "gopher://127.0.0.1:70/", "http://192.168.1.1/", "http://[fd00::1]/", "http://2130706433/",
+        "http://[::ffff:0:7f00:1]/", "http://[::ffff:0:a9fe:a9fe]/latest/meta-data",
     ])
     func theGuardRefusesPrivateAndLoopbackAddressesAndOtherSchemes(url: String) async throws {
         try await TestApp.withClient { client in
@@ -109,6 +110,28 @@ import Testing
             _ = try await client.send(.get, "/v1/webhooks/\(id)", key: tokens["globex/admin"]).problem(.notFound)
             _ = try await client.send(.delete, "/v1/webhooks/\(id)", key: tokens["globex/admin"]).problem(.notFound)
             #expect(try await client.send(.get, "/v1/webhooks", key: tokens["globex/admin"]).decode(WirePage.self).webhooks.isEmpty)
+        }
+    }
+
+    /// A tenant has at most 100 webhooks (the number the contract and the README give): one more
+    /// is 409 problem+json and stores nothing, creations at once cannot pass the cap together, and
+    /// deleting one makes room.
+    @Test func aTenantHasAtMostAHundredWebhooks() async throws {
+        let cap = 100
+        try await WebhookApp.withLiveClient { client in
+            var ids: [String] = []
+            for index in 0..<(cap - 5) { ids.append(try await client.createWebhook(#"{"url":"http://127.0.0.1:9/\#(index)"}"#).id) }
+            let racing = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                for index in 0..<10 { group.addTask { try await client.send(.post, "/v1/webhooks", json: #"{"url":"http://127.0.0.1:9/r\#(index)"}"#).status } }
+                return try await group.reduce(into: [HTTPResponse.Status]()) { $0.append($1) }
+            }
+            #expect(racing.filter { $0 == .created }.count == 5 && racing.filter { $0 == .conflict }.count == 5, "\(racing)")
+            let problem = try await client.send(.post, "/v1/webhooks", json: #"{"url":"http://127.0.0.1:9/over"}"#).problem(.conflict)
+            #expect(problem.detail?.contains("\(cap) webhooks") == true, "\(problem)")
+            let listed = try await client.send(.get, "/v1/webhooks?limit=1000").decode(WirePage.self).webhooks
+            #expect(listed.count == cap && !listed.contains { $0.url.hasSuffix("/over") })
+            #expect(try await client.send(.delete, "/v1/webhooks/\(ids[0])").status == .noContent)
+            _ = try await client.createWebhook(#"{"url":"http://127.0.0.1:9/again"}"#)
         }
     }
 

@@ -25,9 +25,19 @@ final class WebhookReceiver: Sendable {
         var status: HTTPResponse.Status = .ok
         var headers: HTTPFields = [:]
         var delay: Duration = .zero
+        /// When set, the body is declared as ``trickleLength`` bytes (`Content-Length`) and sent
+        /// one byte per this interval, for at most ``trickleLimit`` (then the connection drops).
+        var trickle: Duration?
     }
 
+    /// The `Content-Length` a trickling answer declares.
+    static let trickleLength = 100_000
+    /// How long a trickling answer goes on before it gives up: far past any timeout a test sets,
+    /// and a bound on how long a client that never gives up is held.
+    static let trickleLimit = Duration.seconds(120)
+
     private let log = Mutex<[Received]>([])
+    private let trickles = Mutex<[Int]>([])
     private let script: @Sendable (_ index: Int, _ request: Received) -> Answer
     let port: Int
 
@@ -38,6 +48,10 @@ final class WebhookReceiver: Sendable {
 
     var url: String { "http://127.0.0.1:\(port)/hook" }
     var received: [Received] { log.withLock { $0 } }
+    /// For each trickling answer that has ended (the client hung up, or ``trickleLimit`` passed),
+    /// how many of its body's bytes were written: a count of the receiver's own steps, so it says
+    /// when the client hung up however late a loaded machine runs everyone's timers.
+    var trickled: [Int] { trickles.withLock { $0 } }
 
     /// Runs `body` with a receiver answering per `script` (request index from 0, the request).
     static func run<T: Sendable>(
@@ -56,7 +70,9 @@ final class WebhookReceiver: Sendable {
             }
             let answer = receiver.script(index, received)
             if answer.delay > .zero { try await Task.sleep(for: answer.delay) }
-            return Response(status: answer.status, headers: answer.headers)
+            guard let interval = answer.trickle else { return Response(status: answer.status, headers: answer.headers) }
+            let body = trickling(every: interval) { sent in receiver.trickles.withLock { $0.append(sent) } }
+            return Response(status: answer.status, headers: answer.headers, body: body)
         }
         var logger = Logger(label: "receiver")
         logger.logLevel = .critical
@@ -72,6 +88,24 @@ final class WebhookReceiver: Sendable {
             let result = try await body(receiver)
             group.cancelAll()
             return result
+        }
+    }
+
+    /// A body declaring ``trickleLength`` bytes and sending one per `interval`; after
+    /// ``trickleLimit`` it throws, which drops the connection. A write to a client that hung up
+    /// throws too. `ended` learns how many bytes were written.
+    private static func trickling(every interval: Duration, ended: @escaping @Sendable (Int) -> Void) -> ResponseBody {
+        ResponseBody(contentLength: trickleLength) { writer in
+            let end = ContinuousClock.now + trickleLimit
+            var sent = 0
+            defer { ended(sent) }
+            for _ in 0..<trickleLength {
+                try await writer.write(ByteBuffer(string: " "))
+                sent += 1
+                try await Task.sleep(for: interval)
+                guard ContinuousClock.now < end else { throw CancellationError() }
+            }
+            try await writer.finish(nil)
         }
     }
 

@@ -23,7 +23,10 @@ struct WireWebhook: Decodable, Sendable {
 }
 
 struct WireDeliveryPage: Decodable {
-    struct Attempt: Decodable { var id: Int64; var sequence: Int64; var eventId: String; var attempt: Int; var statusCode: Int?; var error: String?; var status: String }
+    struct Attempt: Decodable {
+        var id: Int64; var sequence: Int64; var eventId: String; var attempt: Int; var statusCode: Int?; var error: String?; var status: String
+        var latencyMilliseconds: Double
+    }
     var deliveries: [Attempt]
     var nextCursor: String?
 }

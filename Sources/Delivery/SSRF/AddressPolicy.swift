@@ -2,8 +2,9 @@
 /// ranges (loopback, private, link-local and cloud metadata, multicast, documentation, …) unless the
 /// server operator allows a range explicitly (`--webhook-allow-cidr`).
 ///
-/// An IPv6 address that carries an IPv4 one (IPv4-mapped, IPv4-compatible, NAT64, 6to4) is judged
-/// by that IPv4 address, so `::ffff:127.0.0.1` is refused as loopback and allowed when `127.0.0.0/8` is.
+/// An IPv6 address that carries an IPv4 one (IPv4-mapped, IPv4-translated, IPv4-compatible, NAT64,
+/// 6to4) is judged by that IPv4 address, so `::ffff:127.0.0.1` and `::ffff:0:7f00:1` are refused as
+/// loopback and allowed when `127.0.0.0/8` is.
 public struct AddressPolicy: Sendable {
     /// The ranges the operator allows whatever their class (checked before any refusal).
     public let allowed: [CIDR]

@@ -38,8 +38,9 @@ public struct IPAddress: Hashable, Sendable, CustomStringConvertible {
     public var isIPv4: Bool { bytes.count == 4 }
 
     /// The IPv4 address this IPv6 address carries, if it has one of the forms that route to one:
-    /// IPv4-mapped `::ffff:0:0/96`, IPv4-compatible `::/96` (but not `::` or `::1`), NAT64
-    /// `64:ff9b::/96` (the last 32 bits) or 6to4 `2002::/16` (bits 16–48). Nil for IPv4 addresses.
+    /// IPv4-mapped `::ffff:0:0/96`, IPv4-translated `::ffff:0:0:0/96` (SIIT, RFC 2765 and 6052),
+    /// IPv4-compatible `::/96` (but not `::` or `::1`), NAT64 `64:ff9b::/96` (the last 32 bits) or
+    /// 6to4 `2002::/16` (bits 16–48). Nil for IPv4 addresses.
     public var embeddedIPv4: IPAddress? { embedding?.address }
 
     /// `inet_ntop`'s text: `10.0.0.1`, `::ffff:127.0.0.1`, `2001:db8::1`.
@@ -65,6 +66,10 @@ extension IPAddress {
         let zeros = { (range: Range<Int>) in self.bytes[range].allSatisfy { $0 == 0 } }
         if zeros(0..<10), bytes[10] == 0xff, bytes[11] == 0xff {
             return IPAddress(bytes: last32).map { ("IPv4-mapped", $0) }
+        }
+        // `::ffff:0:a.b.c.d`: 64 zero bits, 0xffff, 16 zero bits, then the IPv4 address.
+        if zeros(0..<8), bytes[8] == 0xff, bytes[9] == 0xff, zeros(10..<12) {
+            return IPAddress(bytes: last32).map { ("IPv4-translated", $0) }
         }
         if zeros(0..<12) {
             // `::` and `::1` are IPv6's own unspecified and loopback addresses, not 0.0.0.0 / 0.0.0.1.

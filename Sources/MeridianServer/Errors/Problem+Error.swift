@@ -84,6 +84,9 @@ enum ProblemMapping {
             return ProblemDetails(status: .notFound, detail: "no webhook has id \(id)")
         case .url(let reason):
             return ProblemError.invalid(pointer: "/url", reason.description).problem
+        case .limitReached(let limit):
+            // 409: the request is valid but the tenant's webhooks are at their cap; deleting one resolves it.
+            return ProblemDetails(status: .conflict, detail: "the tenant has \(limit) webhooks, the most it may have; delete one before creating another")
         }
     }
 
