@@ -33,7 +33,7 @@ extension Task where Failure == any Error {
                 Task<Void, Never> { once.finish(await self.result) }
             }
         } onCancel: {
-            once.finish(.failure(CancellationError()))
+            once.finish(.failure(Swift.CancellationError()))
         }
     }
 }
