@@ -121,11 +121,19 @@ final class TenantSpace: Sendable {
 
     /// Stops every tenant's background catch-up and waits for it to end (graceful shutdown):
     /// nothing of it still reads when the database closes.
-    func stopFollowing() async {
+    /// - Returns: false when one did not stop within ``stopLimit`` (it is no longer waited for:
+    ///   a catch-up stuck on a query whose connection was lost, in postgres-nio, never ends).
+    @discardableResult
+    func stopFollowing() async -> Bool {
         let tasks = backgroundTasks.withLock { $0 }
         for task in tasks { task.cancel() }
-        for task in tasks { await task.value }
+        let deadline = ContinuousClock.now + Self.stopLimit
+        for task in tasks where await !task.ends(within: max(.zero, deadline - .now)) { return false }
+        return true
     }
+
+    /// How long shutdown waits for the tenants' background catch-up to stop.
+    static let stopLimit: Duration = .seconds(3)
 
     /// Stops every tenant's webhook workers, letting the attempts in flight finish, then closes
     /// their connections (graceful shutdown).
@@ -196,7 +204,9 @@ struct ShutdownService: Service {
 
     func run() async throws {
         try? await gracefulShutdown()
-        await tenants.stopFollowing()
+        if await !tenants.stopFollowing() {
+            logger.warning("a tenant's catch-up did not stop within \(TenantSpace.stopLimit) of shutdown; not waiting for it")
+        }
         await tenants.stopDelivering()
         do {
             try storage.sqlite?.checkpoint()

@@ -16,14 +16,18 @@ extension PostgresAnnotationStore {
         while true {
             try Task.checkCancellation()
             let size = query.filter == nil ? wanted : AnnotationQuery.filterChunk
-            let rows = try await database.client.query("""
-                SELECT \(unescaped: PostgresAnnotationRow.columns) FROM annotation
-                WHERE tenant = \(tenant.description) AND (\(query.kind)::text IS NULL OR kind = \(query.kind))
-                  AND id > \(after?.uuid ?? Self.beforeEveryID) \(unescaped: boxes)
-                ORDER BY id LIMIT \(unescaped: size.map(String.init) ?? "ALL")
-                """, logger: logger)
-            var read: [Annotation] = []
-            for try await row in rows.decode(PostgresAnnotationRow.Columns.self) { read.append(try PostgresAnnotationRow.annotation(row)) }
+            let (tenant, logger, kind, start) = (tenant, logger, query.kind, after?.uuid ?? Self.beforeEveryID)
+            let read = try await database.withConnection { connection in
+                let rows = try await connection.query("""
+                    SELECT \(unescaped: PostgresAnnotationRow.columns) FROM annotation
+                    WHERE tenant = \(tenant.description) AND (\(kind)::text IS NULL OR kind = \(kind))
+                      AND id > \(start) \(unescaped: boxes)
+                    ORDER BY id LIMIT \(unescaped: size.map(String.init) ?? "ALL")
+                    """, logger: logger)
+                var read: [Annotation] = []
+                for try await row in rows.decode(PostgresAnnotationRow.Columns.self) { read.append(try PostgresAnnotationRow.annotation(row)) }
+                return read
+            }
             annotations += query.filter.map { filter in read.filter(filter.matches) } ?? read
             guard query.filter != nil, let size, read.count == size, annotations.count < (wanted ?? .max) else { break }
             after = read.last?.id
@@ -88,18 +92,20 @@ extension PostgresAnnotationStore {
     }
 
     public func changes(after sequence: Int64, limit: Int) async throws -> [AnnotationChange] {
-        let rows = try await database.client.query("""
-            SELECT sequence, kind, annotation_id, version, \(unescaped: PostgresAnnotationRow.milliseconds("at")) FROM annotation_change
-            WHERE tenant = \(tenant.description) AND sequence > \(sequence) ORDER BY sequence LIMIT \(limit)
-            """, logger: logger)
-        var changes: [AnnotationChange] = []
-        for try await (sequence, kind, id, version, at) in rows.decode((Int64, String, UUID, Int, Int64).self) {
-            guard let kind = AnnotationChange.Kind(rawValue: kind), let id = AnnotationID(uuid: id) else {
-                throw StorageError.corruptRow(table: "annotation_change", id: "\(sequence)")
+        try await database.withConnection { [tenant, logger] connection in
+            let rows = try await connection.query("""
+                SELECT sequence, kind, annotation_id, version, \(unescaped: PostgresAnnotationRow.milliseconds("at")) FROM annotation_change
+                WHERE tenant = \(tenant.description) AND sequence > \(sequence) ORDER BY sequence LIMIT \(limit)
+                """, logger: logger)
+            var changes: [AnnotationChange] = []
+            for try await (sequence, kind, id, version, at) in rows.decode((Int64, String, UUID, Int, Int64).self) {
+                guard let kind = AnnotationChange.Kind(rawValue: kind), let id = AnnotationID(uuid: id) else {
+                    throw StorageError.corruptRow(table: "annotation_change", id: "\(sequence)")
+                }
+                changes.append(AnnotationChange(sequence: sequence, kind: kind, id: id, version: version, at: UnixMilliseconds.date(at)))
             }
-            changes.append(AnnotationChange(sequence: sequence, kind: kind, id: id, version: version, at: UnixMilliseconds.date(at)))
+            return changes
         }
-        return changes
     }
 
     public func waitForChanges(after sequence: Int64, timeout: Duration) async {
@@ -117,16 +123,18 @@ extension PostgresAnnotationStore {
 
     public func annotations(ids: [AnnotationID]) async throws -> [AnnotationID: Annotation] {
         guard !ids.isEmpty else { return [:] }
-        let rows = try await database.client.query("""
-            SELECT \(unescaped: PostgresAnnotationRow.columns) FROM annotation WHERE tenant = \(tenant.description) AND id = ANY(\(ids.map(\.uuid)))
-            """, logger: logger)
-        var found: [AnnotationID: Annotation] = [:]
-        found.reserveCapacity(ids.count)
-        for try await row in rows.decode(PostgresAnnotationRow.Columns.self) {
-            let annotation = try PostgresAnnotationRow.annotation(row)
-            found[annotation.id] = annotation
+        return try await database.withConnection { [tenant, logger] connection in
+            let rows = try await connection.query("""
+                SELECT \(unescaped: PostgresAnnotationRow.columns) FROM annotation WHERE tenant = \(tenant.description) AND id = ANY(\(ids.map(\.uuid)))
+                """, logger: logger)
+            var found: [AnnotationID: Annotation] = [:]
+            found.reserveCapacity(ids.count)
+            for try await row in rows.decode(PostgresAnnotationRow.Columns.self) {
+                let annotation = try PostgresAnnotationRow.annotation(row)
+                found[annotation.id] = annotation
+            }
+            return found
         }
-        return found
     }
 }
 
@@ -155,11 +163,14 @@ extension PostgresAnnotationStore: ThinningSource {
         guard let through = changed.last?.sequence else { return ([], [], sequence) }
         let ids = Set(changed.map(\.id))
         // Rows newer than `through` are fine: re-applying a later change is harmless.
-        let rows = try await database.client.query("""
-            SELECT \(unescaped: PostgresAnnotationRow.entryColumns) FROM annotation WHERE tenant = \(tenant.description) AND id = ANY(\(ids.map(\.uuid)))
-            """, logger: logger)
-        var upserts: [ThinningEntry] = []
-        for try await row in rows.decode(PostgresAnnotationRow.EntryColumns.self) { upserts.append(try PostgresAnnotationRow.entry(row)) }
+        let upserts = try await database.withConnection { [tenant, logger] connection in
+            let rows = try await connection.query("""
+                SELECT \(unescaped: PostgresAnnotationRow.entryColumns) FROM annotation WHERE tenant = \(tenant.description) AND id = ANY(\(ids.map(\.uuid)))
+                """, logger: logger)
+            var upserts: [ThinningEntry] = []
+            for try await row in rows.decode(PostgresAnnotationRow.EntryColumns.self) { upserts.append(try PostgresAnnotationRow.entry(row)) }
+            return upserts
+        }
         let live = Set(upserts.map(\.id))
         return (upserts, ids.filter { !live.contains($0) }.sorted(), through)
     }

@@ -44,9 +44,14 @@ final class PostgresFeeds: Sendable {
 
     /// Advances every signal to its counter row.
     func refresh(from client: PostgresClient, logger: Logger) async throws {
-        for try await (tenant, feed, last) in try await client.query("SELECT tenant, feed, last FROM feed_counter", logger: logger)
-            .decode((String, String, Int64).self) {
-            if let tenant = TenantID(tenant) { signal(feed, tenant).advance(to: last) }
+        // Abandoned when its connection closes under it, so the poll goes on after a restart.
+        try await client.withConnection { connection in
+            try await connection.abandoningIfClosed { _ in
+                for try await (tenant, feed, last) in try await connection.query("SELECT tenant, feed, last FROM feed_counter", logger: logger)
+                    .decode((String, String, Int64).self) {
+                    if let tenant = TenantID(tenant) { self.signal(feed, tenant).advance(to: last) }
+                }
+            }
         }
     }
 

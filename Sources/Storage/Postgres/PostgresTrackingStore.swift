@@ -77,15 +77,17 @@ public struct PostgresTrackingStore: SharedTrackingStore, EventLogReader {
     /// Events after `sequence` in sequence order, of the subscriptions in `subscriptionIds` (nil: all).
     public func events(after sequence: Int64, subscriptionIds: [String]?, limit: Int) async throws -> [TrackingEvent] {
         let subscriptionIds = subscriptionIds?.filter(PostgresText.holds)
-        let rows = try await database.client.query("""
-            SELECT \(unescaped: PostgresTrackingRows.eventColumns) FROM tracking_event
-            WHERE tenant = \(tenant.description) AND sequence > \(sequence)
-              AND (\(subscriptionIds == nil) OR subscription_id = ANY(\(subscriptionIds ?? [])))
-            ORDER BY sequence LIMIT \(limit)
-            """, logger: logger)
-        var events: [TrackingEvent] = []
-        for try await row in rows.decode(PostgresTrackingRows.EventColumns.self) { events.append(try PostgresTrackingRows.event(row)) }
-        return events
+        return try await database.withConnection { [tenant, logger] connection in
+            let rows = try await connection.query("""
+                SELECT \(unescaped: PostgresTrackingRows.eventColumns) FROM tracking_event
+                WHERE tenant = \(tenant.description) AND sequence > \(sequence)
+                  AND (\(subscriptionIds == nil) OR subscription_id = ANY(\(subscriptionIds ?? [])))
+                ORDER BY sequence LIMIT \(limit)
+                """, logger: logger)
+            var events: [TrackingEvent] = []
+            for try await row in rows.decode(PostgresTrackingRows.EventColumns.self) { events.append(try PostgresTrackingRows.event(row)) }
+            return events
+        }
     }
 
     /// How many events after `sequence` belong to `subscriptionIds` (nil: all).
@@ -101,15 +103,17 @@ public struct PostgresTrackingStore: SharedTrackingStore, EventLogReader {
 
     public func fixes(deviceId: String, from: Instant?, to: Instant?, limit: Int) async throws -> [LocationFix] {
         guard PostgresText.holds(deviceId) else { return [] }
-        let rows = try await database.client.query("""
-            SELECT \(unescaped: PostgresTrackingRows.fixColumns) FROM location_fix
-            WHERE tenant = \(tenant.description) AND device_id = \(deviceId)
-              AND timestamp BETWEEN \(from?.microseconds ?? Int64.min) AND \(to?.microseconds ?? Int64.max)
-            ORDER BY timestamp LIMIT \(limit)
-            """, logger: logger)
-        var fixes: [LocationFix] = []
-        for try await row in rows.decode(PostgresTrackingRows.FixColumns.self) { fixes.append(PostgresTrackingRows.fix(row)) }
-        return fixes
+        return try await database.withConnection { [tenant, logger] connection in
+            let rows = try await connection.query("""
+                SELECT \(unescaped: PostgresTrackingRows.fixColumns) FROM location_fix
+                WHERE tenant = \(tenant.description) AND device_id = \(deviceId)
+                  AND timestamp BETWEEN \(from?.microseconds ?? Int64.min) AND \(to?.microseconds ?? Int64.max)
+                ORDER BY timestamp LIMIT \(limit)
+                """, logger: logger)
+            var fixes: [LocationFix] = []
+            for try await row in rows.decode(PostgresTrackingRows.FixColumns.self) { fixes.append(PostgresTrackingRows.fix(row)) }
+            return fixes
+        }
     }
 
     /// The greatest subscription, event or webhook id stored in any tenant, so a restart issues ids above it.
