@@ -88,7 +88,7 @@ def feeder(load, name, port, token, tenant):
             time.sleep(0.05)
 
 
-def reader(load, name, port, token, tenant):
+def tracking_reader(load, name, port, token, tenant):
     """Tracking reads (the device list): each brings the instance's tracking state up to the database's."""
     client = Client(port, token, timeout=30)
     while not load.stop.is_set():
@@ -136,7 +136,7 @@ def main():
             threads = []
             for index, (_, port) in enumerate(servers):
                 for tenant in TENANTS:
-                    for kind, work in (("create", creator), ("ingest", feeder), ("read", reader)):
+                    for kind, work in (("create", creator), ("ingest", feeder), ("read", tracking_reader)):
                         name = f"{kind}-{'AB'[index]}-{tenant}-r{round}"
                         threads.append(threading.Thread(target=work, args=(load, name, port, tokens[tenant], tenant), name=name, daemon=True))
             for thread in threads:
