@@ -38,11 +38,15 @@ extension Task where Failure == any Error {
     }
 }
 
-/// A continuation resumed once, by whichever result comes first (the other is dropped).
-final class ResumeOnce<T: Sendable>: Sendable {
+/// A continuation resumed once, by whichever result comes first (the others are dropped): for
+/// racing work against a watchdog or a cancellation.
+public final class ResumeOnce<T: Sendable>: Sendable {
     private let state = Mutex<(continuation: CheckedContinuation<T, any Error>?, result: Result<T, any Error>?)>((nil, nil))
 
-    func start(_ continuation: CheckedContinuation<T, any Error>) {
+    public init() {}
+
+    /// The continuation to resume; at once when a result came first.
+    public func start(_ continuation: CheckedContinuation<T, any Error>) {
         let early = state.withLock { state -> Result<T, any Error>? in
             if let result = state.result { return result }
             state.continuation = continuation
@@ -51,7 +55,8 @@ final class ResumeOnce<T: Sendable>: Sendable {
         if let early { continuation.resume(with: early) }
     }
 
-    func finish(_ result: Result<T, any Error>) {
+    /// Resumes with `result`, unless a result came first.
+    public func finish(_ result: Result<T, any Error>) {
         let continuation = state.withLock { state -> CheckedContinuation<T, any Error>? in
             guard state.result == nil else { return nil }
             state.result = result

@@ -1,5 +1,6 @@
 import PostgresNIO
 import Synchronization
+import Timeline
 
 extension PostgresConnection {
     /// How long work may go on after its connection closed before it is abandoned.
@@ -17,7 +18,7 @@ extension PostgresConnection {
     func abandoningIfClosed<T: Sendable>(_ work: @escaping @Sendable (_ committing: CommitFlag) async throws -> T) async throws -> T {
         let committing = CommitFlag()
         let worker = Task { try await work(committing) }
-        let outcome = Outcome<T>()
+        let outcome = ResumeOnce<T>()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
                 outcome.start(continuation)
@@ -53,28 +54,4 @@ final class CommitFlag: Sendable {
     private let value = Atomic(false)
     var isSet: Bool { value.load(ordering: .acquiring) }
     func set() { value.store(true, ordering: .releasing) }
-}
-
-/// A continuation resumed once, by whichever of the work and its watchdog finishes first.
-private final class Outcome<T: Sendable>: Sendable {
-    private let state = Mutex<(continuation: CheckedContinuation<T, any Error>?, result: Result<T, any Error>?)>((nil, nil))
-
-    func start(_ continuation: CheckedContinuation<T, any Error>) {
-        let early = state.withLock { state -> Result<T, any Error>? in
-            if let result = state.result { return result }
-            state.continuation = continuation
-            return nil
-        }
-        if let early { continuation.resume(with: early) }
-    }
-
-    func finish(_ result: Result<T, any Error>) {
-        let continuation = state.withLock { state -> CheckedContinuation<T, any Error>? in
-            guard state.result == nil else { return nil }
-            state.result = result
-            defer { state.continuation = nil }
-            return state.continuation
-        }
-        continuation?.resume(with: result)
-    }
 }
