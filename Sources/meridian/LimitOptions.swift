@@ -29,9 +29,8 @@ struct LimitOptions: ParsableArguments {
             (idleTimeout, "IDLE_TIMEOUT", \.connections.idleTimeout), (requestTimeout, "REQUEST_TIMEOUT", \.requestTimeout),
         ]
         for (value, name, keyPath) in durations {
-            guard let seconds = value ?? environment["MERIDIAN_\(name)"].flatMap(Double.init) else { continue }
-            guard seconds.isFinite, seconds > 0, seconds <= 86_400 else { throw ValidationError("--\(Self.flag(name)) must be 0 < seconds ≤ 86400, got \(seconds)") }
-            configuration[keyPath: keyPath] = .milliseconds(Int64(seconds * 1_000))
+            let seconds = value ?? environment["MERIDIAN_\(name)"].flatMap(Double.init)
+            if let duration = try Duration.seconds(seconds, flag: Self.flag(name), most: 86_400) { configuration[keyPath: keyPath] = duration }
         }
         let counts: [(Int?, String, WritableKeyPath<ServerConfiguration, Int>)] = [
             (maxConnectionsPerAddress, "MAX_CONNECTIONS_PER_ADDRESS", \.connections.maxPerAddress),

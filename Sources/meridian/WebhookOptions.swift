@@ -24,13 +24,11 @@ struct WebhookOptions: ParsableArguments {
             }
             configuration.delivery.backoff = schedule
         }
-        if let seconds = webhookTimeout ?? environment["MERIDIAN_WEBHOOK_TIMEOUT"].flatMap(Double.init) {
-            guard seconds.isFinite, seconds > 0, seconds <= 3_600 else { throw ValidationError("--webhook-timeout must be 0 < seconds ≤ 3600, got \(seconds)") }
-            configuration.delivery.timeout = .milliseconds(Int64(seconds * 1_000))
+        if let timeout = try Duration.seconds(webhookTimeout ?? environment["MERIDIAN_WEBHOOK_TIMEOUT"].flatMap(Double.init), flag: "webhook-timeout", most: 3_600) {
+            configuration.delivery.timeout = timeout
         }
-        if let seconds = webhookLease ?? environment["MERIDIAN_WEBHOOK_LEASE"].flatMap(Double.init) {
-            guard seconds.isFinite, seconds > 0, seconds <= 3_600 else { throw ValidationError("--webhook-lease must be 0 < seconds ≤ 3600, got \(seconds)") }
-            configuration.delivery.lease = .milliseconds(Int64(seconds * 1_000))
+        if let lease = try Duration.seconds(webhookLease ?? environment["MERIDIAN_WEBHOOK_LEASE"].flatMap(Double.init), flag: "webhook-lease", most: 3_600) {
+            configuration.delivery.lease = lease
         }
         // A claim is renewed before each attempt; one attempt must end well inside it.
         if configuration.delivery.lease < configuration.delivery.timeout * 2 {
