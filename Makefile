@@ -27,17 +27,16 @@ run-pg: build-release web ## two instances (ports $(PORT) and $(PORT)+1) on a th
 
 test: build web unit crosscheck isolation pg-restart contract page ## every test: Swift Testing suites, the pyproj/geographiclib/mercantile/mapbox-vector-tile cross-check, tenant isolation under load, schemathesis over the contract, the page in headless Chromium
 
-# The contract suite runs once per engine; on PostgreSQL without the suites that test a SQLite
-# file itself (kill -9 or SIGTERM of a process on its file, restarts on it, the commands on one).
+# The contract suite (MeridianServerTests) and the system tests (SystemTests: the binary itself)
+# run once per engine. Tests of a SQLite file itself (kill -9 or SIGTERM of a process on its file,
+# restarts on it, the commands on one) carry the `.sqliteFile` trait and those of two instances on
+# one PostgreSQL `.postgresPass` (Tests/TestSupport), so each pass picks its own by trait.
 # Both passes run 16 tests at a time: all at once on 2 cores, a request to a server process a
 # SIGKILL test started now and then waited over 15 s (and on PostgreSQL, ~900 connections); 16 at a
-# time takes the same wall time. On PostgreSQL,
-# a stall fails it after 15 minutes instead of holding CI (a test still running after 3 minutes is
-# named on stderr).
-PG_SQLITE_FILES = WebhookDurabilityTests|TrackingDurabilityTests|DurabilityTests|ImportCommandTests|aCrossingSurvivesSIGKILLWholeAndOnce|anEditSurvivesSIGKILLWithItsEvents|sigtermEndsStreamsWithALastEventAndExitsZero|keysAreMadeListedAndRevokedFromTheCommandLineAndBackupsAreWholeDatabases|idsAreNeverHandedOutTwiceAcrossDeleteAndRestart|aStreamCarriesOnlyItsTenantsEvents
-
-unit: ## Swift Testing suites (the store suites on both engines), then the contract suite again on PostgreSQL; against a throw-away PostgreSQL 15 + PostGIS (scripts/with-postgres.sh)
-	scripts/with-postgres.sh sh -c 'SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=16 $(SWIFT) test --skip-build && MERIDIAN_TEST_STORAGE=postgres SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=16 timeout 900 $(SWIFT) test --skip-build --filter MeridianServerTests --skip "$(PG_SQLITE_FILES)"'
+# time takes the same wall time. On PostgreSQL, a stall fails it after 15 minutes instead of
+# holding CI (a test still running after 3 minutes is named on stderr).
+unit: ## Swift Testing suites (the store suites on both engines), then the contract and system suites again on PostgreSQL; against a throw-away PostgreSQL 15 + PostGIS (scripts/with-postgres.sh)
+	scripts/with-postgres.sh sh -c 'SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=16 $(SWIFT) test --skip-build && MERIDIAN_TEST_STORAGE=postgres SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=16 timeout 900 $(SWIFT) test --skip-build --filter "MeridianServerTests|SystemTests"'
 
 $(PYTHON): scripts/requirements.txt
 	python3 -m venv $(VENV) || { scripts/install-deps.sh python3-venv && python3 -m venv $(VENV); }

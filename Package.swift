@@ -155,12 +155,21 @@ let package = Package(
             swiftSettings: handWrittenSettings
         ),
 
-        // Helpers the test targets share (a seeded random generator, the storage engines); never part of a product.
+        // Helpers the test targets share, never part of a product: a seeded random generator, the storage
+        // engines a test runs on, the test app and its client, the `meridian` process, a webhook
+        // receiver, the watchdog and the engine traits. Its imports are public (its API is theirs).
         .target(
             name: "TestSupport",
-            dependencies: [.product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "MeridianServer", "MapGeometry", "Geodesy",
+                .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
             path: "Tests/TestSupport",
-            swiftSettings: handWrittenSettings
+            swiftSettings: commonSettings
         ),
         .testTarget(
             name: "MapGeometryTests",
@@ -218,6 +227,19 @@ let package = Package(
         .testTarget(
             name: "GeodesyTests",
             dependencies: ["Geodesy", "MapGeometry"],
+            swiftSettings: handWrittenSettings
+        ),
+        // Tests that run the `meridian` binary: SIGKILL and SIGTERM, restarts on one file, two
+        // instances on one PostgreSQL, the commands.
+        .testTarget(
+            name: "SystemTests",
+            dependencies: [
+                "Access", "Annotations", "MapGeometry", "Geodesy", "Storage", "Timeline", "TestSupport",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
             swiftSettings: handWrittenSettings
         ),
         .testTarget(

@@ -6,6 +6,7 @@ import NIOCore
 @testable import MeridianServer
 import Storage
 import Testing
+import TestSupport
 import Timeline
 
 /// Keys and roles at the door: 401 without a valid key (with the Bearer challenge), 403 for a

@@ -5,6 +5,7 @@ import HummingbirdTesting
 import MeridianServer
 import NIOCore
 import Testing
+import TestSupport
 
 /// One annotation at a time, through the HTTP contract: every status of the issue.
 @Suite(.watchdog) struct AnnotationContractTests {
@@ -253,7 +254,7 @@ import Testing
         }
     }
 
-    @Test func idsAreNeverHandedOutTwiceAcrossDeleteAndRestart() async throws {
+    @Test(.sqliteFile) func idsAreNeverHandedOutTwiceAcrossDeleteAndRestart() async throws {
         let database = TemporaryDatabase()
         defer { database.cleanUp() }
         var configuration = try await TestApp.configuration()

@@ -5,6 +5,7 @@ import HummingbirdTesting
 import MeridianServer
 import NIOCore
 import Testing
+import TestSupport
 
 /// Many annotations at a time through the HTTP contract: pages, the feed, GeoJSON in and out.
 @Suite(.watchdog) struct AnnotationSetContractTests {

@@ -3,6 +3,7 @@ import HTTPTypes
 import HummingbirdTesting
 import NIOCore
 import Testing
+import TestSupport
 
 /// Every kind of bad input answers problem+json naming the field; never a 500.
 @Suite(.watchdog) struct BadInputContractTests {

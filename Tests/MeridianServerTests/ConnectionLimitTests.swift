@@ -7,6 +7,7 @@ import NIOCore
 import NIOPosix
 import Synchronization
 import Testing
+import TestSupport
 
 /// Slow and greedy clients on a live server with short limits: a head, a body or an idle
 /// keep-alive that keeps the server waiting past its timeout is closed; an address holds at most

@@ -4,6 +4,7 @@ import HummingbirdTesting
 import NIOCore
 import MeridianAPI
 import Testing
+import TestSupport
 
 /// The conversion endpoints without a viewport; expected values come from DESIGN.md's check values
 /// and the published Mercator formulas.

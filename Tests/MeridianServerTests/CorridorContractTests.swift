@@ -5,6 +5,7 @@ import HummingbirdTesting
 import MapGeometry
 import NIOCore
 import Testing
+import TestSupport
 
 /// Corridor regions through the HTTP contract: a route with a tolerance, "left the route" is its
 /// exit; bad lines and widths are refused at their place.

@@ -4,14 +4,14 @@ import HummingbirdTesting
 import MapGeometry
 import NIOCore
 import Testing
+import TestSupport
 
 /// `detect: ["cross"]` through the HTTP contract: a device driving through a 300 m circle between
 /// fixes five minutes apart gets enter and exit, interpolated, in order, stored and listed like any
 /// event; the subscription says what it detects; a bad value is refused at its place.
 @Suite(.watchdog) struct CrossingContractTests {
     static func circle(_ extra: String) -> String {
-        let centre = Trace.at(4_166 * 2 + 2_000)
-        return #"{"type":"region","maxLocationAge":null,"region":{"circle":{"center":{"latitude":\#(centre.latitude),"longitude":\#(centre.longitude)},"radius":300}}\#(extra)}"#
+        Trace.crossedCircle(extra)
     }
 
     @Test func aCrossingBetweenFixesIsAnInterpolatedEnterAndExit() async throws {
@@ -69,37 +69,6 @@ import Testing
             #expect(created.pointers == ["/region/coordinates"] && created.detail?.contains("10000") == true, "\(created)")
             let updated = try await client.send(.patch, "/v1/subscriptions/\(largest.id)", json: #"{"region":\#(region(10_001, 4))}"#)
             #expect(try updated.problem(.unprocessableContent).pointers == ["/region/coordinates"])
-        }
-    }
-
-    /// The enter and exit of a crossing commit with the fix that found them, in one transaction:
-    /// after a `kill -9` straight after the answer both are there, once, and the client's retry of
-    /// that fix is a duplicate that adds nothing.
-    @Test func aCrossingSurvivesSIGKILLWholeAndOnce() async throws {
-        let database = TemporaryDatabase()
-        defer { database.cleanUp() }
-        let fixes = (0..<4).map { Trace.fix(Trace.at(Double($0) * 4_166), Double($0) * 300) }
-        let first = try await ServerProcess.start(database: database.path)
-        defer { first.kill() }
-        let subscription = try await TestClient.withClient(host: "127.0.0.1", port: first.port) { client in
-            let created = try await client.execute(.request(.post, "/v1/subscriptions", json: Self.circle(#","detect":["cross"]"#)))
-            #expect(created.status == .created)
-            #expect(try await client.execute(.request(.post, "/v1/devices/van-3/locations", json: Trace.batch(Array(fixes[0..<3])))).status == .ok)
-            let crossing = try await client.execute(.request(.post, "/v1/devices/van-3/locations", json: Trace.batch([fixes[3]])))
-            #expect(try crossing.decode(WireIngest.self).events.map(\.type) == ["enter", "exit"])
-            return try created.decode(WireSubscription.self).id
-        }
-        await first.stop()  // SIGKILL, straight after the answer
-
-        let second = try await ServerProcess.start(database: database.path)
-        defer { second.kill() }
-        try await TestClient.withClient(host: "127.0.0.1", port: second.port) { client in
-            let retry = try await client.execute(.request(.post, "/v1/devices/van-3/locations", json: Trace.batch([fixes[3]])))
-            let answer = try retry.decode(WireIngest.self)
-            #expect(answer.statuses == ["duplicate"] && answer.events.isEmpty)
-            let events = try await client.execute(.request(.get, "/v1/subscriptions/\(subscription)/events?after=0")).decode(WireEventPage.self).events
-            #expect(events.map(\.type) == ["enter", "exit"] && events.allSatisfy { $0.interpolated == true })
-            #expect(events.map(\.sequence) == [1, 2])
         }
     }
 }

@@ -2,6 +2,7 @@ import Annotations
 import Foundation
 import MapGeometry
 import Testing
+import TestSupport
 import Thinning
 import Timeline
 import WireJSON

@@ -5,6 +5,7 @@ import MeridianServer
 import NIOCore
 import NIOPosix
 import Testing
+import TestSupport
 
 /// `GET /v1/events/stream` on a live server, read by a raw socket client as it streams (the
 /// test clients wait for whole bodies, which a stream never ends).
@@ -56,27 +57,6 @@ extension EventStreamTests {
             let text = try await RawStream.read(port: port, path: "/v1/events/stream?after=0") { $0.contains("id: 5000\n") }
             let ids = text.split(separator: "\n").filter { $0.hasPrefix("id: ") }.compactMap { Int($0.dropFirst(4)) }
             #expect(ids == Array(1...5_000))
-        }
-    }
-}
-
-/// Reads an HTTP/1.1 response off a socket as it arrives, until `done` says so (or 15 s pass).
-enum RawStream {
-    static func read(port: Int, path: String, headers: [String: String] = [:], until done: (String) async throws -> Bool) async throws -> String {
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connect(host: "127.0.0.1", port: port) { channel in
-            channel.eventLoop.makeCompletedFuture { try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel) }
-        }
-        let deadline = ContinuousClock.now + .seconds(15)
-        return try await channel.executeThenClose { inbound, outbound in
-            let head = headers.map { "\($0.key): \($0.value)\r\n" }.joined()
-            try await outbound.write(ByteBuffer(string: "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\(head)\r\n"))
-            var text = ""
-            for try await buffer in inbound {
-                text += String(buffer: buffer)
-                if try await done(text) || ContinuousClock.now > deadline { break }
-            }
-            // "\r\n" is one Character in Swift: unfold it so the SSE lines split on "\n".
-            return text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "Content-Type", with: "content-type")
         }
     }
 }

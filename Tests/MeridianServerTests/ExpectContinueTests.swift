@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import MeridianServer
 import Testing
+import TestSupport
 
 /// Clients that ask before sending a large body (curl above 1 MiB) get `100 Continue` at once.
 @Suite(.watchdog) struct ExpectContinueTests {

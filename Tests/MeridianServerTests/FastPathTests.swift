@@ -4,6 +4,7 @@ import HummingbirdTesting
 import MeridianAPI
 import NIOCore
 import Testing
+import TestSupport
 
 @testable import MeridianServer
 

@@ -2,6 +2,7 @@ import Annotations
 import Foundation
 import MeridianAPI
 import Testing
+import TestSupport
 import Timeline
 import WireJSON
 

@@ -4,6 +4,7 @@ import HummingbirdTesting
 import NIOCore
 import MeridianAPI
 import Testing
+import TestSupport
 
 /// Geodesics and CRS transforms; references from GeographicLib and pyproj.
 @Suite(.watchdog) struct GeodesyContractTests {

@@ -3,6 +3,7 @@ import HTTPTypes
 import HummingbirdTesting
 import NIOCore
 import Testing
+import TestSupport
 
 /// JSON bodies are UTF-8 (RFC 8259 §8.1). Foundation's decoder reads UTF-16 and UTF-32 too, but the
 /// repeated-key and forbidden-null checks read UTF-8 bytes: a body in another encoding went past

@@ -4,6 +4,7 @@ import MeridianServer
 import NIOCore
 import NIOPosix
 import Testing
+import TestSupport
 
 /// A request head NIO's parser refuses is answered problem+json 400 and the connection closes,
 /// on a live server (the router test client never meets the parser). Hummingbird answered these

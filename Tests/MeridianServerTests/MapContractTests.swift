@@ -7,6 +7,7 @@ import MeridianAPI
 @testable import MeridianServer
 import NIOCore
 import Testing
+import TestSupport
 
 /// The map page, its base map from an MBTiles file, and cluster vector tiles over HTTP. (The
 /// tiles' content is checked against the thin answer by the cross-check script, decoded with

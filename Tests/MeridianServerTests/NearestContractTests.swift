@@ -6,6 +6,7 @@ import MapGeometry
 import MeridianServer
 import NIOCore
 import Testing
+import TestSupport
 
 /// `POST /v1/annotations/nearest`: geodesic order (checked against PROJ's inverse over a scan),
 /// across the antimeridian and at the poles, with `maxDistance` and a filter.

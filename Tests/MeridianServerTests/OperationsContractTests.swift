@@ -4,6 +4,7 @@ import HummingbirdTesting
 import NIOCore
 import MeridianAPI
 import Testing
+import TestSupport
 
 @Suite(.watchdog) struct OperationsContractTests {
     @Test func healthAndReadinessAnswerOK() async throws {

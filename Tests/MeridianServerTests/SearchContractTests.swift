@@ -4,6 +4,7 @@ import HummingbirdTesting
 import MeridianServer
 import NIOCore
 import Testing
+import TestSupport
 
 /// `POST /v1/annotations/search` and the `filter` parameter of list and export: one CQL2 language,
 /// paged by id so writes meanwhile neither repeat nor skip, every bad filter a 422 at its place.

@@ -4,6 +4,7 @@ import HTTPTypes
 @testable import MeridianServer
 import Storage
 import Testing
+import TestSupport
 
 /// Failures of the database itself become the answers a client can act on: a full disk 507, the
 /// database away 503, a commit of unknown outcome 503 that says how to retry; each with

@@ -4,6 +4,7 @@ import HummingbirdTesting
 import MapGeometry
 import NIOCore
 import Testing
+import TestSupport
 
 /// `PATCH /v1/subscriptions/{id}` through the HTTP contract: a region edited in place keeps its id,
 /// its events and its state with each device; moving it under a parked device flips that state once,
@@ -11,8 +12,7 @@ import Testing
 @Suite(.watchdog) struct SubscriptionPatchContractTests {
     /// A 300 m circle `metres` east of the trace's origin.
     static func circle(at metres: Double, radius: Double = 300) -> String {
-        let centre = Trace.at(metres)
-        return #"{"circle":{"center":{"latitude":\#(centre.latitude),"longitude":\#(centre.longitude)},"radius":\#(radius)}}"#
+        Trace.circle(at: metres, radius: radius)
     }
 
     static func patch(_ client: some TestClientProtocol, _ id: String, _ json: String) async throws -> (status: HTTPResponse.Status, body: String) {
@@ -20,7 +20,7 @@ import Testing
         return (response.status, String(buffer: response.body))
     }
 
-    struct Change: Decodable { var subscription: WireSubscription; var events: [WireEvent] }
+    typealias Change = WireSubscriptionChange
 
     @Test func aRegionMovedFromUnderAParkedDeviceExitsOnceAndEntersWhenMovedBack() async throws {
         try await TestApp.withClient { client in
@@ -128,34 +128,6 @@ import Testing
             #expect(try await Self.patch(client, "01a208ae-5de3-75fc-9cf6-fd2e3c7ac65e", #"{"name":"x"}"#).status == .notFound)
             _ = try await client.send(.delete, "/v1/subscriptions/\(significant.id)")
             #expect(try await Self.patch(client, significant.id, #"{"name":"x"}"#).status == .gone)
-        }
-    }
-
-    /// The edit, the state it flips and its events are one transaction: after a `kill -9` straight
-    /// after the answer, the region is where it was moved, its exit is in the log once, and the
-    /// device is outside (its next fix where it stands emits nothing).
-    @Test func anEditSurvivesSIGKILLWithItsEvents() async throws {
-        let database = TemporaryDatabase()
-        defer { database.cleanUp() }
-        let first = try await ServerProcess.start(database: database.path)
-        defer { first.kill() }
-        let id = try await TestClient.withClient(host: "127.0.0.1", port: first.port) { client in
-            let created = try await client.execute(.request(.post, "/v1/subscriptions", json: #"{"type":"region","maxLocationAge":null,"region":\#(Self.circle(at: 0))}"#))
-            let id = try created.decode(WireSubscription.self).id
-            #expect(try await client.execute(.request(.post, "/v1/devices/van-5/locations", json: Trace.batch([Trace.fix(Trace.at(0), 0)]))).status == .ok)
-            let moved = try await client.execute(.request(.patch, "/v1/subscriptions/\(id)", json: #"{"region":\#(Self.circle(at: 2_000))}"#))
-            #expect(try moved.decode(Change.self).events.map(\.type) == ["exit"])
-            return id
-        }
-        await first.stop()  // SIGKILL, straight after the answer
-
-        let second = try await ServerProcess.start(database: database.path)
-        defer { second.kill() }
-        try await TestClient.withClient(host: "127.0.0.1", port: second.port) { client in
-            let events = try await client.execute(.request(.get, "/v1/subscriptions/\(id)/events?after=0")).decode(WireEventPage.self).events
-            #expect(events.map(\.type) == ["enter", "exit"] && events.last?.reason == "regionChanged")
-            let answer = try await client.execute(.request(.post, "/v1/devices/van-5/locations", json: Trace.batch([Trace.fix(Trace.at(0), 60)])))
-            #expect(try answer.decode(WireIngest.self).events.isEmpty)
         }
     }
 }

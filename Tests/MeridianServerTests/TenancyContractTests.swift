@@ -4,6 +4,7 @@ import HTTPTypes
 import HummingbirdTesting
 import NIOCore
 import Testing
+import TestSupport
 
 /// Two tenants on one server: neither sees the other's annotations, external ids, idempotency
 /// keys, change feed, thinning answers, clusters, devices, fixes, subscriptions or events; the

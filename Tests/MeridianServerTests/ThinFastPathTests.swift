@@ -8,6 +8,7 @@ import Access
 import Storage
 import Thinning
 import Testing
+import TestSupport
 @testable import MeridianServer
 import Timeline
 import WireJSON

@@ -4,6 +4,7 @@ import HummingbirdTesting
 import MeridianServer
 import NIOCore
 import Testing
+import TestSupport
 
 /// `POST /v1/annotations/thin` with a CQL2 `filter`: clusters count only what matches, their ids
 /// name the filter (so `GET /v1/clusters/{id}` and its leaves answer the same members), answers

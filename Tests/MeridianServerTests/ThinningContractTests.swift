@@ -6,6 +6,7 @@ import HummingbirdTesting
 import MeridianServer
 import NIOCore
 import Testing
+import TestSupport
 
 /// `POST /v1/annotations/thin`, `GET /v1/clusters/{id}` and its leaves through the HTTP contract.
 @Suite(.watchdog) struct ThinningContractTests {

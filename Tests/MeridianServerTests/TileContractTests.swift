@@ -3,6 +3,7 @@ import HTTPTypes
 import HummingbirdTesting
 import MeridianAPI
 import Testing
+import TestSupport
 
 @Suite(.watchdog) struct TileContractTests {
     @Test func aCoordinatesTileHasMercantilesBoundsAndQuadkey() async throws {

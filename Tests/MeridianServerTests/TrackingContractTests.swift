@@ -3,10 +3,11 @@ import HTTPTypes
 import HummingbirdTesting
 import MapGeometry
 import Testing
+import TestSupport
 
 /// The tracking endpoints through Hummingbird's router test client, on an in-memory database.
 @Suite(.watchdog) struct TrackingContractTests {
-    static let everyFix = #"{"type":"significantChange","distanceFilter":0,"minimumInterval":0,"maxLocationAge":null}"#
+    static let everyFix = Trace.everyFix
 
     @Test func ingestClassifiesEachFixInArrayOrder() async throws {
         try await TestApp.withClient { client in
@@ -256,7 +257,6 @@ import Testing
     }
 }
 
-struct HistoryPage: Decodable { var locations: [WireFix]; var nextFrom: String? }
 struct SubscriptionPage: Decodable { var subscriptions: [WireSubscription]; var nextCursor: String? }
 struct DeletionAnswer: Decodable { var subscription: WireSubscription; var events: [WireEvent] }
 struct DeviceAnswer: Decodable {

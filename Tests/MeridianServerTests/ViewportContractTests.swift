@@ -4,6 +4,7 @@ import HummingbirdTesting
 import NIOCore
 import MeridianAPI
 import Testing
+import TestSupport
 
 /// Screen conversions of a viewport; a 256-point view at zoom 0 shows the world 1:2^20.
 @Suite(.watchdog) struct ViewportContractTests {

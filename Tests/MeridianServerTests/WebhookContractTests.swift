@@ -7,6 +7,7 @@ import MeridianServer
 import NIOCore
 import Synchronization
 import Testing
+import TestSupport
 
 /// `/v1/webhooks`: the resource, its secret, its validation and the SSRF guard at creation.
 @Suite(.watchdog) struct WebhookContractTests {

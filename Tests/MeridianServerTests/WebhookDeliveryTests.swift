@@ -6,6 +6,7 @@ import MeridianServer
 import NIOCore
 import Synchronization
 import Testing
+import TestSupport
 
 /// Webhooks against a real receiver on loopback: order, retries, dead letters, 410, replay,
 /// rotation, `Retry-After`, the test ping.

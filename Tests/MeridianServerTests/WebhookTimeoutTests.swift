@@ -6,6 +6,7 @@ import MeridianServer
 import NIOCore
 import Synchronization
 import Testing
+import TestSupport
 
 /// `--webhook-timeout` bounds a whole attempt, the answer's body included: a receiver that
 /// answers 200 and then trickles its body holds neither the test ping, nor its worker, nor

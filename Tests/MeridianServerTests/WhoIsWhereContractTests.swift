@@ -6,6 +6,7 @@ import MapGeometry
 import MeridianServer
 import NIOCore
 import Testing
+import TestSupport
 
 /// Device and region queries: devices by box, age and distance; the regions holding a point; who
 /// is inside a region now.

@@ -7,13 +7,12 @@ import MeridianServer
 import NIOCore
 import Storage
 import Testing
-import TestSupport
 import Timeline
 
 /// An application on a temporary database (of the engine under test) with API keys made beforehand, as
 /// `meridian keys create` makes them: `tokens["acme/writer"]` is that key's bearer token.
-enum KeyedApp {
-    static func withClient(
+public enum KeyedApp {
+    public static func withClient(
         keys: [(tenant: String, role: Role)],
         configure: (inout ServerConfiguration) -> Void = { _ in },
         _ body: @Sendable (_ client: any TestClientProtocol, _ tokens: [String: String], _ database: String) async throws -> Void
@@ -42,7 +41,7 @@ extension TestClientProtocol {
     /// The answer to `request` once another process's key write holds: the next request on
     /// SQLite (every check reads the table); on PostgreSQL once the write's notification reached
     /// the server's copy of the keys (retried for up to a second, which it never needs on loopback).
-    func afterKeyWrites(_ request: () async throws -> TestResponse) async throws -> TestResponse {
+    public func afterKeyWrites(_ request: () async throws -> TestResponse) async throws -> TestResponse {
         var response = try await request()
         guard StorageEngine.contract == .postgres else { return response }
         let deadline = ContinuousClock.now + .seconds(1)
@@ -54,14 +53,14 @@ extension TestClientProtocol {
     }
 
     /// Sends `body` (JSON text) as the holder of `token`.
-    func send(_ method: HTTPRequest.Method, _ path: String, json body: String? = nil, key token: String?, headers: HTTPFields = [:]) async throws -> TestResponse {
+    public func send(_ method: HTTPRequest.Method, _ path: String, json body: String? = nil, key token: String?, headers: HTTPFields = [:]) async throws -> TestResponse {
         var headers = headers
         if let token { headers[.authorization] = "Bearer \(token)" }
         return try await send(method, path, json: body, headers: headers)
     }
 
     /// Creates an annotation as the holder of `token`, expecting 201.
-    func createAnnotation(_ json: String, key token: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> WireAnnotation {
+    public func createAnnotation(_ json: String, key token: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> WireAnnotation {
         let response = try await send(.post, "/v1/annotations", json: json, key: token)
         #expect(response.status == .created, "\(String(buffer: response.body))", sourceLocation: sourceLocation)
         return try response.decode(WireAnnotation.self)

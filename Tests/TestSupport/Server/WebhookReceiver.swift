@@ -8,53 +8,57 @@ import Testing
 
 /// A real HTTP receiver on 127.0.0.1 (a Hummingbird application on a free port) that records
 /// every request and answers as its script says.
-final class WebhookReceiver: Sendable {
-    struct Received: Sendable {
-        var headers: HTTPFields
-        var body: String
-        var at: ContinuousClock.Instant
+public final class WebhookReceiver: Sendable {
+    public struct Received: Sendable {
+        public var headers: HTTPFields
+        public var body: String
+        public var at: ContinuousClock.Instant
 
-        var webhookID: String { headers[HTTPField.Name("webhook-id")!] ?? "" }
-        var sequence: Int64? {
+        public var webhookID: String { headers[HTTPField.Name("webhook-id")!] ?? "" }
+        public var sequence: Int64? {
             (try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])?["sequence"] as? Int64
         }
     }
 
     /// How to answer a request: a status, optional headers, and a pause before answering.
-    struct Answer: Sendable {
-        var status: HTTPResponse.Status = .ok
-        var headers: HTTPFields = [:]
-        var delay: Duration = .zero
+    public struct Answer: Sendable {
+        public var status: HTTPResponse.Status = .ok
+        public var headers: HTTPFields = [:]
+        public var delay: Duration = .zero
         /// When set, the body is declared as ``trickleLength`` bytes (`Content-Length`) and sent
         /// one byte per this interval, for at most ``trickleLimit`` (then the connection drops).
-        var trickle: Duration?
+        public var trickle: Duration?
+
+        public init(status: HTTPResponse.Status = .ok, headers: HTTPFields = [:], delay: Duration = .zero, trickle: Duration? = nil) {
+            (self.status, self.headers, self.delay, self.trickle) = (status, headers, delay, trickle)
+        }
     }
 
     /// The `Content-Length` a trickling answer declares.
-    static let trickleLength = 100_000
+    public static let trickleLength = 100_000
     /// How long a trickling answer goes on before it gives up: far past any timeout a test sets,
     /// and a bound on how long a client that never gives up is held.
-    static let trickleLimit = Duration.seconds(120)
+    public static let trickleLimit = Duration.seconds(120)
 
     private let log = Mutex<[Received]>([])
     private let trickles = Mutex<[Int]>([])
     private let script: @Sendable (_ index: Int, _ request: Received) -> Answer
-    let port: Int
+    public let port: Int
 
     private init(port: Int, script: @escaping @Sendable (Int, Received) -> Answer) {
         self.port = port
         self.script = script
     }
 
-    var url: String { "http://127.0.0.1:\(port)/hook" }
-    var received: [Received] { log.withLock { $0 } }
+    public var url: String { "http://127.0.0.1:\(port)/hook" }
+    public var received: [Received] { log.withLock { $0 } }
     /// For each trickling answer that has ended (the client hung up, or ``trickleLimit`` passed),
     /// how many of its body's bytes were written: a count of the receiver's own steps, so it says
     /// when the client hung up however late a loaded machine runs everyone's timers.
-    var trickled: [Int] { trickles.withLock { $0 } }
+    public var trickled: [Int] { trickles.withLock { $0 } }
 
     /// Runs `body` with a receiver answering per `script` (request index from 0, the request).
-    static func run<T: Sendable>(
+    public static func run<T: Sendable>(
         script: @escaping @Sendable (Int, Received) -> Answer = { _, _ in Answer() },
         _ body: @Sendable (WebhookReceiver) async throws -> T
     ) async throws -> T {
@@ -111,7 +115,7 @@ final class WebhookReceiver: Sendable {
 
     /// Waits until `condition` holds for the requests so far (polling), at most `timeout`.
     @discardableResult
-    func wait(timeout: Duration = .seconds(20), until condition: ([Received]) -> Bool) async throws -> [Received] {
+    public func wait(timeout: Duration = .seconds(20), until condition: ([Received]) -> Bool) async throws -> [Received] {
         let deadline = ContinuousClock.now + timeout
         while true {
             let now = received

@@ -5,13 +5,12 @@ import HummingbirdTesting
 import MeridianServer
 import NIOCore
 import Testing
-import TestSupport
 
 /// What every contract test needs: an app on the testing configuration and JSON helpers.
-enum TestApp {
+public enum TestApp {
     /// Runs `body` against a fresh application through Hummingbird's router test client, its
     /// configuration the testing one as `configure` changes it.
-    static func withClient(
+    public static func withClient(
         configure: (inout ServerConfiguration) -> Void = { _ in },
         _ body: @Sendable (any TestClientProtocol) async throws -> Void
     ) async throws {
@@ -23,7 +22,7 @@ enum TestApp {
 
     /// The testing configuration on a fresh database of the engine this run tests
     /// (`StorageEngine.contract`: the same suite runs once per engine).
-    static func configuration() async throws -> ServerConfiguration {
+    public static func configuration() async throws -> ServerConfiguration {
         var configuration = ServerConfiguration.testing
         configuration.databasePath = try await StorageEngine.contract.freshPlace()
         return configuration
@@ -31,39 +30,39 @@ enum TestApp {
 }
 
 /// A problem+json answer, decoded.
-struct Problem: Decodable, Equatable {
-    struct FieldError: Decodable, Equatable {
-        var pointer: String?
-        var parameter: String?
-        var detail: String
+public struct Problem: Decodable, Equatable, Sendable {
+    public struct FieldError: Decodable, Equatable, Sendable {
+        public var pointer: String?
+        public var parameter: String?
+        public var detail: String
     }
 
-    var type: String
-    var title: String
-    var status: Int
-    var detail: String?
-    var errors: [FieldError]?
+    public var type: String
+    public var title: String
+    public var status: Int
+    public var detail: String?
+    public var errors: [FieldError]?
 
-    var pointers: [String] { (errors ?? []).compactMap(\.pointer) }
+    public var pointers: [String] { (errors ?? []).compactMap(\.pointer) }
 }
 
 extension TestClientProtocol {
     /// POSTs a JSON text and returns the status, content type and body.
-    func post(_ path: String, json: String, contentType: String = "application/json") async throws -> TestResponse {
+    public func post(_ path: String, json: String, contentType: String = "application/json") async throws -> TestResponse {
         try await execute(
             uri: path, method: .post, headers: [.contentType: contentType], body: ByteBuffer(string: json)
         )
     }
 
     /// POSTs a JSON text, expects 200 and decodes the answer.
-    func post<Answer: Decodable>(_ path: String, json: String, as type: Answer.Type, sourceLocation: SourceLocation = #_sourceLocation) async throws -> Answer {
+    public func post<Answer: Decodable>(_ path: String, json: String, as type: Answer.Type, sourceLocation: SourceLocation = #_sourceLocation) async throws -> Answer {
         let response = try await post(path, json: json)
         #expect(response.status == .ok, "\(String(buffer: response.body))", sourceLocation: sourceLocation)
         return try JSONDecoder().decode(Answer.self, from: Data(response.body.readableBytesView))
     }
 
     /// GETs a path, expects 200 and decodes the answer.
-    func get<Answer: Decodable>(_ path: String, as type: Answer.Type, sourceLocation: SourceLocation = #_sourceLocation) async throws -> Answer {
+    public func get<Answer: Decodable>(_ path: String, as type: Answer.Type, sourceLocation: SourceLocation = #_sourceLocation) async throws -> Answer {
         let response = try await execute(uri: path, method: .get)
         #expect(response.status == .ok, "\(String(buffer: response.body))", sourceLocation: sourceLocation)
         return try JSONDecoder().decode(Answer.self, from: Data(response.body.readableBytesView))
@@ -72,7 +71,7 @@ extension TestClientProtocol {
 
 extension TestResponse {
     /// Expects a problem+json answer with `status` and decodes it.
-    func problem(_ status: HTTPResponse.Status, sourceLocation: SourceLocation = #_sourceLocation) throws -> Problem {
+    public func problem(_ status: HTTPResponse.Status, sourceLocation: SourceLocation = #_sourceLocation) throws -> Problem {
         #expect(self.status == status, "\(String(buffer: body))", sourceLocation: sourceLocation)
         #expect(headers[.contentType] == "application/problem+json", sourceLocation: sourceLocation)
         let problem = try JSONDecoder().decode(Problem.self, from: Data(body.readableBytesView))
@@ -82,6 +81,6 @@ extension TestResponse {
 }
 
 /// Floating-point comparison for answers computed elsewhere.
-func close(_ a: Double, _ b: Double, _ tolerance: Double) -> Bool {
+public func close(_ a: Double, _ b: Double, _ tolerance: Double) -> Bool {
     abs(a - b) <= tolerance
 }

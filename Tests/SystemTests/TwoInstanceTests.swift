@@ -10,7 +10,7 @@ import TestSupport
 /// balancer: a write acknowledged by one is in the other's next answers (its indexes follow the
 /// feed, woken by NOTIFY), conditional writes race across them with one winner, and `kill -9` of
 /// one loses nothing it acknowledged while the other goes on. Runs in the PostgreSQL pass.
-@Suite(.watchdog, .enabled(if: StorageEngine.contract == .postgres, "the PostgreSQL pass of make unit"), .serialized)
+@Suite(.watchdog, .postgresPass, .serialized)
 struct TwoInstanceTests {
     struct Thin: Decodable {
         struct Item: Decodable {
@@ -120,7 +120,7 @@ struct TwoInstanceTests {
     /// transactions that never committed left none), and B keeps taking writes.
     @Test func killingOneInstanceMidIngestLosesNothingAcknowledged() async throws {
         try await Self.withTwoInstances { a, b, processA, processB in
-            #expect(try await a.execute(.request(.post, "/v1/subscriptions", json: TrackingContractTests.everyFix)).status == .created)
+            #expect(try await a.execute(.request(.post, "/v1/subscriptions", json: Trace.everyFix)).status == .created)
             let acknowledged = Acknowledged()
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for (port, name) in [(processA.port, "a"), (processB.port, "b")] {

@@ -4,10 +4,11 @@ import Hummingbird
 import HummingbirdTesting
 import NIOCore
 import Testing
+import TestSupport
 
 /// Deliveries survive `kill -9`: the real binary is killed while it is sending, restarted on the
 /// same file, and every event reaches the receiver, in order, none skipped.
-@Suite(.watchdog) struct WebhookDurabilityTests {
+@Suite(.watchdog, .sqliteFile) struct WebhookDurabilityTests {
     static let arguments = ["--webhook-allow-cidr", "127.0.0.0/8", "--webhook-backoff", "50ms,50ms"]
     static let events = 60
 
@@ -19,7 +20,7 @@ import Testing
             let first = try await ServerProcess.start(database: database.path, arguments: Self.arguments)
             defer { first.kill() }
             let webhookID = try await TestClient.withClient(host: "127.0.0.1", port: first.port) { client in
-                let subscription = try await client.execute(.request(.post, "/v1/subscriptions", json: TrackingContractTests.everyFix))
+                let subscription = try await client.execute(.request(.post, "/v1/subscriptions", json: Trace.everyFix))
                 #expect(subscription.status == .created)
                 let webhook = try await client.execute(.request(.post, "/v1/webhooks", json: #"{"url":"\#(receiver.url)"}"#))
                 #expect(webhook.status == .created)

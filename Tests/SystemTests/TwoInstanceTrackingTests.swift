@@ -10,11 +10,11 @@ import TestSupport
 /// Tracking across two instances on one PostgreSQL: one device's fixes, alternating between the
 /// instances, give the events one instance gives for the same fixes; a long poll on one wakes for
 /// an ingest on the other. Runs in the PostgreSQL pass.
-@Suite(.watchdog, .enabled(if: StorageEngine.contract == .postgres, "the PostgreSQL pass of make unit"), .serialized)
+@Suite(.watchdog, .postgresPass, .serialized)
 struct TwoInstanceTrackingTests {
     /// Every accepted fix is an event, and a 300 m circle 1 km east of the start is entered and left.
     static let subscriptions = [
-        TrackingContractTests.everyFix,
+        Trace.everyFix,
         #"{"type":"region","name":"depot","region":{"circle":{"center":{"latitude":\#(Trace.at(1_000).latitude),"longitude":\#(Trace.at(1_000).longitude)},"radius":300}},"maxLocationAge":null}"#,
     ]
     /// 3 km east in 100 m steps, 10 s apart, with one late fix and one repeated.
@@ -91,7 +91,7 @@ struct TwoInstanceTrackingTests {
 /// Webhooks with two instances delivering: one claim at a time per webhook, so the receiver gets
 /// each event once, in order, never two at once; when the claim's holder dies, the other instance
 /// takes over within the claim's lease and nothing is lost.
-@Suite(.watchdog, .enabled(if: StorageEngine.contract == .postgres, "the PostgreSQL pass of make unit"), .serialized)
+@Suite(.watchdog, .postgresPass, .serialized)
 struct TwoInstanceWebhookTests {
     /// The receiver answers each request after this long: requests sent one at a time arrive at least this far apart.
     static let answerDelay = Duration.milliseconds(30)
@@ -100,7 +100,7 @@ struct TwoInstanceWebhookTests {
         try await WebhookReceiver.run(script: { _, _ in .init(delay: Self.answerDelay) }) { receiver in
             let arguments = ["--webhook-allow-cidr", "127.0.0.0/8", "--webhook-lease", "8", "--webhook-timeout", "4"]
             try await TwoInstanceTests.withTwoInstances(arguments: arguments) { a, b, processA, _ in
-                #expect(try await a.execute(.request(.post, "/v1/subscriptions", json: TrackingContractTests.everyFix)).status == .created)
+                #expect(try await a.execute(.request(.post, "/v1/subscriptions", json: Trace.everyFix)).status == .created)
                 #expect(try await a.execute(.request(.post, "/v1/webhooks", json: #"{"url":"\#(receiver.url)"}"#)).status == .created)
                 func post(_ index: Int, to client: TestClient) async throws {
                     let fix = Trace.batch([Trace.fix(Trace.at(Double(index) * 100), Double(index))])
@@ -126,21 +126,21 @@ struct TwoInstanceWebhookTests {
 }
 
 /// The commands on a PostgreSQL database, as an operator runs them beside the servers.
-@Suite(.watchdog, .enabled(if: StorageEngine.contract == .postgres, "the PostgreSQL pass of make unit"))
+@Suite(.watchdog, .postgresPass)
 struct PostgresCommandTests {
     @Test func migrateKeysImportAndExportTakeADatabaseURL() async throws {
         let url = try await StorageEngine.postgres.freshPlace()
-        let migrated = try await OperationsTests.meridian(["migrate", "--database", url])
+        let migrated = try await CommandLineTests.meridian(["migrate", "--database", url])
         #expect(migrated.status == 0 && migrated.stdout.contains("v4: webhooks (4 steps applied)"), "\(migrated.stdout)\(migrated.stderr)")
-        let created = try await OperationsTests.meridian(["keys", "create", "--tenant", "acme", "--role", "admin", "--database", url])
+        let created = try await CommandLineTests.meridian(["keys", "create", "--tenant", "acme", "--role", "admin", "--database", url])
         let id = try #require(created.stdout.split(separator: "\n").first.flatMap { KeySecret.parse($0)?.id })
-        #expect(try await OperationsTests.meridian(["keys", "list", "--database", url]).stdout.contains("\(id)\tacme\tadmin"))
-        #expect(try await OperationsTests.meridian(["keys", "revoke", id, "--database", url]).stdout.contains("revoked"))
-        let imported = try await OperationsTests.meridian(["import", try OperationsTests.file(ImportCommandTests.valid), "--tenant", "acme", "--database", url])
+        #expect(try await CommandLineTests.meridian(["keys", "list", "--database", url]).stdout.contains("\(id)\tacme\tadmin"))
+        #expect(try await CommandLineTests.meridian(["keys", "revoke", id, "--database", url]).stdout.contains("revoked"))
+        let imported = try await CommandLineTests.meridian(["import", try CommandLineTests.file(ImportCommandTests.valid), "--tenant", "acme", "--database", url])
         #expect(imported.status == 0 && imported.stdout.contains("2 created"), "\(imported.stdout)\(imported.stderr)")
-        let export = try await OperationsTests.meridian(["export", "--tenant", "acme", "--database", url]).stdout
+        let export = try await CommandLineTests.meridian(["export", "--tenant", "acme", "--database", url]).stdout
         #expect(export.hasPrefix(#"{"features":["#) && export.contains("London"))
-        #expect(try await OperationsTests.meridian(["backup", "/tmp/never.sqlite", "--database", url]).status != 0)  // pg_dump's job
-        #expect(try await OperationsTests.meridian(["migrate", "--database", "postgres://nobody@127.0.0.1/"]).status != 0)
+        #expect(try await CommandLineTests.meridian(["backup", "/tmp/never.sqlite", "--database", url]).status != 0)  // pg_dump's job
+        #expect(try await CommandLineTests.meridian(["migrate", "--database", "postgres://nobody@127.0.0.1/"]).status != 0)
     }
 }

@@ -4,12 +4,13 @@ import HummingbirdTesting
 import NIOCore
 import Synchronization
 import Testing
+import TestSupport
 
 /// Acknowledged fixes and events survive `kill -9` in the middle of an ingest load: the real
 /// `meridian` binary on a SQLite file takes batches from several concurrent clients, is killed
 /// while requests are in flight, restarted on the same file, and asked for everything it
 /// acknowledged. The event log must read back gap-free, one event per stored accepted fix.
-@Suite(.watchdog) struct TrackingDurabilityTests {
+@Suite(.watchdog, .sqliteFile) struct TrackingDurabilityTests {
     /// Concurrent clients, each on its own connection, each posting for its own devices in turn.
     static let writers = 4
     static let devicesPerWriter = 2

@@ -7,36 +7,36 @@ import NIOCore
 import Testing
 
 /// A webhook as a client reads it off the wire.
-struct WireWebhook: Decodable, Sendable {
-    struct Lag: Decodable, Sendable { var events: Int64; var oldestAge: Double? }
-    var id: String
-    var url: String
-    var subscriptionIds: [String]?
-    var secret: String?
-    var state: String
-    var disabledReason: String?
-    var cursor: Int64
-    var lag: Lag
-    var previousSecretExpiresAt: String?
-    var createdAt: String
-    var updatedAt: String
+public struct WireWebhook: Decodable, Sendable {
+    public struct Lag: Decodable, Sendable { public var events: Int64; public var oldestAge: Double? }
+    public var id: String
+    public var url: String
+    public var subscriptionIds: [String]?
+    public var secret: String?
+    public var state: String
+    public var disabledReason: String?
+    public var cursor: Int64
+    public var lag: Lag
+    public var previousSecretExpiresAt: String?
+    public var createdAt: String
+    public var updatedAt: String
 }
 
-struct WireDeliveryPage: Decodable {
-    struct Attempt: Decodable {
-        var id: Int64; var sequence: Int64; var eventId: String; var attempt: Int; var statusCode: Int?; var error: String?; var status: String
-        var latencyMilliseconds: Double
+public struct WireDeliveryPage: Decodable, Sendable {
+    public struct Attempt: Decodable, Sendable {
+        public var id: Int64; public var sequence: Int64; public var eventId: String; public var attempt: Int; public var statusCode: Int?; public var error: String?; public var status: String
+        public var latencyMilliseconds: Double
     }
-    var deliveries: [Attempt]
-    var nextCursor: String?
+    public var deliveries: [Attempt]
+    public var nextCursor: String?
 }
 
-enum WebhookApp {
+public enum WebhookApp {
     /// Tests' schedule: three quick retries.
-    static let quickBackoff = BackoffSchedule(delays: [.milliseconds(20), .milliseconds(20), .milliseconds(20)])
+    public static let quickBackoff = BackoffSchedule(delays: [.milliseconds(20), .milliseconds(20), .milliseconds(20)])
 
     /// A live server (in-memory database) whose webhooks may reach loopback, with `configure` applied.
-    static func withLiveClient(
+    public static func withLiveClient(
         configure: @Sendable (inout ServerConfiguration) -> Void = { _ in },
         _ body: @Sendable (any TestClientProtocol) async throws -> Void
     ) async throws {
@@ -50,33 +50,33 @@ enum WebhookApp {
 
 extension TestClientProtocol {
     /// Creates a webhook (`json` is the body), expecting 201.
-    func createWebhook(_ json: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> WireWebhook {
+    public func createWebhook(_ json: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> WireWebhook {
         let response = try await send(.post, "/v1/webhooks", json: json)
         #expect(response.status == .created, "\(String(buffer: response.body))", sourceLocation: sourceLocation)
         return try response.decode(WireWebhook.self)
     }
 
-    func webhook(_ id: String) async throws -> WireWebhook {
+    public func webhook(_ id: String) async throws -> WireWebhook {
         try await send(.get, "/v1/webhooks/\(id)").decode(WireWebhook.self)
     }
 
-    func deliveries(_ id: String, status: String? = nil) async throws -> [WireDeliveryPage.Attempt] {
+    public func deliveries(_ id: String, status: String? = nil) async throws -> [WireDeliveryPage.Attempt] {
         try await send(.get, "/v1/webhooks/\(id)/deliveries?limit=1000" + (status.map { "&status=\($0)" } ?? "")).decode(WireDeliveryPage.self).deliveries
     }
 
     /// Posts one fix per device `first..<first+count` (each an `initial` event of an every-fix subscription).
-    func postDevices(_ range: Range<Int>) async throws {
+    public func postDevices(_ range: Range<Int>) async throws {
         for index in range { _ = try await postFixes("car-\(index)", [Trace.fix(Trace.at(Double(index)), Double(index))]) }
     }
 }
 
 extension String {
     /// `"{...}"` as a JSON object, for comparing bodies whatever their spacing and key order.
-    var jsonObject: NSDictionary? { (try? JSONSerialization.jsonObject(with: Data(utf8))) as? NSDictionary }
+    public var jsonObject: NSDictionary? { (try? JSONSerialization.jsonObject(with: Data(utf8))) as? NSDictionary }
 }
 
 /// `probe`'s first non-nil answer, polling every 20 ms for at most `timeout`; nil (and an issue) when none came.
-func eventually<T>(timeout: Duration = .seconds(20), sourceLocation: SourceLocation = #_sourceLocation, _ probe: () async throws -> T?) async throws -> T? {
+public func eventually<T>(timeout: Duration = .seconds(20), sourceLocation: SourceLocation = #_sourceLocation, _ probe: () async throws -> T?) async throws -> T? {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if let value = try await probe() { return value }

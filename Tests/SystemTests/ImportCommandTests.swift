@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// `meridian import` through the real binary: the rules of the HTTP import, its answers as plain
 /// text (a summary on stdout, every problem on stderr with exit status 1).
-@Suite(.watchdog) struct ImportCommandTests {
-    struct Run { var status: Int32; var stdout: String; var stderr: String }
+@Suite(.watchdog, .sqliteFile) struct ImportCommandTests {
+    typealias Run = ProcessRun.Result
 
     static func run(_ body: String, _ extra: [String] = [], database: TemporaryDatabase) async throws -> Run {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("import-\(UUID()).geojson")
