@@ -26,6 +26,7 @@ let package = Package(
         .library(name: "VectorTiles", targets: ["VectorTiles"]),
         .library(name: "Tracking", targets: ["Tracking"]),
         .library(name: "Delivery", targets: ["Delivery"]),
+        .library(name: "DeliveryHTTP", targets: ["DeliveryHTTP"]),
         .library(name: "Storage", targets: ["Storage"]),
         .library(name: "MeridianServer", targets: ["MeridianServer"]),
     ],
@@ -86,16 +87,21 @@ let package = Package(
         // Location fixes, subscriptions and the evaluators that turn fixes into events (pure; clock injected).
         .target(name: "Tracking", dependencies: ["MapGeometry", "Geodesy", "Timeline", "WireJSON"], swiftSettings: handWrittenSettings),
 
-        // Webhooks: signing (Standard Webhooks), retries with backoff, cursors, the SSRF guard, the sender (AsyncHTTPClient).
+        // Webhooks: signing (Standard Webhooks), retries with backoff, cursors, the SSRF guard (pure: no network).
         .target(
             name: "Delivery",
+            dependencies: ["Timeline", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: handWrittenSettings
+        ),
+
+        // Webhooks on the network: the sender over AsyncHTTPClient and the system's name resolver.
+        .target(
+            name: "DeliveryHTTP",
             dependencies: [
-                "Timeline",
-                .product(name: "Crypto", package: "swift-crypto"),
+                "Delivery", "Timeline",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: handWrittenSettings
         ),
@@ -126,7 +132,7 @@ let package = Package(
         .target(
             name: "MeridianServer",
             dependencies: [
-                "Access", "Delivery", "MapGeometry", "Geodesy", "Timeline", "WireJSON", "Annotations", "Thinning", "Tracking", "Storage", "MeridianAPI", "VectorTiles",
+                "Access", "Delivery", "DeliveryHTTP", "MapGeometry", "Geodesy", "Timeline", "WireJSON", "Annotations", "Thinning", "Tracking", "Storage", "MeridianAPI", "VectorTiles",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -186,7 +192,7 @@ let package = Package(
         ),
         .testTarget(
             name: "DeliveryTests",
-            dependencies: ["Delivery", "Timeline"],
+            dependencies: ["Delivery", "DeliveryHTTP", "Timeline"],
             swiftSettings: handWrittenSettings
         ),
         .testTarget(
@@ -245,7 +251,7 @@ let package = Package(
         .testTarget(
             name: "MeridianServerTests",
             dependencies: [
-                "Access", "Delivery", "MeridianServer", "MeridianAPI", "MapGeometry", "Annotations", "Geodesy", "Storage", "Thinning", "Timeline", "Tracking", "WireJSON", "TestSupport",
+                "Access", "Delivery", "DeliveryHTTP", "MeridianServer", "MeridianAPI", "MapGeometry", "Annotations", "Geodesy", "Storage", "Thinning", "Timeline", "Tracking", "WireJSON", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Hummingbird", package: "hummingbird"),

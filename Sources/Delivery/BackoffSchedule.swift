@@ -1,3 +1,5 @@
+import Timeline
+
 /// When a failed delivery is tried again: one delay per retry, with full jitter (a random wait
 /// between zero and the delay), never shorter than the receiver's `Retry-After`.
 public struct BackoffSchedule: Hashable, Sendable, CustomStringConvertible {

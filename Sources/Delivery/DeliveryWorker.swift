@@ -26,7 +26,7 @@ public struct DeliveryContext: Sendable {
         self.store = store
         self.events = events
         self.transport = transport
-        self.outbound = OutboundGuard(policy: AddressPolicy(allowed: settings.allowed))
+        self.outbound = OutboundGuard(policy: AddressPolicy(allowed: settings.allowed), resolver: transport.resolver)
         self.settings = settings
         self.observer = observer
         self.now = now

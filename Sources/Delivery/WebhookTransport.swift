@@ -1,3 +1,5 @@
+import Timeline
+
 /// A request to a receiver, sent to the address the ``OutboundGuard`` checked.
 public struct WebhookRequest: Sendable {
     public var url: WebhookURL
@@ -44,9 +46,11 @@ public struct WebhookResponse: Hashable, Sendable {
     }
 }
 
-/// Sends webhook requests. The real one is ``HTTPWebhookTransport``; tests inject others only
+/// Sends webhook requests. The real one is DeliveryHTTP's `HTTPWebhookTransport`; tests inject others only
 /// for failures a real receiver cannot stage.
 public protocol WebhookTransport: Sendable {
+    /// How receivers' host names are looked up (the ``OutboundGuard`` checks what it answers).
+    var resolver: HostResolver { get }
     /// Posts `request`, ending within `request.timeout`; never throws: a failure (the timeout
     /// included) is a response without a status.
     func post(_ request: WebhookRequest) async -> WebhookResponse

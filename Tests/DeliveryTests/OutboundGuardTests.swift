@@ -1,4 +1,5 @@
 import Delivery
+import DeliveryHTTP
 import Testing
 
 /// Outbound webhooks reach public addresses only: every address a host resolves to is checked, the

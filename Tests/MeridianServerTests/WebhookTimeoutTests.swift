@@ -1,4 +1,5 @@
 import Delivery
+import DeliveryHTTP
 import Foundation
 import HTTPTypes
 import HummingbirdTesting

@@ -10,7 +10,7 @@ public struct OutboundGuard: Sendable {
     public let resolver: HostResolver
 
     /// A guard applying `policy` to the addresses `resolver` gives.
-    public init(policy: AddressPolicy, resolver: HostResolver = .system) {
+    public init(policy: AddressPolicy, resolver: HostResolver) {
         self.policy = policy
         self.resolver = resolver
     }

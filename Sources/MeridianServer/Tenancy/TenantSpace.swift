@@ -1,5 +1,6 @@
 import Access
 import Delivery
+import DeliveryHTTP
 import Foundation
 import Logging
 import ServiceLifecycle

@@ -1,4 +1,6 @@
 import AsyncHTTPClient
+public import Delivery
+import Timeline
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -17,7 +19,12 @@ public final class HTTPWebhookTransport: WebhookTransport {
     /// The most of an answer's body read (and discarded) to keep the connection reusable.
     static let maxAnswerBytes = 64 << 10
 
-    public init() {}
+    public let resolver: HostResolver
+
+    /// A transport that looks names up with `resolver` (the system's by default).
+    public init(resolver: HostResolver = .system) {
+        self.resolver = resolver
+    }
 
     /// Posts `request` and reads the answer's head and body (up to ``maxAnswerBytes``), all within
     /// `request.timeout`: a receiver that connects, answers or sends its body slowly is cut off at
