@@ -35,12 +35,7 @@ public final class PointIndex: Sendable {
 
         /// The first position at or after `low` (below `high`) whose code is ≥ `code`.
         func firstPosition(atLeast code: UInt64, from low: Int, to high: Int) -> Int {
-            var lo = low, hi = high
-            while lo < hi {
-                let mid = (lo + hi) >> 1
-                if codes[mid] < code { lo = mid + 1 } else { hi = mid }
-            }
-            return lo
+            codes.partitioningIndex(in: low..<high) { $0 >= code }
         }
     }
 

@@ -163,15 +163,3 @@ extension SpatialQueries.Found {
         }
     }
 }
-
-extension Array {
-    /// The first index whose element passes `isPast` (elements ordered so that once one passes, all after do).
-    func partitioningIndex(where isPast: (Element) -> Bool) -> Int {
-        var low = 0, high = count
-        while low < high {
-            let mid = (low + high) / 2
-            if isPast(self[mid]) { high = mid } else { low = mid + 1 }
-        }
-        return low
-    }
-}

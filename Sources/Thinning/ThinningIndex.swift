@@ -102,12 +102,7 @@ public final class ThinningIndex: @unchecked Sendable {
 
     /// The first ordinal whose id passes `isPast` (ids ascend with ordinals), or the slot count.
     func firstOrdinal(where isPast: (AnnotationID) -> Bool) -> Int {
-        var lo = 0, hi = slotIDs.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if isPast(slotIDs[mid]) { hi = mid } else { lo = mid + 1 }
-        }
-        return lo
+        slotIDs.partitioningIndex(where: isPast)
     }
 
     /// The partition of an entry (created on first use) and its member record.

@@ -345,32 +345,18 @@ final class ThinningPartition {
             lo = Int(directory[bucket])
             hi = bucket < 1 << 16 ? Int(directory[bucket + 1]) : codes.count
         }
-        codes.withUnsafeBufferPointer { buffer in
-            while lo < hi {
-                let mid = (lo + hi) / 2
-                if buffer[mid] >= code { hi = mid } else { lo = mid + 1 }
-            }
-        }
-        return lo
+        let range = lo..<hi
+        return codes.withUnsafeBufferPointer { $0.partitioningIndex(in: range) { $0 >= code } }
     }
 
     private func mainPosition(code: UInt64, ordinal: UInt32) -> Int {
         let i = firstPosition(atLeast: code)
-        var lo = i, hi = code == .max ? codes.count : max(i, firstPosition(atLeast: code + 1))
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if ordinals[mid] < ordinal { lo = mid + 1 } else { hi = mid }
-        }
-        return lo
+        let end = code == .max ? codes.count : max(i, firstPosition(atLeast: code + 1))
+        return ordinals.partitioningIndex(in: i..<end) { $0 >= ordinal }
     }
 
     private static func lowerBound(_ members: [Member], _ code: UInt64, _ ordinal: UInt32) -> Int {
-        var lo = 0, hi = members.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if members[mid].precedes(code, ordinal) { lo = mid + 1 } else { hi = mid }
-        }
-        return lo
+        members.partitioningIndex { !$0.precedes(code, ordinal) }
     }
 
     private static func slice(_ members: [Member], _ range: ClosedRange<UInt64>) -> ArraySlice<Member> {
