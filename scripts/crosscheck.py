@@ -23,6 +23,7 @@ from oracles.webhooks import webhook_checks
 
 
 def main():
+    """Runs every area in order and prints the tally; 1 if a check failed."""
     print(f"crosscheck against {URL}, seed {SEED}, {N} cases per check")
     conversion_checks()
     fit_checks()

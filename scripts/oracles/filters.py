@@ -96,6 +96,7 @@ class FilterCase:
         self.read_from_text = 0  # CQL2-Text filters pygeofilter evaluated as read from that text
 
     def expected(self, full, text=None):
+        """The externalIds the oracles match for a whole tree (tag conjunct included); pygeofilter reads `text` when given."""
         matches = spatial_matches(full, self.items, self.points) if has_spatial(full) else pygeofilter_matches(full, self.items, text)
         return {item["externalId"] for item, m in zip(self.items, matches) if m}
 

@@ -12,6 +12,7 @@ from .common import N, check, coordinates, post, rng
 
 
 def fix(latitude, longitude, second):
+    """A fix at a coordinate, `second` seconds after 2026-01-01T00:00:00Z, horizontal accuracy 0."""
     stamp = f"2026-01-01T{second // 3600:02d}:{second // 60 % 60:02d}:{second % 60:02d}Z"
     return {"coordinate": {"latitude": latitude, "longitude": longitude}, "timestamp": stamp, "horizontalAccuracy": 0}
 
