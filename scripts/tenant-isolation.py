@@ -14,8 +14,11 @@ within 2× its unloaded p99 (plus 5 ms, a scheduling quantum on a loaded 2-core 
 answer may be a 5xx other than a 503 for a's own queries, and /healthz must answer throughout.
 Exits 1 otherwise, printing both figures.
 """
-import json, shutil, sys, tempfile, threading, time
-from benchlib import Client, create_key, percentile, start_server, start_watchdog, stop_servers
+import json, os, shutil, sys, tempfile, threading, time
+
+# benchlib (starting servers, a keep-alive client, percentiles) lives with the bench scripts it serves.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Benchmarks", "scripts"))
+from benchlib import Client, create_key, percentile, start_server, start_watchdog, stop_servers  # noqa: E402
 
 PATTERN = "%a" * 126 + "%b%"
 SEARCH = {"filter": {"op": "like", "args": [{"property": "title"}, PATTERN]}, "limit": 10}

@@ -1,5 +1,5 @@
 // Issue 17's in-process figures for the query index, as JSON on stdout, on the database and the
-// queries scripts/bench-queries.py measures over HTTP in the same run:
+// queries Benchmarks/scripts/bench-queries.py measures over HTTP in the same run:
 //
 //     QueryBench DATABASE QUERIES_JSON
 //

@@ -5,10 +5,10 @@
 //
 //     ThinningBench DATA_DIR [DATABASE_PATH]
 //
-// DATA_DIR holds scripts/thinning-data.py's sets. Each set is imported into a temporary SQLite
+// DATA_DIR holds Benchmarks/scripts/thinning-data.py's sets. Each set is imported into a temporary SQLite
 // file for the write figure (deleted afterwards); with DATABASE_PATH the uniform set is also
 // imported into that file, untouched by writes, and the index is loaded from it (the file is kept
-// for the HTTP measurement of scripts/bench-thinning.py).
+// for the HTTP measurement of Benchmarks/scripts/bench-thinning.py).
 import Annotations
 import Foundation
 import MapGeometry

@@ -1,8 +1,9 @@
 """What the bench scripts share: starting `meridian serve`, a keep-alive client, time stamps and
 percentiles.
 
-The scripts run as `python3 scripts/NAME.py …`, so scripts/ is on sys.path and `import benchlib`
-finds this file.
+The bench scripts run as `python3 Benchmarks/scripts/NAME.py …`, so their folder is on sys.path and
+`import benchlib` finds this file. The load tests of `make test` (scripts/tenant-isolation.py,
+scripts/pg-restart.py) use it too: they put this folder on sys.path first.
 """
 import http.client, json, math, os, queue, re, shutil, subprocess, sys, threading, time
 from datetime import datetime, timezone

@@ -2,9 +2,9 @@
 """Spatial queries at scale: 10 nearest, a city-sized polygon and an attribute search over HTTP,
 beside cKDTree, shapely's STRtree and SQLite's R*Tree in process, all on the same data in one run.
 
-    scripts/bench-queries.py MERIDIAN [--query-bench QUERYBENCH] [--points 1000000] [--queries 300] [--seed 1]
+    Benchmarks/scripts/bench-queries.py MERIDIAN [--query-bench QUERYBENCH] [--points 1000000] [--queries 300] [--seed 1]
 
-MERIDIAN is the server binary; QUERYBENCH the in-process benchmark (Benchmarks/, `QueryBench`). Needs numpy, scipy, shapely (scripts/requirements-queries.txt) and
+MERIDIAN is the server binary; QUERYBENCH the in-process benchmark (Benchmarks/, `QueryBench`). Needs numpy, scipy, shapely (Benchmarks/scripts/requirements-queries.txt) and
 pyproj (scripts/requirements.txt).
 
   data      POINTS points from a seeded generator (the seed is printed): 80 % in eight dense

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Issue 5's thinning figures, Meridian beside pysupercluster on the same data and query boxes.
 
-    scripts/bench-thinning.py THINNING_BENCH MERIDIAN DATA_DIR
+    Benchmarks/scripts/bench-thinning.py THINNING_BENCH MERIDIAN DATA_DIR
 
 THINNING_BENCH is Benchmarks' release ThinningBench, MERIDIAN the release server binary.
 Prints one table; every figure comes from this run.

@@ -4,6 +4,7 @@ set -euo pipefail
 binary=$1
 seconds=${2:-${BENCH_SECONDS:-10}}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+with_server="$here/../../scripts/with-server.sh"  # shared with the tests, so it stays in scripts/
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 

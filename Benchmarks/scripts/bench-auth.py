@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The cost of API keys: 1-coordinate conversions per second without and with a bearer token.
 
-    scripts/bench-auth.py MERIDIAN [--seconds 5] [--rounds 3] [--connections 16]      (make bench-auth)
+    Benchmarks/scripts/bench-auth.py MERIDIAN [--seconds 5] [--rounds 3] [--connections 16]      (make bench-auth)
 
 MERIDIAN is the server binary. POST /v1/convert/coordinates-to-map-points with one coordinate,
 on keep-alive connections, against

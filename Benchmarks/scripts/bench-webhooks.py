@@ -2,7 +2,7 @@
 """Webhook delivery: fix→receiver latency at 1 000 events/s, one endpoint's throughput, and ingest
 beside a receiver that never answers.
 
-    scripts/bench-webhooks.py MERIDIAN [--seconds 20]
+    Benchmarks/scripts/bench-webhooks.py MERIDIAN [--seconds 20]
 
 MERIDIAN is the server binary. On a fresh SQLite file in a temporary folder, in open mode (no key;
 loopback), with `--webhook-allow-cidr 127.0.0.0/8` and the rate limit raised out of the way, one

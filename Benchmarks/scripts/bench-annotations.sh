@@ -2,7 +2,7 @@
 # Annotation writes on the SQLite default (a WAL file, synchronous=NORMAL), one run, side by side:
 # single creates/s with wrk (POST /v1/annotations, 32 connections) next to GET /healthz, and
 # imported features/s for 50 000-feature GeoJSON bodies (target ≥ 50 000/s).
-# Usage: scripts/bench-annotations.sh BINARY [seconds]
+# Usage: Benchmarks/scripts/bench-annotations.sh BINARY [seconds]
 source "$(dirname "$0")/bench-common.sh" "$@"
 
 python3 - "$work" <<'PY'
@@ -46,4 +46,4 @@ print(f"  the same 50k again               {50_000 / again:10,.0f} features/s un
 PY
 }
 export -f post_import measure
-SERVER_DATABASE="$work/bench.sqlite" "$here/with-server.sh" "$binary" bash -c measure
+SERVER_DATABASE="$work/bench.sqlite" "$with_server" "$binary" bash -c measure

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # HTTP throughput of the conversion API with wrk, one run, side by side:
 # GET /healthz vs a 1-coordinate conversion (target ratio ≥ 0.5), and points/s in 1 000-point
-# batches (target ≥ 5 million/s). Usage: scripts/bench-http.sh BINARY [seconds]
+# batches (target ≥ 5 million/s). Usage: Benchmarks/scripts/bench-http.sh BINARY [seconds]
 source "$(dirname "$0")/bench-common.sh" "$@"
 
 python3 - "$work" <<'PY'
@@ -32,4 +32,4 @@ print(f"POST coordinates-to-map-points, 1000  {batch:12,.0f} req/s = {batch * 10
 PY
 }
 export -f measure
-"$here/with-server.sh" "$binary" bash -c measure
+"$with_server" "$binary" bash -c measure

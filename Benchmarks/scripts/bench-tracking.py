@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Issue 6's ingest figures: fixes/s through POST /v1/devices/{id}/locations with and without subscriptions.
 
-    scripts/bench-tracking.py MERIDIAN
+    Benchmarks/scripts/bench-tracking.py MERIDIAN
 
 MERIDIAN is the release server binary. Three configurations, each on a fresh SQLite file (WAL, on
 disk) in its own server process, the same fixes posted to each:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Mixed load, then kill -9 mid-load: throughput, latency and durability of acknowledged writes.
 
-    scripts/bench-load.py MERIDIAN [--seconds 20] [--workers 8]      (make bench-load)
+    Benchmarks/scripts/bench-load.py MERIDIAN [--seconds 20] [--workers 8]      (make bench-load)
 
 MERIDIAN is the server binary. On a fresh SQLite file in a temporary folder, with one admin key
 (tenant `bench`, so every request is authenticated; the rate limit is raised out of the way),

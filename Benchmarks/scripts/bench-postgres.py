@@ -3,7 +3,7 @@ same data, same run; then nearest and within-a-radius over HTTP beside PostGIS's
 `ST_DWithin` on the same rows.
 
 Run under scripts/with-postgres.sh (it names the throw-away server in MERIDIAN_POSTGRES_URL):
-    scripts/with-postgres.sh .venv-pg/bin/python scripts/bench-postgres.py BINARY [--points N]
+    scripts/with-postgres.sh .venv-postgres/bin/python Benchmarks/scripts/bench-postgres.py BINARY [--points N]
 
 Per configuration, with the same annotations imported first:
 - annotation writes/s: 8 clients POST new annotations, round-robin over the instances;

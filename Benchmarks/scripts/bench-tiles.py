@@ -7,7 +7,7 @@ four kinds of view (the world at zoom 2, Europe at zoom 5, city regions at zoom 
 12; 1024 × 768 views, every tile they touch). Each tile is asked for as MVT and, interleaved in
 the same run, as the thin endpoint's JSON for a 256 × 256 view of exactly the tile (the same
 thinning, written as JSON): the baseline. Also timed: a revalidation (If-None-Match → 304).
-Usage: python3 scripts/bench-tiles.py MERIDIAN_BINARY
+Usage: python3 Benchmarks/scripts/bench-tiles.py MERIDIAN_BINARY
 """
 import http.client
 import json
