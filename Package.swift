@@ -28,6 +28,7 @@ let package = Package(
         .library(name: "Delivery", targets: ["Delivery"]),
         .library(name: "DeliveryHTTP", targets: ["DeliveryHTTP"]),
         .library(name: "Storage", targets: ["Storage"]),
+        .library(name: "MeridianHTTP", targets: ["MeridianHTTP"]),
         .library(name: "MeridianServer", targets: ["MeridianServer"]),
     ],
     dependencies: [
@@ -128,11 +129,29 @@ let package = Package(
             plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
         ),
 
+        // HTTP without the domain: connection limits and channel handlers, middleware (body limits,
+        // methods, header encoding, timeouts, observability), problem+json, logging and metrics.
+        .target(
+            name: "MeridianHTTP",
+            dependencies: [
+                "Timeline",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+            ],
+            swiftSettings: handWrittenSettings
+        ),
+
         // The Hummingbird application: handlers, wire mapping, problem+json errors.
         .target(
             name: "MeridianServer",
             dependencies: [
-                "Access", "Delivery", "DeliveryHTTP", "MapGeometry", "Geodesy", "Timeline", "WireJSON", "Annotations", "Thinning", "Tracking", "Storage", "MeridianAPI", "VectorTiles",
+                "Access", "Delivery", "DeliveryHTTP", "MapGeometry", "Geodesy", "Timeline", "WireJSON", "Annotations", "Thinning", "Tracking", "Storage", "MeridianAPI", "MeridianHTTP", "VectorTiles",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -153,7 +172,7 @@ let package = Package(
         .executableTarget(
             name: "meridian",
             dependencies: [
-                "Access", "Delivery", "MeridianServer", "Annotations", "Storage", "Timeline", "WireJSON",
+                "Access", "Delivery", "MeridianHTTP", "MeridianServer", "Annotations", "Storage", "Timeline", "WireJSON",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -251,7 +270,7 @@ let package = Package(
         .testTarget(
             name: "MeridianServerTests",
             dependencies: [
-                "Access", "Delivery", "DeliveryHTTP", "MeridianServer", "MeridianAPI", "MapGeometry", "Annotations", "Geodesy", "Storage", "Thinning", "Timeline", "Tracking", "WireJSON", "TestSupport",
+                "Access", "Delivery", "DeliveryHTTP", "MeridianHTTP", "MeridianServer", "MeridianAPI", "MapGeometry", "Annotations", "Geodesy", "Storage", "Thinning", "Timeline", "Tracking", "WireJSON", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Hummingbird", package: "hummingbird"),

@@ -1,3 +1,4 @@
+import MeridianHTTP
 import CoreMetrics
 import Access
 import Annotations
@@ -32,7 +33,7 @@ public func buildApplication(
         router: router,
         server: .http1(configuration: .init(additionalChannelHandlers: [
             // First, next to the codec: it sees the parser's errors and the parts as they are read.
-            MalformedRequestHandler(),
+            MalformedRequestHandler(problems: ProblemMapping.problem),
             ConnectionGuardHandler(table: connections),
             ExpectContinueHandler(maxBodySize: max(configuration.maxBodySize, configuration.maxImportBodySize)),
             EarlyAnswerHandler(),
@@ -71,7 +72,7 @@ func buildRouterAndTenants(
     let routes = try RouteTable.recording { try handler.registerHandlers(on: $0) }
     let router = Router(context: AppRequestContext.self)
     router.middlewares.add(ObservabilityMiddleware(routes: routes, metrics: metrics, logger: logger))
-    router.middlewares.add(ProblemRouterMiddleware(logger: logger))
+    router.middlewares.add(ProblemRouterMiddleware(logger: logger, problems: ProblemMapping.problem))
     router.middlewares.add(WebFilesMiddleware(root: configuration.webRoot))
     router.middlewares.add(MethodNotAllowedMiddleware(routes: routes))
     router.middlewares.add(AccessMiddleware(
@@ -85,11 +86,12 @@ func buildRouterAndTenants(
         routes: routes
     ))
     // After the body is in: a slow upload is not a slow request.
-    router.middlewares.add(TimeoutMiddleware(timeout: configuration.requestTimeout, routes: routes, connections: connections))
+    router.middlewares.add(TimeoutMiddleware(
+        timeout: configuration.requestTimeout, routes: routes, connections: connections, streams: [Paths.eventStream], longPolls: Paths.longPolls))
     router.middlewares.add(FastRoutes<AppRequestContext>(tenants: tenants, metrics: metrics, maxBatchSize: configuration.maxBatchSize,
         thinNulls: contract.requestNulls["thinAnnotations"]))
     try handler.registerHandlers(on: router, configuration: APICoding.configuration, middlewares: [
-        ProblemMiddleware(logger: logger, parameterTypes: contract.parameterTypes), HeaderEncodingMiddleware(),
+        ProblemMiddleware(logger: logger, parameterTypes: contract.parameterTypes, problems: ProblemMapping.problem), HeaderEncodingMiddleware(),
         JSONBodyMiddleware(nullShapes: contract.requestNulls, meaningfulNulls: ["createSubscription", "updateSubscription", "patchAnnotation", "importAnnotations", "updateWebhook", "searchAnnotations", "nearestAnnotations", "thinAnnotations"], maxBodySize: max(configuration.maxBodySize, configuration.maxImportBodySize)),
     ])
     return (router, tenants, storage)

@@ -1,3 +1,4 @@
+import MeridianHTTP
 import WireJSON
 
 /// Where each operation's request body may hold `null`, read off the contract's schemas, so the

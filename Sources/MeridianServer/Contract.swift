@@ -1,3 +1,4 @@
+import MeridianHTTP
 import Foundation
 import OpenAPIRuntime
 import WireJSON

@@ -1,3 +1,5 @@
+import MeridianHTTP
+
 /// The request limits handlers enforce.
 struct Limits: Sendable {
     /// Most items in one batch.

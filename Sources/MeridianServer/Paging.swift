@@ -1,3 +1,4 @@
+import MeridianHTTP
 import HTTPTypes
 
 /// How lists page and long polls wait: one rule for every `limit`, `after` and `wait` parameter.

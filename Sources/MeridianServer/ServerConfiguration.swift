@@ -1,3 +1,4 @@
+public import MeridianHTTP
 import Foundation
 public import Delivery
 public import Logging

@@ -1,3 +1,4 @@
+import MeridianHTTP
 import ArgumentParser
 import Foundation
 import Hummingbird

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import HTTPTypes
+import MeridianHTTP
 @testable import MeridianServer
 import Storage
 import Testing

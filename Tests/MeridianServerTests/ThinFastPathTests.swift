@@ -9,6 +9,7 @@ import Storage
 import Thinning
 import Testing
 import TestSupport
+import MeridianHTTP
 @testable import MeridianServer
 import Timeline
 import WireJSON

@@ -1,3 +1,4 @@
+import MeridianHTTP
 import Timeline
 import Access
 import Foundation

@@ -1,3 +1,4 @@
+import MeridianHTTP
 import Access
 import HTTPTypes
 

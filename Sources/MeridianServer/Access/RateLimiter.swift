@@ -1,3 +1,4 @@
+import MeridianHTTP
 import Synchronization
 
 /// A token bucket per API key: `rate` requests per second on average, `burst` at once. A request

@@ -1,3 +1,4 @@
+import MeridianHTTP
 import Annotations
 import MapGeometry
 import Thinning

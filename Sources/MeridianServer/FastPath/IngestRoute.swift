@@ -1,3 +1,4 @@
+import MeridianHTTP
 import NIOCore
 import MapGeometry
 import Timeline

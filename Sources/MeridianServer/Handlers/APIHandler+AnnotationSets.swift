@@ -1,3 +1,4 @@
+import MeridianHTTP
 import Storage
 import Thinning
 import WireJSON

@@ -1,3 +1,4 @@
+import MeridianHTTP
 import Geodesy
 import MapGeometry
 import MeridianAPI

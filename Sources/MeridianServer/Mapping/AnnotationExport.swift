@@ -1,5 +1,6 @@
 public import Annotations
 public import Foundation
+import MeridianHTTP
 import MeridianAPI
 import OpenAPIRuntime
 

@@ -1,3 +1,4 @@
+import MeridianHTTP
 import Annotations
 import MeridianAPI
 import Tracking

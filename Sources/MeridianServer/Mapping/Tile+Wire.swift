@@ -1,3 +1,4 @@
+import MeridianHTTP
 import MapGeometry
 import MeridianAPI
 

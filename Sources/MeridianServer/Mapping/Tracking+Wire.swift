@@ -1,3 +1,4 @@
+import MeridianHTTP
 import Geodesy
 import HTTPTypes
 import MapGeometry

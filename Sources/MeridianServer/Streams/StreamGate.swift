@@ -1,3 +1,4 @@
+import MeridianHTTP
 import CoreMetrics
 import HTTPTypes
 import Access

@@ -1,3 +1,4 @@
+import MeridianHTTP
 import Hummingbird
 
 /// The page's files under `/web/` (script, style, Leaflet and its images; ``WebPage/servedFiles``,

@@ -1,3 +1,4 @@
+import MeridianHTTP
 import Delivery
 import Foundation
 import MeridianAPI

@@ -1,27 +1,35 @@
-import HTTPTypes
-import Hummingbird
-import Logging
+public import HTTPTypes
+public import Hummingbird
+public import Logging
 import Synchronization
-import Timeline
+public import Timeline
 
 /// Stops a request's handler when its client hangs up, and answers 503 problem+json when it is
 /// still unanswered after `timeout`, cancelling the handler. Event streams and long polls (by
 /// route, with a `wait` parameter) have no time limit here: waiting is their job, and their own
 /// limits bound it. A write the handler had already committed stays committed.
-struct TimeoutMiddleware: RouterMiddleware {
-    typealias Context = AppRequestContext
-    let timeout: Duration
-    let routes: RouteTable
-    let connections: ConnectionTable
+public struct TimeoutMiddleware: RouterMiddleware {
+    public typealias Context = AppRequestContext
+    public let timeout: Duration
+    public let routes: RouteTable
+    public let connections: ConnectionTable
+    /// Routes that stream (no limit here).
+    public let streams: Set<String>
+    /// Routes that are long polls when they carry a `wait` parameter (no limit here then).
+    public let longPolls: Set<String>
+
+    public init(timeout: Duration, routes: RouteTable, connections: ConnectionTable, streams: Set<String>, longPolls: Set<String>) {
+        (self.timeout, self.routes, self.connections, self.streams, self.longPolls) = (timeout, routes, connections, streams, longPolls)
+    }
 
     /// How long a request exempt from the limit may run before this stops watching it.
     private static let unlimited = Duration.seconds(365 * 86_400)
     /// nginx's status for a request whose client left first (logs and metrics only: nobody reads it).
-    static let clientClosedRequest = HTTPResponse.Status(code: 499, reasonPhrase: "Client Closed Request")
+    public static let clientClosedRequest = HTTPResponse.Status(code: 499, reasonPhrase: "Client Closed Request")
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let route = RequestRecord.route(of: request, in: routes)
-        let exempt = route == Paths.eventStream || (route.map(Paths.longPolls.contains) == true && request.uri.queryParameters["wait"] != nil)
+        let exempt = route.map(streams.contains) == true || (route.map(longPolls.contains) == true && request.uri.queryParameters["wait"] != nil)
         let limit = exempt ? Self.unlimited : timeout
         let hangUp = connections.hangUpSignal(of: context.channel)
         // A handler that ignores its cancellation holds the answer back: it is named in the log.
@@ -53,7 +61,7 @@ struct TimeoutMiddleware: RouterMiddleware {
     }
 
     /// How long a stopped handler may take to end before it is logged as stuck.
-    static let stuckAfter = Duration.seconds(5)
+    public static let stuckAfter = Duration.seconds(5)
 
     /// Logs `route` as stuck when `ended` is still false after ``stuckAfter``.
     private static func watch(_ ended: EndFlag, route: String, logger: Logger) {
@@ -68,5 +76,5 @@ struct TimeoutMiddleware: RouterMiddleware {
 
 /// Whether a request's handler has ended.
 private final class EndFlag: Sendable {
-    let value = Atomic(false)
+    public let value = Atomic(false)
 }

@@ -1,25 +1,25 @@
-import CoreMetrics
+public import CoreMetrics
 import Foundation
-import Prometheus
+public import Prometheus
 import Synchronization
 
 /// The server's Prometheus metrics: swift-metrics instruments made by a `PrometheusMetricsFactory`
 /// on this application's own registry (not the process-wide bootstrap, so several applications in
 /// one process, as in tests, each count their own). Names and labels are listed once, here.
-final class ServerMetrics: Sendable {
+public final class ServerMetrics: Sendable {
     private struct RouteKey: Hashable { var route: String; var method: String; var status: Int }
     private struct RouteInstruments: @unchecked Sendable { var count: CoreMetrics.Counter; var latency: CoreMetrics.Timer }
 
-    let registry = PrometheusCollectorRegistry()
-    let factory: PrometheusMetricsFactory
+    public let registry = PrometheusCollectorRegistry()
+    public let factory: PrometheusMetricsFactory
     private let routes = Mutex<[RouteKey: RouteInstruments]>([:])
     private let perTenant = Mutex<[String: CoreMetrics.Counter]>([:])
     /// SQLite write transactions, from BEGIN to COMMIT's return.
-    let commitLatency: CoreMetrics.Timer
+    public let commitLatency: CoreMetrics.Timer
     /// Event streams and long polls open now.
-    let openStreams: CoreMetrics.Gauge
+    public let openStreams: CoreMetrics.Gauge
 
-    init() {
+    public init() {
         var factory = PrometheusMetricsFactory(registry: registry)
         // Most answers take well under 5 ms (Prometheus' default first bucket): start at 100 µs.
         factory.defaultDurationHistogramBuckets = [
@@ -33,7 +33,7 @@ final class ServerMetrics: Sendable {
     }
 
     /// Counts an answered request under its contract route (never the raw URL) and its status.
-    func request(route: String, method: String, status: Int, duration: Duration) {
+    public func request(route: String, method: String, status: Int, duration: Duration) {
         let key = RouteKey(route: route, method: method, status: status)
         let instruments = routes.withLock { routes in
             if let found = routes[key] { return found }
@@ -50,17 +50,17 @@ final class ServerMetrics: Sendable {
     }
 
     /// Location fixes stored for `tenant` (accepted and late).
-    func fixesIngested(_ count: Int, tenant: String) {
+    public func fixesIngested(_ count: Int, tenant: String) {
         counter("meridian_fixes_ingested_total", tenant: tenant).increment(by: count)
     }
 
     /// Events appended to `tenant`'s log.
-    func eventsAppended(_ count: Int64, tenant: String) {
+    public func eventsAppended(_ count: Int64, tenant: String) {
         counter("meridian_events_appended_total", tenant: tenant).increment(by: Int(count))
     }
 
     /// Sets a per-tenant gauge (read when metrics are scraped).
-    func gauge(_ label: String, tenant: String, _ value: Double) {
+    public func gauge(_ label: String, tenant: String, _ value: Double) {
         CoreMetrics.Gauge(label: label, dimensions: [("tenant", tenant)], factory: factory).record(value)
     }
 
@@ -69,7 +69,7 @@ final class ServerMetrics: Sendable {
     }
 
     /// The counter `label` with `dimensions`, made once.
-    func counter(_ label: String, dimensions: [(String, String)]) -> CoreMetrics.Counter {
+    public func counter(_ label: String, dimensions: [(String, String)]) -> CoreMetrics.Counter {
         perTenant.withLock { counters in
             let key = ([label] + dimensions.map { $0.0 + "=" + $0.1 }).joined(separator: "\u{0}")
             if let found = counters[key] { return found }

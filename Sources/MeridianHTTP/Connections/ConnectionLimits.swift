@@ -1,4 +1,4 @@
-import NIOCore
+public import NIOCore
 
 /// How long a connection may keep the server waiting, and how many one address may hold open.
 /// The defaults are nginx's (`client_header_timeout`, `client_body_timeout`, `keepalive_timeout`).
@@ -20,7 +20,7 @@ public struct ConnectionLimits: Sendable {
 
 extension Duration {
     /// The same span as NIO's `TimeAmount`.
-    var timeAmount: TimeAmount {
+    public var timeAmount: TimeAmount {
         let (seconds, attoseconds) = components
         return .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }

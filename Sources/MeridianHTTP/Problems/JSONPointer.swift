@@ -1,14 +1,14 @@
 import Foundation
 
 /// RFC 6901 JSON pointers, built from field names and array indexes.
-enum JSONPointer {
+public enum JSONPointer {
     /// `/a/3/b` from ["a", "3", "b"]; `~` and `/` escaped.
-    static func make(_ components: some Sequence<String>) -> String {
+    public static func make(_ components: some Sequence<String>) -> String {
         components.map { "/" + $0.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1") }.joined()
     }
 
     /// A pointer extended by more components.
-    static func append(_ pointer: String, _ components: [String]) -> String {
+    public static func append(_ pointer: String, _ components: [String]) -> String {
         pointer + make(components)
     }
 }

@@ -1,6 +1,6 @@
-import HTTPTypes
-import NIOCore
-import NIOHTTPTypes
+public import HTTPTypes
+public import NIOCore
+public import NIOHTTPTypes
 
 /// Keeps one connection within ``ConnectionLimits``: counts it in its address's share (closing it
 /// at once past the cap), closes it when its first request head is not whole within the head
@@ -8,11 +8,11 @@ import NIOHTTPTypes
 /// within the body timeout, or when it stays idle after an answer longer than the idle timeout;
 /// and tells the ``ConnectionTable`` when the client hangs up.
 /// No timer runs while the server itself is answering: the request limit bounds that.
-final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPRequestPart
-    typealias InboundOut = HTTPRequestPart
-    typealias OutboundIn = HTTPResponsePart
-    typealias OutboundOut = HTTPResponsePart
+public final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    public typealias InboundIn = HTTPRequestPart
+    public typealias InboundOut = HTTPRequestPart
+    public typealias OutboundIn = HTTPResponsePart
+    public typealias OutboundOut = HTTPResponsePart
 
     private let table: ConnectionTable
     private var counted = false
@@ -24,11 +24,11 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
     /// Body bytes since the body timer was last armed.
     private var progress = 0
 
-    init(table: ConnectionTable) {
+    public init(table: ConnectionTable) {
         self.table = table
     }
 
-    func handlerAdded(context: ChannelHandlerContext) {
+    public func handlerAdded(context: ChannelHandlerContext) {
         guard table.open(context.channel) else {
             context.close(promise: nil)
             return
@@ -37,13 +37,13 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
         arm(table.limits.headTimeout, context: context)
     }
 
-    func handlerRemoved(context: ChannelHandlerContext) {
+    public func handlerRemoved(context: ChannelHandlerContext) {
         timer?.cancel()
         if counted { table.close(context.channel) }
         counted = false
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head:
             unanswered += 1
@@ -66,7 +66,7 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
         context.fireChannelRead(data)
     }
 
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+    public func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         if case .end = unwrapOutboundIn(data), unanswered > 0 {
             unanswered -= 1
             if unanswered == 0, !readingBody { arm(table.limits.idleTimeout, context: context) }
@@ -74,12 +74,12 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
         context.write(data, promise: promise)
     }
 
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+    public func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if case ChannelEvent.inputClosed = event { table.hangUp(context.channel) }
         context.fireUserInboundEventTriggered(event)
     }
 
-    func channelInactive(context: ChannelHandlerContext) {
+    public func channelInactive(context: ChannelHandlerContext) {
         table.hangUp(context.channel)
         context.fireChannelInactive()
     }

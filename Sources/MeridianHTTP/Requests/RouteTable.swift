@@ -1,17 +1,17 @@
 public import HTTPTypes
 import Foundation
-import OpenAPIRuntime
+public import OpenAPIRuntime
 
 /// The contract's paths and the methods each one has, read from the generated handler
 /// registration itself (so it cannot drift from `openapi.yaml`). It answers which methods a
 /// request path allows (a path that exists but lacks the method is 405 with `Allow`), and which
 /// template a path is (the route of access rules, logs and metrics, never the raw URL).
-struct RouteTable: Sendable {
+public struct RouteTable: Sendable {
     /// One path template (`/v1/annotations/{id}`) split into segments; `nil` is a `{parameter}`.
     private struct Template: Sendable {
-        var path: String
-        var segments: [Substring?]
-        var methods: [HTTPRequest.Method]
+        public var path: String
+        public var segments: [Substring?]
+        public var methods: [HTTPRequest.Method]
     }
 
     private var templates: [Template] = []
@@ -19,19 +19,19 @@ struct RouteTable: Sendable {
     private var literal: [String: Int] = [:]
 
     /// The table of every operation `register` declares, without serving any of them.
-    static func recording(_ register: (any ServerTransport) throws -> Void) rethrows -> RouteTable {
+    public static func recording(_ register: (any ServerTransport) throws -> Void) rethrows -> RouteTable {
         let recorder = Recorder()
         try register(recorder)
         return recorder.table
     }
 
     /// The methods the contract has at `path`, nil when no template matches it.
-    func methods(at path: String) -> [HTTPRequest.Method]? {
+    public func methods(at path: String) -> [HTTPRequest.Method]? {
         matches(path).map { $0.flatMap(\.methods) }
     }
 
     /// The contract's template of `path` (`/v1/annotations/{id}`), nil when none matches it.
-    func template(at path: String) -> String? {
+    public func template(at path: String) -> String? {
         matches(path)?.first?.path
     }
 
@@ -52,7 +52,7 @@ struct RouteTable: Sendable {
     }
 
     /// The `Allow` header value for a path's methods.
-    static func allowHeader(_ methods: [HTTPRequest.Method]) -> String {
+    public static func allowHeader(_ methods: [HTTPRequest.Method]) -> String {
         Array(Set(methods.map(\.rawValue))).sorted().joined(separator: ", ")
     }
 
@@ -70,9 +70,9 @@ struct RouteTable: Sendable {
 /// A transport that only notes what the generated code registers.
 private final class Recorder: ServerTransport, @unchecked Sendable {
     // Used by one thread, during `RouteTable.recording`, before the table is shared.
-    var table = RouteTable()
+    public var table = RouteTable()
 
-    func register(
+    public func register(
         _ handler: @Sendable @escaping (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?),
         method: HTTPRequest.Method,
         path: String

@@ -1,7 +1,7 @@
 import Foundation
-import HTTPTypes
-import Logging
-import OpenAPIRuntime
+public import HTTPTypes
+public import Logging
+public import OpenAPIRuntime
 
 /// Turns every error an operation throws into `application/problem+json`.
 ///
@@ -9,12 +9,18 @@ import OpenAPIRuntime
 /// would answer 500; this middleware unwraps them: decoding → 400 with a pointer,
 /// validation → 422, the runtime's own 4xx (missing body, wrong content type) keep their status,
 /// and anything else is a logged 500 with no internals.
-struct ProblemMiddleware: ServerMiddleware {
-    let logger: Logger
+public struct ProblemMiddleware: ServerMiddleware {
+    public let logger: Logger
     /// Per operation id, the declared type of each parameter (``Contract/parameterTypes``).
-    let parameterTypes: [String: [String: String]]
+    public let parameterTypes: [String: [String: String]]
+    /// The application's errors, named.
+    public let problems: ProblemMap
 
-    func intercept(
+    public init(logger: Logger, parameterTypes: [String: [String: String]], problems: @escaping ProblemMap) {
+        (self.logger, self.parameterTypes, self.problems) = (logger, parameterTypes, problems)
+    }
+
+    public func intercept(
         _ request: HTTPRequest,
         body: HTTPBody?,
         metadata: ServerRequestMetadata,
@@ -30,20 +36,17 @@ struct ProblemMiddleware: ServerMiddleware {
                 let detail = "must be \(type == "integer" ? "an integer" : type == "number" ? "a finite number" : "true or false"), got \"\(value)\""
                 return respond(ProblemDetails(status: .badRequest, detail: "\(name) \(detail)", errors: [.init(parameter: name, detail: detail)]))
             }
-            let problem = ProblemMapping.problem(
-                for: error.underlyingError,
-                fallbackStatus: error.httpStatus,
-                cause: error.causeDescription,
-                isBodyless: request.method == .get || request.method == .head
+            let problem = problems(
+                error.underlyingError, error.httpStatus, error.causeDescription, request.method == .get || request.method == .head
             )
             return respond(problem ?? internalError(error.underlyingError, operationID: operationID))
         } catch {
-            return respond(ProblemMapping.problem(for: error) ?? internalError(error, operationID: operationID))
+            return respond(problems(error, nil, nil, false) ?? internalError(error, operationID: operationID))
         }
     }
 
     /// The first query or path parameter whose value is not of its declared scalar type.
-    static func malformedParameter(
+    public static func malformedParameter(
         _ request: HTTPRequest, _ metadata: ServerRequestMetadata, types: [String: String]
     ) -> (name: String, value: String, type: String)? {
         let query = request.path?.split(separator: "?", maxSplits: 1).dropFirst().first ?? ""

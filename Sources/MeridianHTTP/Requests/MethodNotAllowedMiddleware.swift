@@ -1,13 +1,17 @@
-import HTTPTypes
-import Hummingbird
-import NIOCore
+public import HTTPTypes
+public import Hummingbird
+public import NIOCore
 
 /// A method a path does not have is 405 with `Allow` (RFC 9110 §15.5.6), not 404; `OPTIONS` on
 /// any contract path answers 204 with `Allow`. Unknown paths go on (and are 404).
-struct MethodNotAllowedMiddleware<Context: RequestContext>: RouterMiddleware {
-    let routes: RouteTable
+public struct MethodNotAllowedMiddleware<Context: RequestContext>: RouterMiddleware {
+    public let routes: RouteTable
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    public init(routes: RouteTable) {
+        self.routes = routes
+    }
+
+    public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard let methods = routes.methods(at: request.uri.path), !methods.contains(request.method) else {
             return try await next(request, context)
         }

@@ -1,45 +1,49 @@
 import Foundation
-import HTTPTypes
-import Hummingbird
-import Logging
+public import HTTPTypes
+public import Hummingbird
+public import Logging
 import Synchronization
 
 /// What the middleware chain learns about one request: its contract route, found once here and
 /// read by every middleware below, and its caller, filled in by ``AccessMiddleware`` further down
 /// (a task-local value set there would not reach back up to the log line).
-final class RequestRecord: Sendable {
+public final class RequestRecord: Sendable {
     /// The contract's path template of the request; nil when none matches.
-    let route: String?
+    public let route: String?
     private let caller = Mutex<(tenant: String?, keyID: String?)>((nil, nil))
 
-    init(route: String?) {
+    public init(route: String?) {
         self.route = route
     }
 
     /// The route of `request`: the record's, or found in `routes` outside the observed chain.
-    static func route(of request: Request, in routes: RouteTable) -> String? {
+    public static func route(of request: Request, in routes: RouteTable) -> String? {
         if let current { return current.route }
         return routes.template(at: request.uri.path)
     }
 
-    func note(tenant: String, keyID: String?) { caller.withLock { $0 = (tenant, keyID) } }
-    var noted: (tenant: String?, keyID: String?) { caller.withLock { $0 } }
+    public func note(tenant: String, keyID: String?) { caller.withLock { $0 = (tenant, keyID) } }
+    public var noted: (tenant: String?, keyID: String?) { caller.withLock { $0 } }
 
-    @TaskLocal static var current: RequestRecord?
+    @TaskLocal public static var current: RequestRecord?
 }
 
 /// The outermost middleware: gives every request an id (`X-Request-Id` as sent when it is a
 /// sane token, else a new UUID) echoed in the answer, writes one log line per request (method,
 /// route template, status, duration, request id, tenant and key id — never a secret or a body),
 /// and counts it in the metrics by route template and status.
-struct ObservabilityMiddleware<Context: RequestContext>: RouterMiddleware {
-    let routes: RouteTable
-    let metrics: ServerMetrics
-    let logger: Logger
-    /// The header carrying the request id both ways.
-    static var requestIDField: HTTPField.Name { .requestID }
+public struct ObservabilityMiddleware<Context: RequestContext>: RouterMiddleware {
+    public let routes: RouteTable
+    public let metrics: ServerMetrics
+    public let logger: Logger
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    public init(routes: RouteTable, metrics: ServerMetrics, logger: Logger) {
+        (self.routes, self.metrics, self.logger) = (routes, metrics, logger)
+    }
+    /// The header carrying the request id both ways.
+    public static var requestIDField: HTTPField.Name { .requestID }
+
+    public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
         let requestID = request.headers[Self.requestIDField].flatMap(Self.sane) ?? Self.newRequestID()
         let record = RequestRecord(route: routes.template(at: request.uri.path))
@@ -69,7 +73,7 @@ struct ObservabilityMiddleware<Context: RequestContext>: RouterMiddleware {
 
     /// A random (version 4) UUID in lowercase text. Foundation's `UUID()` opens `/dev/urandom` each
     /// time (an `openat` and a `close` per request, seen with strace); the system generator does not.
-    static func newRequestID() -> String {
+    public static func newRequestID() -> String {
         var generator = SystemRandomNumberGenerator()
         var bytes = (0..<2).flatMap { _ in withUnsafeBytes(of: generator.next() as UInt64) { Array($0) } }
         bytes[6] = bytes[6] & 0x0F | 0x40  // version 4
@@ -79,12 +83,12 @@ struct ObservabilityMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 
     /// A client's request id, kept when it is 1–128 visible ASCII characters (it goes into logs).
-    static func sane(_ value: String) -> String? {
+    public static func sane(_ value: String) -> String? {
         (1...128).contains(value.utf8.count) && value.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) ? value : nil
     }
 }
 
 extension HTTPField.Name {
     /// `X-Request-Id`: the request's id, as the client sent it or as the server made it.
-    static let requestID = HTTPField.Name("X-Request-Id")!
+    public static let requestID = HTTPField.Name("X-Request-Id")!
 }

@@ -1,5 +1,5 @@
 import Foundation
-import HTTPTypes
+public import HTTPTypes
 
 /// The one rule for the encoding of a JSON request body, used by ``JSONBodyMiddleware`` (the
 /// contract's operations) and ``FastRoutes`` alike: JSON exchanged between systems is UTF-8
@@ -11,9 +11,9 @@ import HTTPTypes
 /// body is refused whole with 415 Unsupported Media Type — the status RFC 9110 §15.5.16 gives for
 /// content in a format the resource does not take, whether the `Content-Type` says so or the data
 /// does — the same answer as a body of a media type the operation does not read.
-enum JSONTextEncoding {
+public enum JSONTextEncoding {
     /// The `charset` a JSON body may declare (compared without case); none at all means UTF-8.
-    static let charset = "utf-8"
+    public static let charset = "utf-8"
 
     /// The 415 for a JSON body that is not UTF-8, or nil when it is (as far as its first bytes and
     /// its `Content-Type` tell): the body starts with a byte order mark, or has a NUL among its first
@@ -22,7 +22,7 @@ enum JSONTextEncoding {
     /// - Parameters:
     ///   - contentType: the request's `Content-Type` field, parameters included.
     ///   - body: the body's bytes as sent.
-    static func refusal(contentType: String?, body: UnsafeRawBufferPointer) -> ProblemError? {
+    public static func refusal(contentType: String?, body: UnsafeRawBufferPointer) -> ProblemError? {
         if let declared = declaredCharset(contentType), declared.lowercased() != charset {
             return refuse("the Content-Type says charset=\(declared)")
         }
@@ -33,7 +33,7 @@ enum JSONTextEncoding {
     }
 
     /// The value of the `charset` parameter of a `Content-Type` (unquoted), or nil without one.
-    static func declaredCharset(_ contentType: String?) -> String? {
+    public static func declaredCharset(_ contentType: String?) -> String? {
         guard let contentType else { return nil }
         for parameter in contentType.split(separator: ";").dropFirst() {
             let parts = parameter.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
@@ -47,7 +47,7 @@ enum JSONTextEncoding {
 
     /// The encoding a body's first bytes show when it is not plain UTF-8 (a byte order mark, or
     /// RFC 4627 §3's pattern of NULs), or nil.
-    static func detectedEncoding(_ body: UnsafeRawBufferPointer) -> String? {
+    public static func detectedEncoding(_ body: UnsafeRawBufferPointer) -> String? {
         let head = Array(body.prefix(4))
         func starts(_ prefix: [UInt8]) -> Bool { head.starts(with: prefix) }
         // Byte order marks, the longer first (UTF-32LE's begins with UTF-16LE's).

@@ -1,7 +1,7 @@
 public import Logging
 import Foundation
 import Synchronization
-import Timeline
+public import Timeline
 
 /// swift-log lines as JSON objects, one per line on standard error: `time` (RFC 3339, UTC),
 /// `level`, `label`, `message` and the metadata's keys, for log collectors (`--log-format json`).

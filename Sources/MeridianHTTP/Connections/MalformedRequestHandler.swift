@@ -1,7 +1,7 @@
-import HTTPTypes
-import NIOCore
-import NIOHTTP1
-import NIOHTTPTypes
+public import HTTPTypes
+public import NIOCore
+public import NIOHTTP1
+public import NIOHTTPTypes
 
 /// A request head that cannot be read answers problem+json 400, like any other bad input, and the
 /// connection closes.
@@ -12,16 +12,22 @@ import NIOHTTPTypes
 /// type, before any middleware ran. This handler, next to the codec, answers them itself. An error
 /// within a request (a malformed chunk size in its body) still reaches that request's handler,
 /// which explains it; one that arrives while an earlier answer is still owed is answered after it.
-final class MalformedRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPRequestPart
-    typealias InboundOut = HTTPRequestPart
-    typealias OutboundIn = HTTPResponsePart
-    typealias OutboundOut = HTTPResponsePart
+public final class MalformedRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    public typealias InboundIn = HTTPRequestPart
+    public typealias InboundOut = HTTPRequestPart
+    public typealias OutboundIn = HTTPResponsePart
+    public typealias OutboundOut = HTTPResponsePart
 
     /// Longest the connection stays open after the answer for the client to read it and close.
-    static let maxDrainTime: TimeAmount = .seconds(5)
+    public static let maxDrainTime: TimeAmount = .seconds(5)
+
+    public init(problems: @escaping ProblemMap) {
+        self.problems = problems
+    }
 
     /// A request's head has arrived and its end has not.
+    /// The application's errors, named.
+    private let problems: ProblemMap
     private var readingRequest = false
     /// Requests whose answer has not been written to its end.
     private var answersOwed = 0
@@ -30,7 +36,7 @@ final class MalformedRequestHandler: ChannelDuplexHandler, RemovableChannelHandl
     /// A malformed head was met: nothing more is read, and the connection closes after its answer.
     private var refusing = false
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         // What follows a head that could not be read cannot be trusted as a request.
         guard !refusing else { return }
         switch unwrapInboundIn(data) {
@@ -41,16 +47,16 @@ final class MalformedRequestHandler: ChannelDuplexHandler, RemovableChannelHandl
         context.fireChannelRead(data)
     }
 
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+    public func errorCaught(context: ChannelHandlerContext, error: any Error) {
         // The decoder reports every read after its error as another one: the answer is on its way.
         guard !refusing else { return }
         guard error is HTTPParserError, !readingRequest else { return context.fireErrorCaught(error) }
         refusing = true
-        let problem = Self.problem(for: error)
+        let problem = Self.problem(for: error, problems: problems)
         if answersOwed > 0 { pending = problem } else { answer(problem, context: context) }
     }
 
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+    public func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         guard case .end = unwrapOutboundIn(data) else { return context.write(data, promise: promise) }
         answersOwed = max(0, answersOwed - 1)
         context.write(data, promise: promise)
@@ -61,17 +67,17 @@ final class MalformedRequestHandler: ChannelDuplexHandler, RemovableChannelHandl
     }
 
     /// The 400 for a head that cannot be read: the parser's error named, as for one in a body.
-    static func problem(for error: any Error) -> ProblemDetails {
+    public static func problem(for error: any Error, problems: ProblemMap) -> ProblemDetails {
         switch error {
         case HTTPParserError.headerOverflow:
             return ProblemDetails(status: .badRequest, detail: "the request head (its URL and header fields) is larger than the server reads (80 KiB, 1 000 fields); the connection closes")
         default:
-            return ProblemMapping.problem(for: error)
+            return problems(error, nil, nil, false)
                 ?? ProblemDetails(status: .badRequest, detail: "the request is not valid HTTP/1.1 (\(error)); the connection closes")
         }
     }
 
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+    public func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         context.fireUserInboundEventTriggered(event)
         // The client has read the answer and closed its side.
         if refusing, case ChannelEvent.inputClosed = event { context.close(promise: nil) }

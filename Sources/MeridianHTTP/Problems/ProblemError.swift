@@ -1,15 +1,15 @@
-import HTTPTypes
+public import HTTPTypes
 
 /// The error handlers throw for a problem+json answer; built once, mapped to HTTP in one place.
-struct ProblemError: Error, Sendable, CustomStringConvertible {
-    let problem: ProblemDetails
-    var status: HTTPResponse.Status { HTTPResponse.Status(code: problem.status) }
+public struct ProblemError: Error, Sendable, CustomStringConvertible {
+    public let problem: ProblemDetails
+    public var status: HTTPResponse.Status { HTTPResponse.Status(code: problem.status) }
 
-    init(_ status: HTTPResponse.Status, detail: String?, errors: [ProblemDetails.FieldError]? = nil) {
+    public init(_ status: HTTPResponse.Status, detail: String?, errors: [ProblemDetails.FieldError]? = nil) {
         problem = ProblemDetails(status: status, detail: detail, errors: errors)
     }
 
-    init(_ problem: ProblemDetails) {
+    public init(_ problem: ProblemDetails) {
         self.problem = problem
     }
 
@@ -17,7 +17,7 @@ struct ProblemError: Error, Sendable, CustomStringConvertible {
     /// - Parameters:
     ///   - total: how many were found, when more than the listed `errors`.
     ///   - several: what the detail says after the count when there are several.
-    static func invalid(_ errors: [ProblemDetails.FieldError], total: Int? = nil, several: String = "values are invalid") -> ProblemError {
+    public static func invalid(_ errors: [ProblemDetails.FieldError], total: Int? = nil, several: String = "values are invalid") -> ProblemError {
         let count = total ?? errors.count
         let detail = count == 1 ? "\(errors[0].pointer ?? errors[0].parameter ?? "value") \(errors[0].detail)"
             : "\(count) \(several)"
@@ -25,9 +25,9 @@ struct ProblemError: Error, Sendable, CustomStringConvertible {
     }
 
     /// 422 for one field of the body.
-    static func invalid(pointer: String, _ detail: String) -> ProblemError {
+    public static func invalid(pointer: String, _ detail: String) -> ProblemError {
         invalid([.init(pointer: pointer, detail: detail)])
     }
 
-    var description: String { "\(problem.status) \(problem.title): \(problem.detail ?? "")" }
+    public var description: String { "\(problem.status) \(problem.title): \(problem.detail ?? "")" }
 }

@@ -1,19 +1,19 @@
-import NIOCore
+public import NIOCore
 import Synchronization
-import Timeline
+public import Timeline
 
 /// The server's open connections: how many each remote address holds (refused past
 /// ``ConnectionLimits/maxPerAddress``), and for each one a signal that moves when its client
 /// hangs up, so the request it carries can stop (``TimeoutMiddleware``).
-final class ConnectionTable: Sendable {
+public final class ConnectionTable: Sendable {
     private struct State {
-        var perAddress: [String: Int] = [:]
-        var hangUps: [ObjectIdentifier: SequenceSignal] = [:]
+        public var perAddress: [String: Int] = [:]
+        public var hangUps: [ObjectIdentifier: SequenceSignal] = [:]
     }
     private let state = Mutex(State())
-    let limits: ConnectionLimits
+    public let limits: ConnectionLimits
 
-    init(limits: ConnectionLimits) {
+    public init(limits: ConnectionLimits) {
         self.limits = limits
     }
 
@@ -29,7 +29,7 @@ final class ConnectionTable: Sendable {
     }
 
     /// Counts `channel` out (it was counted in).
-    func close(_ channel: any Channel) {
+    public func close(_ channel: any Channel) {
         let address = Self.address(of: channel)
         let signal = state.withLock { state in
             state.perAddress[address, default: 1] -= 1
@@ -40,17 +40,17 @@ final class ConnectionTable: Sendable {
     }
 
     /// Says that `channel`'s client closed its side.
-    func hangUp(_ channel: any Channel) {
+    public func hangUp(_ channel: any Channel) {
         hangUpSignal(of: channel)?.advance(to: 1)
     }
 
     /// What moves past 0 when `channel`'s client hangs up; nil for a channel not counted here (tests' own).
-    func hangUpSignal(of channel: any Channel) -> SequenceSignal? {
+    public func hangUpSignal(of channel: any Channel) -> SequenceSignal? {
         state.withLock { $0.hangUps[ObjectIdentifier(channel)] }
     }
 
     /// Connections `address` holds open now.
-    func count(from address: String) -> Int {
+    public func count(from address: String) -> Int {
         state.withLock { $0.perAddress[address, default: 0] }
     }
 

@@ -1,19 +1,21 @@
 import Foundation
-import HTTPTypes
-import OpenAPIRuntime
+public import HTTPTypes
+public import OpenAPIRuntime
 
 /// Undoes the percent-encoding swift-openapi-runtime applies to header values
 /// (apple/swift-openapi-generator#857), both ways. HTTP header values are not URI components:
 /// `ETag: "3"` would go out as `%223%22` and `Location: /v1/…` as `%2Fv1%2F…`, and a request's
 /// `Idempotency-Key: 50%` would reach the handler decoded (`%` alone as nothing at all).
-struct HeaderEncodingMiddleware: ServerMiddleware {
+public struct HeaderEncodingMiddleware: ServerMiddleware {
     /// The contract's response headers whose values the handlers set.
-    static let headers: [HTTPField.Name] = [.eTag, .location, .cacheControl]
+    public static let headers: [HTTPField.Name] = [.eTag, .location, .cacheControl]
+
+    public init() {}
     /// Request headers whose values handlers read as given, so they are escaped for the runtime's
     /// decoding to restore them (If-Match refuses `%` and `+` itself, as its contract says).
-    static let requestHeaders: [HTTPField.Name] = [HTTPField.Name("Idempotency-Key")!]
+    public static let requestHeaders: [HTTPField.Name] = [HTTPField.Name("Idempotency-Key")!]
 
-    func intercept(
+    public func intercept(
         _ request: HTTPRequest,
         body: HTTPBody?,
         metadata: ServerRequestMetadata,

@@ -1,6 +1,6 @@
-import HTTPTypes
-import NIOCore
-import NIOHTTPTypes
+public import HTTPTypes
+public import NIOCore
+public import NIOHTTPTypes
 
 /// When the server answers before it has read the whole request body (413, 401, 403, 429 are
 /// decided from the head), the answer says `Connection: close`, the rest of the body is read and
@@ -10,22 +10,24 @@ import NIOHTTPTypes
 /// would otherwise block on a full TCP window and never see the answer — Hummingbird stops
 /// reading after a request that said `Connection: close`, which urllib always says. Closing
 /// matters too: what follows an unread body cannot be trusted as the next request.
-final class EarlyAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPRequestPart
-    typealias InboundOut = HTTPRequestPart
-    typealias OutboundIn = HTTPResponsePart
-    typealias OutboundOut = HTTPResponsePart
+public final class EarlyAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    public typealias InboundIn = HTTPRequestPart
+    public typealias InboundOut = HTTPRequestPart
+    public typealias OutboundIn = HTTPResponsePart
+    public typealias OutboundOut = HTTPResponsePart
 
     /// Most bytes dropped before the connection is closed without waiting for the body's end.
-    static let maxDrainedBytes = 1 << 30
+    public static let maxDrainedBytes = 1 << 30
     /// Longest a sender may take to finish a body nobody reads before the connection is closed.
-    static let maxDrainTime: TimeAmount = .seconds(30)
+    public static let maxDrainTime: TimeAmount = .seconds(30)
+
+    public init() {}
 
     private var requestInProgress = false
     private var draining = false
     private var drained = 0
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let part = unwrapInboundIn(data)
         switch part {
         case .head: requestInProgress = true
@@ -42,7 +44,7 @@ final class EarlyAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+    public func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         guard case .head(var response) = unwrapOutboundIn(data), requestInProgress, response.status.code >= 200 else {
             return context.write(data, promise: promise)
         }
@@ -53,7 +55,7 @@ final class EarlyAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
         context.write(wrapOutboundOut(.head(response)), promise: promise)
     }
 
-    func flush(context: ChannelHandlerContext) {
+    public func flush(context: ChannelHandlerContext) {
         context.flush()
         // Keep reading while the application no longer asks for the body.
         if draining { context.read() }
