@@ -10,7 +10,7 @@ import TestSupport
 /// balancer: a write acknowledged by one is in the other's next answers (its indexes follow the
 /// feed, woken by NOTIFY), conditional writes race across them with one winner, and `kill -9` of
 /// one loses nothing it acknowledged while the other goes on. Runs in the PostgreSQL pass.
-@Suite(.watchdog, .enabled(if: StorageEngine.contract == .postgres, "the PostgreSQL pass of make unit"), .serialized)
+@Suite(.watchdog, .enabled(if: TestEngine.contract == .postgres, "the PostgreSQL pass of make unit"), .serialized)
 struct TwoInstanceTests {
     struct Thin: Decodable {
         struct Item: Decodable {
@@ -30,7 +30,7 @@ struct TwoInstanceTests {
     static func withTwoInstances(
         arguments: [String] = [], _ body: @escaping @Sendable (TestClient, TestClient, _ a: ServerProcess, _ b: ServerProcess) async throws -> Void
     ) async throws {
-        let place = try await StorageEngine.postgres.freshPlace()
+        let place = try await TestEngine.postgres.freshPlace()
         let a = try await ServerProcess.start(database: place, arguments: arguments)
         defer { a.kill() }
         let b = try await ServerProcess.start(database: place, arguments: arguments)

@@ -10,7 +10,7 @@ import TestSupport
 /// Tracking across two instances on one PostgreSQL: one device's fixes, alternating between the
 /// instances, give the events one instance gives for the same fixes; a long poll on one wakes for
 /// an ingest on the other. Runs in the PostgreSQL pass.
-@Suite(.watchdog, .enabled(if: StorageEngine.contract == .postgres, "the PostgreSQL pass of make unit"), .serialized)
+@Suite(.watchdog, .enabled(if: TestEngine.contract == .postgres, "the PostgreSQL pass of make unit"), .serialized)
 struct TwoInstanceTrackingTests {
     /// Every accepted fix is an event, and a 300 m circle 1 km east of the start is entered and left.
     static let subscriptions = [
@@ -56,7 +56,7 @@ struct TwoInstanceTrackingTests {
 
     @Test func fixesAlternatingBetweenInstancesGiveTheEventsOfOne() async throws {
         // One instance, the reference.
-        let alone = try await ServerProcess.start(database: try await StorageEngine.postgres.freshPlace())
+        let alone = try await ServerProcess.start(database: try await TestEngine.postgres.freshPlace())
         defer { alone.kill() }
         let expected = try await TestClient.withClient(host: "127.0.0.1", port: alone.port) { client in
             let ids = try await Self.subscribe(client)
@@ -91,7 +91,7 @@ struct TwoInstanceTrackingTests {
 /// Webhooks with two instances delivering: one claim at a time per webhook, so the receiver gets
 /// each event once, in order, never two at once; when the claim's holder dies, the other instance
 /// takes over within the claim's lease and nothing is lost.
-@Suite(.watchdog, .enabled(if: StorageEngine.contract == .postgres, "the PostgreSQL pass of make unit"), .serialized)
+@Suite(.watchdog, .enabled(if: TestEngine.contract == .postgres, "the PostgreSQL pass of make unit"), .serialized)
 struct TwoInstanceWebhookTests {
     /// The receiver answers each request after this long: requests sent one at a time arrive at least this far apart.
     static let answerDelay = Duration.milliseconds(30)
@@ -126,10 +126,10 @@ struct TwoInstanceWebhookTests {
 }
 
 /// The commands on a PostgreSQL database, as an operator runs them beside the servers.
-@Suite(.watchdog, .enabled(if: StorageEngine.contract == .postgres, "the PostgreSQL pass of make unit"))
+@Suite(.watchdog, .enabled(if: TestEngine.contract == .postgres, "the PostgreSQL pass of make unit"))
 struct PostgresCommandTests {
     @Test func migrateKeysImportAndExportTakeADatabaseURL() async throws {
-        let url = try await StorageEngine.postgres.freshPlace()
+        let url = try await TestEngine.postgres.freshPlace()
         let migrated = try await OperationsTests.meridian(["migrate", "--database", url])
         #expect(migrated.status == 0 && migrated.stdout.contains("v4: webhooks (4 steps applied)"), "\(migrated.stdout)\(migrated.stderr)")
         let created = try await OperationsTests.meridian(["keys", "create", "--tenant", "acme", "--role", "admin", "--database", url])
