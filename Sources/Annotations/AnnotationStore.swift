@@ -96,17 +96,6 @@ public struct AnnotationPage: Hashable, Sendable {
         self.annotations = annotations
         self.next = next
     }
-
-    /// The page of at most `limit` of `annotations` (read in id order, one more than the limit
-    /// when there is a next page): its cursor is the last one kept, nil when nothing was left out.
-    public init(cutting annotations: [Annotation], to limit: Int?) {
-        guard let limit, annotations.count > limit else {
-            self.init(annotations: annotations, next: nil)
-            return
-        }
-        let kept = Array(annotations.prefix(limit))
-        self.init(annotations: kept, next: kept.last?.id)
-    }
 }
 
 /// What the annotation endpoints need from storage. Every write is one transaction: it either

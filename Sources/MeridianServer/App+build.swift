@@ -49,10 +49,10 @@ public func buildApplication(
 /// contract's operations) and the tenants its handlers reach (whose indexes a service keeps current).
 func buildRouterAndTenants(
     _ configuration: ServerConfiguration, connections: ConnectionTable, logger: Logger
-) async throws -> (router: Router<AppRequestContext>, tenants: TenantSpace, storage: MeridianStorage) {
+) async throws -> (router: Router<AppRequestContext>, tenants: TenantSpace, storage: any StorageEngine) {
     let metrics = ServerMetrics()
     let commits = metrics.commitLatency
-    let storage = try await MeridianStorage.open(configuration.databasePath, logger: logger) { commits.recordNanoseconds(Int64($0 * 1e9)) }
+    let storage = try await DatabasePlace.open(configuration.databasePath, logger: logger) { commits.recordNanoseconds(Int64($0 * 1e9)) }
     let tenants = try await TenantSpace(
         storage: storage, metrics: metrics, delivery: configuration.delivery, annotationCacheBytes: configuration.annotationCacheBytes,
         heavyQueriesPerTenant: configuration.heavyQueriesPerTenant)

@@ -10,23 +10,17 @@ extension SQLiteAnnotationStore {
             var request = AnnotationRecord.filter(Column("tenant") == tenant.description).order(Column("id"))
             if let kind = query.kind { request = request.filter(Column("kind") == kind) }
             for bbox in [query.bbox, query.filter?.requiredBounds].compactMap({ $0 }) { request = request.inside(bbox) }
-            // One row more than the page tells whether there is a next page.
-            let wanted = query.limit.map { $0 + 1 }
-            var annotations: [Annotation] = []
+            var filling = PageFilling<Annotation>(limit: query.limit, reads: query.filter == nil ? .once : .chunks(of: AnnotationQuery.filterChunk))
             var after = query.after
-            // Without a filter the database limits; with one, rows are read in chunks and the
-            // filter decides, until the page is full or the rows run out.
-            while true {
+            while let read = filling.nextRead {
                 var chunk = request
                 if let after { chunk = chunk.filter(Column("id") > after.description) }
-                let size = query.filter == nil ? wanted : AnnotationQuery.filterChunk
-                if let size { chunk = chunk.limit(size) }
+                if let limit = read.limit { chunk = chunk.limit(limit) }
                 let rows = try AnnotationRows.read(try chunk.select(sql: AnnotationRows.columns).makePreparedRequest(db).statement)
-                annotations += query.filter.map { filter in rows.filter(filter.matches) } ?? rows
-                guard query.filter != nil, let size, rows.count == size, annotations.count < (wanted ?? .max) else { break }
+                filling.add(rows) { query.filter?.matches($0) ?? true ? $0 : nil }
                 after = rows.last?.id
             }
-            return AnnotationPage(cutting: annotations, to: query.limit)
+            return filling.annotationPage
         }
     }
 
@@ -49,12 +43,13 @@ extension SQLiteAnnotationStore {
                             results.append((id, .unchanged))
                             continue
                         }
-                        let (annotation, sequence) = try replace(try record.annotation(), with: content, at: at, in: db)
-                        existing[externalId] = AnnotationRecord(annotation, tenant: tenant)
-                        results.append((annotation.id, .updated))
-                        last = sequence ?? last
+                        let write = AnnotationWrite.replace(try record.annotation(), with: content, at: at)
+                        last = try commit(write, in: db) ?? last
+                        existing[externalId] = AnnotationRecord(write.annotation, tenant: tenant)
+                        results.append((write.annotation.id, write.status))
                     } else {
-                        let annotation = Annotation(id: ids.next(), content: content, version: 1, createdAt: at, updatedAt: at)
+                        // Its external id's owner is known: `existing` holds every live one of the chunk.
+                        let annotation = AnnotationWrite.create(content, id: ids.next(), at: at).annotation
                         let record = AnnotationRecord(annotation, tenant: tenant)
                         last = try writer.insert(record)
                         if let externalId = content.externalId { existing[externalId] = record }

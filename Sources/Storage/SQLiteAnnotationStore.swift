@@ -47,21 +47,22 @@ public struct SQLiteAnnotationStore: AnnotationStore {
             if let idempotencyKey, let first = try replay(idempotencyKey, content, at: at, in: db) {
                 return (first, true, nil)
             }
-            let annotation = try insert(content, at: at, in: db)
+            let write = AnnotationWrite.create(content, id: ids.next(), at: at)
+            try apply(write, in: db)
             if let idempotencyKey {
                 // A plain statement: GRDB's upsert reads back the rowid, which this table has not.
                 try db.execute(
                     sql: "INSERT OR REPLACE INTO idempotencyKey (tenant, key, fingerprint, annotationId, createdAt) VALUES (?, ?, ?, ?, ?)",
-                    arguments: [tenant.description, idempotencyKey.key, idempotencyKey.fingerprint, annotation.id.description, UnixMilliseconds.from(at)])
+                    arguments: [tenant.description, idempotencyKey.key, idempotencyKey.fingerprint, write.annotation.id.description, UnixMilliseconds.from(at)])
             }
-            return (annotation, false, try record(.created, annotation.id, version: 1, at: at, in: db))
+            return try (write.annotation, false, record(write, in: db))
         }
         announce(sequence)
         return (annotation, replayed)
     }
 
     public func annotation(_ id: AnnotationID) async throws -> Annotation {
-        try await database.writer.read { db in try current(id, in: db) }
+        try await database.writer.read { db in try stored(id, in: db).live() }
     }
 
     public func update(
@@ -69,9 +70,8 @@ public struct SQLiteAnnotationStore: AnnotationStore {
     ) async throws -> Annotation {
         let at = timestamp()
         let (annotation, sequence) = try await database.writer.write { db -> (Annotation, Int64?) in
-            let annotation = try current(id, in: db)
-            try Self.check(expectedVersion, against: annotation)
-            return try replace(annotation, with: change(annotation.content), at: at, in: db)
+            let write = try AnnotationWrite.update(try stored(id, in: db), expectedVersion: expectedVersion, at: at, change: change)
+            return try (write.annotation, commit(write, in: db))
         }
         announce(sequence)
         return annotation
@@ -81,14 +81,10 @@ public struct SQLiteAnnotationStore: AnnotationStore {
         precondition(content.externalId == externalId, "the content of an upsert carries its external id")
         let at = timestamp()
         let (annotation, status, sequence) = try await database.writer.write { db -> (Annotation, WriteStatus, Int64?) in
-            if let existing = try live(externalId: externalId, in: db) {
-                try Self.check(expectedVersion, against: existing)
-                let (annotation, sequence) = try replace(existing, with: content, at: at, in: db)
-                return (annotation, sequence == nil ? .unchanged : .updated, sequence)
-            }
-            if expectedVersion != .none { throw AnnotationStoreError.externalIdNotFound(externalId) }
-            let annotation = try insert(content, at: at, in: db)
-            return (annotation, .created, try record(.created, annotation.id, version: 1, at: at, in: db))
+            let write = try AnnotationWrite.upsert(
+                externalId: externalId, content, existing: try live(externalId: externalId, in: db), expectedVersion: expectedVersion, at: at,
+                newID: ids.next)
+            return try (write.annotation, write.status, commit(write, in: db))
         }
         announce(sequence)
         return (annotation, status)
@@ -97,13 +93,7 @@ public struct SQLiteAnnotationStore: AnnotationStore {
     public func delete(_ id: AnnotationID, expectedVersion: VersionCondition) async throws {
         let at = timestamp()
         let sequence = try await database.writer.write { db in
-            let annotation = try current(id, in: db)
-            try Self.check(expectedVersion, against: annotation)
-            _ = try AnnotationRecord.deleteOne(db, key: id.description)
-            try AnnotationTombstoneRecord(
-                tenant: tenant.description, id: id.description, version: annotation.version + 1, deletedAt: UnixMilliseconds.from(at)
-            ).insert(db)
-            return try record(.deleted, id, version: annotation.version + 1, at: at, in: db)
+            try commit(AnnotationWrite.delete(try stored(id, in: db), expectedVersion: expectedVersion, at: at), in: db)
         }
         announce(sequence)
     }
@@ -121,37 +111,39 @@ public struct SQLiteAnnotationStore: AnnotationStore {
 
     // MARK: - Inside a transaction
 
-    /// Inserts `content` as a new annotation, version 1, under a fresh id.
-    func insert(_ content: AnnotationContent, at: Date, in db: Database) throws -> Annotation {
-        try checkExternalId(content.externalId, in: db, except: nil)
-        let annotation = Annotation(id: ids.next(), content: content, version: 1, createdAt: at, updatedAt: at)
-        try AnnotationRecord(annotation, tenant: tenant).insert(db)
-        return annotation
+    /// Applies `write` and records its feed entry; returns the entry's sequence, nil when nothing changed.
+    func commit(_ write: AnnotationWrite, in db: Database) throws -> Int64? {
+        try apply(write, in: db)
+        return try record(write, in: db)
     }
 
-    /// Gives `annotation` new content; returns the feed sequence, or nil when nothing changed.
-    func replace(_ annotation: Annotation, with content: AnnotationContent, at: Date, in db: Database) throws -> (Annotation, Int64?) {
-        guard !content.isIdentical(to: annotation.content) else { return (annotation, nil) }
-        try checkExternalId(content.externalId, in: db, except: annotation.id)
-        var annotation = annotation
-        annotation.content = content
-        annotation.version += 1
-        annotation.updatedAt = at
-        try AnnotationRecord(annotation, tenant: tenant).update(db)
-        return (annotation, try record(.updated, annotation.id, version: annotation.version, at: at, in: db))
+    /// Checks the external id `write` names, then makes its row change.
+    func apply(_ write: AnnotationWrite, in db: Database) throws {
+        if let externalId = write.externalIdToCheck { try write.admit(externalIdOwner: try owner(of: externalId, in: db)) }
+        switch write.step {
+        case .insert(let annotation): try AnnotationRecord(annotation, tenant: tenant).insert(db)
+        case .update(let annotation): try AnnotationRecord(annotation, tenant: tenant).update(db)
+        case .delete(let annotation, let at):
+            _ = try AnnotationRecord.deleteOne(db, key: annotation.id.description)
+            try AnnotationTombstoneRecord(
+                tenant: tenant.description, id: annotation.id.description, version: AnnotationWrite.tombstoneVersion(of: annotation),
+                deletedAt: UnixMilliseconds.from(at)
+            ).insert(db)
+        case .unchanged: break
+        }
     }
 
-    /// The tenant's annotation with this id; another tenant's id is not found, as if it never existed.
-    func current(_ id: AnnotationID, in db: Database) throws -> Annotation {
+    /// What the tenant holds under this id: another tenant's id is absent, as if it never existed.
+    func stored(_ id: AnnotationID, in db: Database) throws -> StoredAnnotation {
         let key = [id.description, tenant.description]
         if let record = try AnnotationRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM annotation WHERE id = ? AND tenant = ?"), arguments: StatementArguments(key)) {
-            return try record.annotation()
+            return .live(try record.annotation())
         }
         if let tombstone = try AnnotationTombstoneRecord.fetchOne(
             db.cachedStatement(sql: "SELECT * FROM annotationTombstone WHERE id = ? AND tenant = ?"), arguments: StatementArguments(key)) {
-            throw AnnotationStoreError.gone(id, deletedAt: UnixMilliseconds.date(tombstone.deletedAt))
+            return .deleted(id, deletedAt: UnixMilliseconds.date(tombstone.deletedAt))
         }
-        throw AnnotationStoreError.notFound(id)
+        return .absent(id)
     }
 
     func live(externalId: String, in db: Database) throws -> Annotation? {
@@ -162,34 +154,26 @@ public struct SQLiteAnnotationStore: AnnotationStore {
 
     /// The first answer for a key seen within its lifetime; nil for a new (or expired) key.
     private func replay(_ key: IdempotencyKey, _ content: AnnotationContent, at: Date, in db: Database) throws -> Annotation? {
-        let oldest = UnixMilliseconds.from(at.addingTimeInterval(-IdempotencyKey.lifetime))
+        let oldest = UnixMilliseconds.from(IdempotencyKey.oldestKept(at: at))
         try IdempotencyKeyRecord.filter(Column("createdAt") < oldest).deleteAll(db)
-        guard let record = try IdempotencyKeyRecord.fetchOne(db, key: ["tenant": tenant.description, "key": key.key]) else { return nil }
-        guard record.fingerprint == key.fingerprint, let id = AnnotationID(record.annotationId) else {
-            throw AnnotationStoreError.idempotencyKeyReused(key.key)
-        }
-        let createdAt = UnixMilliseconds.date(record.createdAt)
-        return Annotation(id: id, content: content, version: 1, createdAt: createdAt, updatedAt: createdAt)
+        let record = try IdempotencyKeyRecord.fetchOne(db, key: ["tenant": tenant.description, "key": key.key])
+        return try AnnotationWrite.replay(
+            key, stored: record.map { ($0.fingerprint, AnnotationID($0.annotationId), UnixMilliseconds.date($0.createdAt)) }, content: content)
     }
 
-    static func check(_ expectedVersion: VersionCondition, against annotation: Annotation) throws {
-        if !expectedVersion.admits(annotation.version) {
-            throw AnnotationStoreError.versionMismatch(annotation.id, current: annotation.version)
-        }
+    /// The id of the tenant's live annotation with `externalId`, if any.
+    private func owner(of externalId: String, in db: Database) throws -> AnnotationID? {
+        try String.fetchOne(
+            db.cachedStatement(sql: "SELECT id FROM annotation WHERE tenant = ? AND externalId = ?"), arguments: [tenant.description, externalId]
+        ).flatMap { AnnotationID($0) }
     }
 
-    private func checkExternalId(_ externalId: String?, in db: Database, except id: AnnotationID?) throws {
-        guard let externalId else { return }
-        let owner = try String.fetchOne(
-            db.cachedStatement(sql: "SELECT id FROM annotation WHERE tenant = ? AND externalId = ?"), arguments: [tenant.description, externalId])
-        if let owner, owner != id?.description { throw AnnotationStoreError.externalIdTaken(externalId) }
-    }
-
-    /// Appends to the tenant's feed and returns the entry's sequence.
-    func record(_ kind: AnnotationChange.Kind, _ id: AnnotationID, version: Int, at: Date, in db: Database) throws -> Int64 {
+    /// Appends `write`'s feed entry, if it has one, and returns its sequence.
+    func record(_ write: AnnotationWrite, in db: Database) throws -> Int64? {
+        guard let change = write.change else { return nil }
         let sequence = try FeedCounter.next(tenant.description, FeedCounter.annotations, in: db)
         let insert = try db.cachedStatement(sql: AnnotationChangeRecord.insertSQL)
-        try insert.execute(arguments: [tenant.description, sequence, kind.rawValue, id.description, version, UnixMilliseconds.from(at)])
+        try insert.execute(arguments: [tenant.description, sequence, change.kind.rawValue, change.id.description, change.version, UnixMilliseconds.from(change.at)])
         return sequence
     }
 }

@@ -71,28 +71,24 @@ public struct SpatialQueries: Sendable {
             filter.admits(coordinate) && (query.bbox?.contains(coordinate) ?? true)
         }
         if let after = query.after { candidates.removeFirst(candidates.partitioningIndex { $0.id > after }) }
-        // One more than the page tells whether there is a next page.
-        let wanted = query.limit.map { $0 + 1 } ?? .max
-        var found: [Found] = []
-        if filter.readsOnlyThePoint && query.kind == nil {
-            found = candidates.prefix(wanted).map(Found.indexed)
-        } else {
-            var start = 0
-            while found.count < wanted, start < candidates.count {
-                try Task.checkCancellation()
-                let slice = candidates[start..<min(start + max(Self.rowBatch, wanted - found.count), candidates.count)].map(\.id)
-                start += slice.count
-                let rows = try await store.annotations(ids: slice)
-                for id in slice {
-                    guard let annotation = rows[id], query.kind.map({ $0 == annotation.content.kind }) ?? true, filter.matches(annotation) else { continue }
-                    found.append(.read(annotation))
-                    if found.count == wanted { break }
-                }
+        guard !filter.readsOnlyThePoint || query.kind != nil else {
+            var filling = PageFilling<Found>(limit: query.limit, reads: .once)
+            filling.add(candidates) { .indexed($0) }
+            return filling.page { $0.id }
+        }
+        var filling = PageFilling<Found>(limit: query.limit, reads: .chunksOfAtLeast(Self.rowBatch))
+        var start = 0
+        while start < candidates.count, let read = filling.nextRead {
+            try Task.checkCancellation()
+            let slice = candidates[start..<min(start + (read.limit ?? candidates.count), candidates.count)].map(\.id)
+            start += slice.count
+            let rows = try await store.annotations(ids: slice)
+            filling.add(slice) { id in
+                guard let annotation = rows[id], query.kind.map({ $0 == annotation.content.kind }) ?? true, filter.matches(annotation) else { return nil }
+                return .read(annotation)
             }
         }
-        guard let limit = query.limit, found.count > limit else { return (found, nil) }
-        found.removeLast(found.count - limit)
-        return (found, found.last?.id)
+        return filling.page { $0.id }
     }
 
     /// A page of `query` with every annotation read (one deleted meanwhile is left out).

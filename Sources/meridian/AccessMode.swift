@@ -11,14 +11,14 @@ struct AccessMode: CustomStringConvertible {
     var keysExist: Bool
 
     static func decide(_ configuration: ServerConfiguration, insecureOpen: Bool) async throws -> AccessMode {
-        let storage = try await MeridianStorage.open(configuration.databasePath)
+        let storage = try await DatabasePlace.open(configuration.databasePath)
         let keysExist = try await storage.keyDirectory().anyKeyExists()
         await storage.close()
         let loopback = isLoopback(configuration.host)
         if !loopback && !insecureOpen && !keysExist {
             throw ValidationError("""
                 refusing to serve \(configuration.host) without API keys: anyone who reaches the port could read and write everything.
-                Create a key first:  meridian keys create --tenant default --role admin --database \(MeridianStorage.displayName(configuration.databasePath))
+                Create a key first:  meridian keys create --tenant default --role admin --database \(DatabasePlace.displayName(configuration.databasePath))
                 or listen on 127.0.0.1, or pass --insecure-open to serve the network without keys on purpose.
                 """)
         }

@@ -61,6 +61,6 @@ struct Migrate: AsyncParsableCommand {
         let storage = try await database.open()
         let steps = try await storage.appliedMigrations()
         await storage.close()
-        print("\(MeridianStorage.displayName(database.path)) is at \(steps.last ?? "no migration") (\(steps.count) steps applied)")
+        print("\(DatabasePlace.displayName(database.path)) is at \(steps.last ?? "no migration") (\(steps.count) steps applied)")
     }
 }

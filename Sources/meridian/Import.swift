@@ -30,7 +30,7 @@ struct Import: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let path = MeridianStorage.displayName(database.path)
+        let path = DatabasePlace.displayName(database.path)
         let start = ContinuousClock.now
         let tenant = try TenantID.option(tenant)
         // The process's exit closes the database (a PostgreSQL session ends; SQLite's WAL holds every commit).

@@ -82,10 +82,10 @@ struct DatabaseOption: ParsableArguments {
     }
 
     /// The database it names, migrated.
-    func open() async throws -> MeridianStorage {
+    func open() async throws -> any StorageEngine {
         do {
-            return try await MeridianStorage.open(path)
-        } catch let error as MeridianStorage.PlaceError {
+            return try await DatabasePlace.open(path)
+        } catch let error as DatabasePlace.OpenError {
             throw ValidationError(error.description)
         }
     }

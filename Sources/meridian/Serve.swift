@@ -91,7 +91,7 @@ struct Serve: AsyncParsableCommand {
             let host = configuration.host.contains(":") && !configuration.host.hasPrefix("[") ? "[\(configuration.host)]" : configuration.host
             let base = "http://\(host):\(port)"
             var lines = [
-                "meridian listening on \(base) (database \(MeridianStorage.displayName(configuration.databasePath))); \(mode.description)",
+                "meridian listening on \(base) (database \(DatabasePlace.displayName(configuration.databasePath))); \(mode.description)",
                 "  map \(base)/ · contract \(base)/openapi.yaml · metrics \(base)/metrics · health \(base)/healthz",
             ]
             let allowed = configuration.delivery.allowed

@@ -108,7 +108,7 @@ import Timeline
             #expect(try await client.send(.get, "/v1/annotations", key: token).status == .ok)
             let id = try #require(KeySecret.parse(Substring(token))?.id)
             // Another process's revocation (`meridian keys revoke`), through its own connection.
-            let other = try await MeridianStorage.open(database)
+            let other = try await DatabasePlace.open(database)
             #expect(try await other.revokeKey(id: id, at: Date()))
             await other.close()
             let refused = try await client.afterKeyWrites { try await client.send(.get, "/v1/annotations", key: token) }
@@ -149,7 +149,7 @@ import Timeline
         try await KeyedApp.withClient(keys: []) { client, _, database in
             #expect(try await client.send(.get, "/v1/annotations", key: nil).status == .ok)
             let (_, key) = KeySecret.make(tenant: .default, role: .admin, name: nil, at: Date())
-            let other = try await MeridianStorage.open(database)
+            let other = try await DatabasePlace.open(database)
             try await other.insert(key)
             await other.close()
             _ = try await client.afterKeyWrites { try await client.send(.get, "/v1/annotations", key: nil) }.problem(.unauthorized)

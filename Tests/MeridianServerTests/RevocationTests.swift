@@ -15,8 +15,8 @@ import TestSupport
     @Test func aRevokedKeysStreamAndLongPollEnd() async throws {
         let file = TemporaryDatabase()
         defer { file.cleanUp() }
-        let place = StorageEngine.contract == .sqlite ? file.path : try await StorageEngine.contract.freshPlace(persistent: true)
-        let storage = try await MeridianStorage.open(place)
+        let place = TestEngine.contract == .sqlite ? file.path : try await TestEngine.contract.freshPlace(persistent: true)
+        let storage = try await DatabasePlace.open(place)
         let (token, key) = KeySecret.make(tenant: TenantID("acme")!, role: .reader, name: nil, at: Date())
         try await storage.insert(key)
         await storage.close()
@@ -30,7 +30,7 @@ import TestSupport
             let text = try await RawStream.read(port: port, path: "/v1/events/stream", headers: ["Authorization": "Bearer \(token)"]) { text in
                 if revokedAt == nil, text.contains("retry: 1000") {
                     // Another process's revocation (`meridian keys revoke`), through its own connection.
-                    let other = try await MeridianStorage.open(place)
+                    let other = try await DatabasePlace.open(place)
                     #expect(try await other.revokeKey(id: key.id, at: Date()))
                     await other.close()
                     revokedAt = .now

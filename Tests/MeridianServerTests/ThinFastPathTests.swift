@@ -18,7 +18,7 @@ import WireJSON
 /// (absent optionals left out on both), for thin answers and for clusters.
 @Suite(.watchdog) struct ThinFastPathTests {
     @Test func theDirectWriterMatchesTheGeneratedEncoderByteForByte() async throws {
-        let tenants = try await TenantSpace(storage: MeridianStorage.open(":memory:"))
+        let tenants = try await TenantSpace(storage: DatabasePlace.open(":memory:"))
         let tenant = try await tenants.tenant(.default)
         let store = tenant.annotations
         var random = SystemRandomNumberGenerator()

@@ -13,7 +13,7 @@ import Timeline
         AnnotationContent(externalId: externalId, coordinate: Coordinate(latitude: latitude, longitude: longitude), kind: kind)
     }
 
-    @Test(arguments: StorageEngine.available) func anIdempotencyKeyReplaysTheFirstAnswerAndRefusesOtherContent(engine: StorageEngine) async throws {
+    @Test(arguments: TestEngine.available) func anIdempotencyKeyReplaysTheFirstAnswerAndRefusesOtherContent(engine: TestEngine) async throws {
         let place = try await engine.freshPlace(persistent: true)
         defer { removeSQLiteFiles(place) }
         let content = pin(48.85, 2.35)
@@ -34,7 +34,7 @@ import Timeline
         #expect(try await store.annotations(matching: AnnotationQuery()).annotations.count == 1)
     }
 
-    @Test(arguments: StorageEngine.available) func anIdempotencyKeyExpiresAfterADay(engine: StorageEngine) async throws {
+    @Test(arguments: TestEngine.available) func anIdempotencyKeyExpiresAfterADay(engine: TestEngine) async throws {
         let clock = TestClock()
         let store = try await makeStore(engine, now: clock.now)
         let content = pin(1, 1)
@@ -45,7 +45,7 @@ import Timeline
         #expect(!later.replayed && later.annotation.id != first.id)
     }
 
-    @Test(arguments: StorageEngine.available) func upsertCreatesReplacesAndReportsUnchanged(engine: StorageEngine) async throws {
+    @Test(arguments: TestEngine.available) func upsertCreatesReplacesAndReportsUnchanged(engine: TestEngine) async throws {
         let store = try await makeStore(engine)
         let created = try await store.upsert(externalId: "a", pin(1, 1, externalId: "a"), expectedVersion: nil)
         #expect(created.status == .created && created.annotation.version == 1)
@@ -62,7 +62,7 @@ import Timeline
         #expect(try await store.annotation(created.annotation.id).content.coordinate == Coordinate(latitude: 2, longitude: 2))
     }
 
-    @Test(arguments: StorageEngine.available) func aBboxAcrossTheAntimeridianHoldsBothSides(engine: StorageEngine) async throws {
+    @Test(arguments: TestEngine.available) func aBboxAcrossTheAntimeridianHoldsBothSides(engine: TestEngine) async throws {
         let store = try await makeStore(engine)
         let east = try await store.create(pin(-17.8, 179.9))
         let west = try await store.create(pin(-17.8, -179.9))
@@ -74,7 +74,7 @@ import Timeline
         #expect(page.annotations.map(\.id) == [east.id, west.id])
     }
 
-    @Test(arguments: StorageEngine.available) func pagesByCursorAreStableUnderConcurrentInserts(engine: StorageEngine) async throws {
+    @Test(arguments: TestEngine.available) func pagesByCursorAreStableUnderConcurrentInserts(engine: TestEngine) async throws {
         let store = try await makeStore(engine)
         var created: [AnnotationID] = []
         for index in 0..<25 { created.append(try await store.create(pin(Double(index), 0, kind: index.isMultiple(of: 2) ? "even" : "odd")).id) }
@@ -90,7 +90,7 @@ import Timeline
         #expect(seen == created.enumerated().filter { $0.offset.isMultiple(of: 2) }.map(\.element))
     }
 
-    @Test(arguments: StorageEngine.available) func importUpsertsByExternalIdInOneTransaction(engine: StorageEngine) async throws {
+    @Test(arguments: TestEngine.available) func importUpsertsByExternalIdInOneTransaction(engine: TestEngine) async throws {
         let store = try await makeStore(engine)
         let existing = try await store.create(pin(1, 1, externalId: "x"))
         let untouched = try await store.create(pin(2, 2, externalId: "y"))
@@ -104,7 +104,7 @@ import Timeline
 
     /// An import is its features' upserts in order: one that repeats an external id updates what
     /// the earlier one wrote (or leaves it unchanged), within a chunk and across chunks.
-    @Test(arguments: StorageEngine.available) func featuresSharingAnExternalIdApplyInOrder(engine: StorageEngine) async throws {
+    @Test(arguments: TestEngine.available) func featuresSharingAnExternalIdApplyInOrder(engine: TestEngine) async throws {
         let store = try await makeStore(engine)
         let results = try await store.importContents([pin(1, 1, externalId: "a"), pin(2, 2, externalId: "a"), pin(2, 2, externalId: "a"), pin(3, 3)])
         #expect(results.map(\.status) == [.created, .updated, .unchanged, .created])
@@ -116,7 +116,7 @@ import Timeline
         #expect(across.map(\.status) == [.created, .updated] && across[0].id == across[1].id)
     }
 
-    @Test(arguments: StorageEngine.available) func aLongPollWakesOnTheNextWriteAndTimesOutWithout(engine: StorageEngine) async throws {
+    @Test(arguments: TestEngine.available) func aLongPollWakesOnTheNextWriteAndTimesOutWithout(engine: TestEngine) async throws {
         let store = try await makeStore(engine)
         let clock = ContinuousClock()
         let idle = clock.now
@@ -143,9 +143,9 @@ final class TestClock: Sendable {
 }
 
 /// A store of `engine` on a fresh place, or on `place` (a reopening), its ids after the greatest stored.
-func makeStore(_ engine: StorageEngine, place: String? = nil, now: @escaping @Sendable () -> Date = Date.init) async throws -> any ServedAnnotationStore {
+func makeStore(_ engine: TestEngine, place: String? = nil, now: @escaping @Sendable () -> Date = Date.init) async throws -> any ServedAnnotationStore {
     let place = if let place { place } else { try await engine.freshPlace() }
-    return try await MeridianStorage.open(place).annotations(now: now)
+    return try await DatabasePlace.open(place).annotations(now: now)
 }
 
 /// Removes a SQLite file test's database and its WAL (a PostgreSQL place goes with the throw-away server).

@@ -10,7 +10,7 @@ import Timeline
 @Suite struct AnnotationStoreTests {
     let shop = AnnotationContent(externalId: "shop-1", coordinate: Coordinate(latitude: 35.68, longitude: 139.76), title: "Shop", kind: "shop")
 
-    @Test(arguments: StorageEngine.available) func createReadUpdateDeleteKeepsVersionsAndTombstones(engine: StorageEngine) async throws {
+    @Test(arguments: TestEngine.available) func createReadUpdateDeleteKeepsVersionsAndTombstones(engine: TestEngine) async throws {
         let store = try await makeStore(engine)
         let created = try await store.create(shop)
         #expect(created.version == 1)
@@ -46,7 +46,7 @@ import Timeline
         #expect(try await store.changes(after: 2, limit: 10).map(\.sequence) == [3])
     }
 
-    @Test(arguments: StorageEngine.available) func aStaleVersionChangesNothing(engine: StorageEngine) async throws {
+    @Test(arguments: TestEngine.available) func aStaleVersionChangesNothing(engine: TestEngine) async throws {
         let store = try await makeStore(engine)
         let created = try await store.create(shop)
         await #expect(throws: AnnotationStoreError.versionMismatch(created.id, current: 1)) {
@@ -56,7 +56,7 @@ import Timeline
         #expect(try await store.changes(after: 0, limit: 10).count == 1)
     }
 
-    @Test(arguments: StorageEngine.available) func externalIdsAreUniqueAmongLiveAnnotationsAndFreedByDelete(engine: StorageEngine) async throws {
+    @Test(arguments: TestEngine.available) func externalIdsAreUniqueAmongLiveAnnotationsAndFreedByDelete(engine: TestEngine) async throws {
         let store = try await makeStore(engine)
         let first = try await store.create(shop)
         await #expect(throws: AnnotationStoreError.externalIdTaken("shop-1")) { _ = try await store.create(shop) }
@@ -65,13 +65,13 @@ import Timeline
         #expect(second.id != first.id && second.id > first.id)
     }
 
-    @Test(arguments: StorageEngine.available) func unknownIdsAreNotFound(engine: StorageEngine) async throws {
+    @Test(arguments: TestEngine.available) func unknownIdsAreNotFound(engine: TestEngine) async throws {
         let store = try await makeStore(engine)
         let stranger = UUIDv7Generator().next()
         await #expect(throws: AnnotationStoreError.notFound(stranger)) { _ = try await store.annotation(stranger) }
     }
 
-    @Test(arguments: StorageEngine.available) func concurrentUpdatesWithIfMatchHaveExactlyOneWinnerPerVersion(engine: StorageEngine) async throws {
+    @Test(arguments: TestEngine.available) func concurrentUpdatesWithIfMatchHaveExactlyOneWinnerPerVersion(engine: TestEngine) async throws {
         let store = try await makeStore(engine)
         let created = try await store.create(shop)
         let winners = try await withThrowingTaskGroup(of: Bool.self) { group in
@@ -91,7 +91,7 @@ import Timeline
         #expect(try await store.annotation(created.id).version == 2)
     }
 
-    @Test(arguments: StorageEngine.available) func idsAreNeverReusedAcrossARestartOnTheSameDatabase(engine: StorageEngine) async throws {
+    @Test(arguments: TestEngine.available) func idsAreNeverReusedAcrossARestartOnTheSameDatabase(engine: TestEngine) async throws {
         let place = try await engine.freshPlace(persistent: true)
         defer { removeSQLiteFiles(place) }
         var issued: [AnnotationID] = []
@@ -101,7 +101,7 @@ import Timeline
             try await store.delete(issued.last!, expectedVersion: nil)
         }
         let reopened = try await makeStore(engine, place: place)
-        #expect(try await MeridianStorage.open(place).lastIssuedAnnotationID() == issued.max())
+        #expect(try await DatabasePlace.open(place).lastIssuedAnnotationID() == issued.max())
         let next = try await reopened.create(AnnotationContent(coordinate: Coordinate(latitude: 1, longitude: 1)))
         #expect(issued.allSatisfy { $0 < next.id })
         #expect(try await reopened.annotation(issued[0]).content.coordinate == Coordinate(latitude: 0, longitude: 0))

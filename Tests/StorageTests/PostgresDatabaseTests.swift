@@ -21,10 +21,10 @@ import TestSupport
     }
 }
 
-@Suite(.enabled(if: StorageEngine.postgresURL != nil, "needs MERIDIAN_POSTGRES_URL: make test starts a throw-away PostgreSQL"), .serialized)
+@Suite(.enabled(if: TestEngine.postgresURL != nil, "needs MERIDIAN_POSTGRES_URL: make test starts a throw-away PostgreSQL"), .serialized)
 struct PostgresDatabaseTests {
     func location() async throws -> PostgresLocation {
-        try #require(PostgresLocation(try await StorageEngine.postgres.freshPlace()))
+        try #require(PostgresLocation(try await TestEngine.postgres.freshPlace()))
     }
 
     @Test func twoInstancesStartingTogetherMigrateOnce() async throws {

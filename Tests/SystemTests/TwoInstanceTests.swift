@@ -30,7 +30,7 @@ struct TwoInstanceTests {
     static func withTwoInstances(
         arguments: [String] = [], _ body: @escaping @Sendable (TestClient, TestClient, _ a: ServerProcess, _ b: ServerProcess) async throws -> Void
     ) async throws {
-        let place = try await StorageEngine.postgres.freshPlace()
+        let place = try await TestEngine.postgres.freshPlace()
         let a = try await ServerProcess.start(database: place, arguments: arguments)
         defer { a.kill() }
         let b = try await ServerProcess.start(database: place, arguments: arguments)

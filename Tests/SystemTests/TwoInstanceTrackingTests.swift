@@ -56,7 +56,7 @@ struct TwoInstanceTrackingTests {
 
     @Test func fixesAlternatingBetweenInstancesGiveTheEventsOfOne() async throws {
         // One instance, the reference.
-        let alone = try await ServerProcess.start(database: try await StorageEngine.postgres.freshPlace())
+        let alone = try await ServerProcess.start(database: try await TestEngine.postgres.freshPlace())
         defer { alone.kill() }
         let expected = try await TestClient.withClient(host: "127.0.0.1", port: alone.port) { client in
             let ids = try await Self.subscribe(client)
@@ -129,7 +129,7 @@ struct TwoInstanceWebhookTests {
 @Suite(.watchdog, .postgresPass)
 struct PostgresCommandTests {
     @Test func migrateKeysImportAndExportTakeADatabaseURL() async throws {
-        let url = try await StorageEngine.postgres.freshPlace()
+        let url = try await TestEngine.postgres.freshPlace()
         let migrated = try await CommandLineTests.meridian(["migrate", "--database", url])
         #expect(migrated.status == 0 && migrated.stdout.contains("v4: webhooks (4 steps applied)"), "\(migrated.stdout)\(migrated.stderr)")
         let created = try await CommandLineTests.meridian(["keys", "create", "--tenant", "acme", "--role", "admin", "--database", url])

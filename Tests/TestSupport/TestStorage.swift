@@ -4,7 +4,7 @@ import PostgresNIO
 
 /// The storage engines a parameterised test runs on: SQLite always, PostgreSQL when `make test`
 /// started its throw-away server (scripts/with-postgres.sh names it in `MERIDIAN_POSTGRES_URL`).
-public enum StorageEngine: String, Sendable, CaseIterable, CustomStringConvertible {
+public enum TestEngine: String, Sendable, CaseIterable, CustomStringConvertible {
     case sqlite, postgres
 
     public var description: String { rawValue }
@@ -15,11 +15,11 @@ public enum StorageEngine: String, Sendable, CaseIterable, CustomStringConvertib
     public static let postgresTemplate = ProcessInfo.processInfo.environment["MERIDIAN_POSTGRES_TEMPLATE"]
 
     /// The engines this run has.
-    public static let available: [StorageEngine] = postgresURL == nil ? [.sqlite] : [.sqlite, .postgres]
+    public static let available: [TestEngine] = postgresURL == nil ? [.sqlite] : [.sqlite, .postgres]
 
     /// The engine the contract suite runs on (`MERIDIAN_TEST_STORAGE`, default SQLite): the same
     /// suite runs once per engine.
-    public static let contract = StorageEngine(rawValue: ProcessInfo.processInfo.environment["MERIDIAN_TEST_STORAGE"] ?? "sqlite") ?? .sqlite
+    public static let contract = TestEngine(rawValue: ProcessInfo.processInfo.environment["MERIDIAN_TEST_STORAGE"] ?? "sqlite") ?? .sqlite
 
     /// A new, empty place for a test's data, as `--database` names it: `:memory:` (or a new
     /// temporary file when `persistent`, for tests that reopen it) on SQLite, a new database on PostgreSQL.

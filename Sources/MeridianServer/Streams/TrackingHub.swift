@@ -14,31 +14,22 @@ struct TrackingHub: Sendable {
     /// are unread, and the oldest one's age is a metric.
     let delivered: HighWaterMark
 
-    /// A hub on `database` for tests: its own id generator, seeded from the store.
-    static func open(on database: MeridianDatabase) async throws -> TrackingHub {
-        try open(on: database, ids: UUIDv7Generator(after: try await SQLiteTrackingStore(database: database).lastIssuedID()))
-    }
-
-    /// `tenant`'s hub on `database`, its state loaded, issuing UUIDv7 ids from `ids`.
+    /// `tenant`'s hub on `engine`, its state loaded, issuing UUIDv7 ids from `ids`. On a store
+    /// shared with other instances its feed signal also moves when another instance commits
+    /// events (the store's notifications).
     /// - Parameter appended: told how many events each commit appended.
     static func open(
-        on database: MeridianDatabase, tenant: TenantID = .default, ids: UUIDv7Generator, appended: @escaping @Sendable (Int64) -> Void = { _ in }
-    ) throws -> TrackingHub {
-        let store = SQLiteTrackingStore(database: database, tenant: tenant)
-        let feed = SequenceSignal(latest: 0)
-        let tracker = try Tracker(store: store, now: Self.now, newID: { ids.next().description }, committed: announcer(feed, appended))
-        feed.advance(to: tracker.loadedLastSequence)
-        return TrackingHub(tracker: tracker, feed: feed, delivered: HighWaterMark())
-    }
-
-    /// `tenant`'s hub on PostgreSQL, shared with other instances: its feed signal also moves when
-    /// another instance commits events (the store's notifications).
-    static func open(
-        on database: PostgresDatabase, tenant: TenantID, ids: UUIDv7Generator, appended: @escaping @Sendable (Int64) -> Void = { _ in }
+        on engine: any StorageEngine, tenant: TenantID = .default, ids: UUIDv7Generator, appended: @escaping @Sendable (Int64) -> Void = { _ in }
     ) async throws -> TrackingHub {
-        let store = PostgresTrackingStore(database: database, tenant: tenant)
-        let feed = store.eventSignal
-        let tracker = try await Tracker(shared: store, now: Self.now, newID: { ids.next().description }, committed: announcer(feed, appended))
+        let (tracker, feed): (Tracker, SequenceSignal)
+        switch engine.tracking(tenant: tenant) {
+        case .alone(let store):
+            feed = SequenceSignal(latest: 0)
+            tracker = try Tracker(store: store, now: Self.now, newID: { ids.next().description }, committed: announcer(feed, appended))
+        case .shared(let store, let events):
+            feed = events
+            tracker = try await Tracker(shared: store, now: Self.now, newID: { ids.next().description }, committed: announcer(feed, appended))
+        }
         feed.advance(to: tracker.loadedLastSequence)
         return TrackingHub(tracker: tracker, feed: feed, delivered: HighWaterMark())
     }

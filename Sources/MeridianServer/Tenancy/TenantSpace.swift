@@ -36,7 +36,7 @@ final class TenantSpace: Sendable {
         var queries: SpatialQueries { SpatialQueries(follower: thinning, store: annotations, admission: heavyQueries) }
     }
 
-    private let storage: MeridianStorage
+    private let storage: any StorageEngine
     private let metrics: ServerMetrics
     private let deliverySettings: DeliverySettings
     /// Webhook requests of every tenant.
@@ -61,7 +61,7 @@ final class TenantSpace: Sendable {
 
     /// The space over `storage`, issuing ids after the greatest ones it stored.
     init(
-        storage: MeridianStorage, metrics: ServerMetrics = ServerMetrics(), delivery: DeliverySettings = DeliverySettings(),
+        storage: any StorageEngine, metrics: ServerMetrics = ServerMetrics(), delivery: DeliverySettings = DeliverySettings(),
         transport: any WebhookTransport = HTTPWebhookTransport(), annotationCacheBytes: Int = ServerConfiguration().annotationCacheBytes,
         heavyQueriesPerTenant: Int = ServerConfiguration().heavyQueriesPerTenant
     ) async throws {
@@ -72,11 +72,7 @@ final class TenantSpace: Sendable {
         self.deliverySettings = delivery
         self.transport = transport
         annotationIDs = UUIDv7Generator(after: try await storage.lastIssuedAnnotationID())
-        let lastTrackingID: UUIDv7? = switch storage {
-        case .sqlite(let database): try await SQLiteTrackingStore(database: database).lastIssuedID()
-        case .postgres(let database): try await PostgresTrackingStore.lastIssuedID(on: database)
-        }
-        trackingIDs = UUIDv7Generator(after: lastTrackingID)
+        trackingIDs = UUIDv7Generator(after: try await storage.lastIssuedTrackingID())
     }
 
     /// Throws unless the database answers now.
@@ -155,20 +151,10 @@ final class TenantSpace: Sendable {
         }
         let metrics = metrics
         let appended: @Sendable (Int64) -> Void = { metrics.eventsAppended($0, tenant: id.description) }
-        let (tracking, delivery): (TrackingHub, DeliveryHub)
-        switch storage {
-        case .sqlite(let database):
-            tracking = try TrackingHub.open(on: database, tenant: id, ids: trackingIDs, appended: appended)
-            delivery = try await startDelivery(
-                id, store: SQLiteWebhookStore(database: database, tenant: id),
-                events: LoggedEvents(hub: tracking, store: SQLiteTrackingStore(database: database, tenant: id)), changes: nil)
-        case .postgres(let database):
-            tracking = try await TrackingHub.open(on: database, tenant: id, ids: trackingIDs, appended: appended)
-            let webhooks = PostgresWebhookStore(database: database, tenant: id)
-            delivery = try await startDelivery(
-                id, store: webhooks, events: LoggedEvents(hub: tracking, store: PostgresTrackingStore(database: database, tenant: id)),
-                changes: webhooks.changes)
-        }
+        let tracking = try await TrackingHub.open(on: storage, tenant: id, ids: trackingIDs, appended: appended)
+        let webhooks = storage.webhooks(tenant: id)
+        let delivery = try await startDelivery(
+            id, store: webhooks.store, events: LoggedEvents(hub: tracking, store: storage.tracking(tenant: id).log), changes: webhooks.changes)
         let heavyQueries = [AsyncGate(width: min(heavyQueriesPerTenant, Self.heavyQueriesOverall)), self.heavyQueries]
         return Tenant(
             annotations: annotations, thinning: thinning, encoded: encoded,
@@ -201,7 +187,7 @@ final class TenantSpace: Sendable {
 /// process exits 0; PostgreSQL's connections close).
 struct ShutdownService: Service {
     let tenants: TenantSpace
-    let storage: MeridianStorage
+    let storage: any StorageEngine
     let logger: Logger
 
     func run() async throws {
@@ -211,7 +197,7 @@ struct ShutdownService: Service {
         }
         await tenants.stopDelivering()
         do {
-            try storage.sqlite?.checkpoint()
+            try storage.checkpoint()
             await storage.close()
             logger.info("database closed; stopped")
         } catch {

@@ -8,31 +8,26 @@ public import Timeline
 extension PostgresAnnotationStore {
     public func annotations(matching query: AnnotationQuery) async throws -> AnnotationPage {
         let boxes = [query.bbox, query.filter?.requiredBounds].compactMap { $0 }.map(Self.inside).joined()
-        let wanted = query.limit.map { $0 + 1 }
-        var annotations: [Annotation] = []
+        var filling = PageFilling<Annotation>(limit: query.limit, reads: query.filter == nil ? .once : .chunks(of: AnnotationQuery.filterChunk))
         var after = query.after
-        // Without a filter the database limits; with one, rows are read in chunks and the filter
-        // decides, until the page is full or the rows run out.
-        while true {
+        while let read = filling.nextRead {
             try Task.checkCancellation()
-            let size = query.filter == nil ? wanted : AnnotationQuery.filterChunk
             let (tenant, logger, kind, start) = (tenant, logger, query.kind, after?.uuid ?? Self.beforeEveryID)
-            let read = try await database.withConnection { connection in
+            let rows = try await database.withConnection { connection in
                 let rows = try await connection.query("""
                     SELECT \(unescaped: PostgresAnnotationRow.columns) FROM annotation
                     WHERE tenant = \(tenant.description) AND (\(kind)::text IS NULL OR kind = \(kind))
                       AND id > \(start) \(unescaped: boxes)
-                    ORDER BY id LIMIT \(unescaped: size.map(String.init) ?? "ALL")
+                    ORDER BY id LIMIT \(unescaped: read.limit.map(String.init) ?? "ALL")
                     """, logger: logger)
                 var read: [Annotation] = []
                 for try await row in rows.decode(PostgresAnnotationRow.Columns.self) { read.append(try PostgresAnnotationRow.annotation(row)) }
                 return read
             }
-            annotations += query.filter.map { filter in read.filter(filter.matches) } ?? read
-            guard query.filter != nil, let size, read.count == size, annotations.count < (wanted ?? .max) else { break }
-            after = read.last?.id
+            filling.add(rows) { query.filter?.matches($0) ?? true ? $0 : nil }
+            after = rows.last?.id
         }
-        return AnnotationPage(cutting: annotations, to: query.limit)
+        return filling.annotationPage
     }
 
     /// The uuid below every id.
@@ -66,12 +61,13 @@ extension PostgresAnnotationStore {
                 for content in contents {
                     if let externalId = content.externalId, let annotation = existing[externalId] {
                         try await flush()
-                        let before = appender.last
-                        let written = try await replace(annotation, with: content, at: at, on: connection, appender: &appender)
-                        existing[externalId] = written
-                        results.append(ImportResult(id: written.id, status: appender.last == before ? .unchanged : .updated))
+                        let write = AnnotationWrite.replace(annotation, with: content, at: at)
+                        try await commit(write, on: connection, appender: &appender)
+                        existing[externalId] = write.annotation
+                        results.append(ImportResult(id: write.annotation.id, status: write.status))
                     } else {
-                        let annotation = Annotation(id: ids.next(), content: content, version: 1, createdAt: at, updatedAt: at)
+                        // Its external id's owner is known: `existing` holds every live one of the chunk.
+                        let annotation = AnnotationWrite.create(content, id: ids.next(), at: at).annotation
                         created.append(annotation)
                         sequences.append(appender.next())
                         if let externalId = content.externalId { existing[externalId] = annotation }

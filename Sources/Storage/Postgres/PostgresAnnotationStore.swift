@@ -39,25 +39,24 @@ public struct PostgresAnnotationStore: AnnotationStore {
     }
 
     public func create(_ content: AnnotationContent, idempotencyKey: IdempotencyKey?) async throws -> (annotation: Annotation, replayed: Bool) {
-        let at = timestamp()
-        let annotation = Annotation(id: ids.next(), content: content, version: 1, createdAt: at, updatedAt: at)
-        if idempotencyKey == nil, content.externalId == nil {
+        let write = AnnotationWrite.create(content, id: ids.next(), at: timestamp())
+        if idempotencyKey == nil, write.externalIdToCheck == nil {
             // Nothing to look up first: one statement, its own transaction, one round trip.
-            try await createAlone(annotation)
-            return (annotation, false)
+            try await createAlone(write.annotation)
+            return (write.annotation, false)
         }
-        let (result, replayed) = try await write { connection, appender -> (Annotation, Bool) in
-            if let idempotencyKey, let first = try await claim(idempotencyKey, for: annotation, on: connection) {
+        let (result, replayed) = try await self.write { connection, appender -> (Annotation, Bool) in
+            if let idempotencyKey, let first = try await claim(idempotencyKey, for: write.annotation, on: connection) {
                 return (first, true)
             }
-            try await insert(annotation, on: connection, appender: &appender)
-            return (annotation, false)
+            try await commit(write, on: connection, appender: &appender)
+            return (write.annotation, false)
         }
         return (result, replayed)
     }
 
     public func annotation(_ id: AnnotationID) async throws -> Annotation {
-        try await database.withConnection { [self] connection in try await current(id, on: connection, locking: false) }
+        try await database.withConnection { [self] connection in try await stored(id, on: connection, locking: false).live() }
     }
 
     public func update(
@@ -65,9 +64,9 @@ public struct PostgresAnnotationStore: AnnotationStore {
     ) async throws -> Annotation {
         let at = timestamp()
         return try await write { connection, appender in
-            let annotation = try await current(id, on: connection, locking: true)
-            try Self.check(expectedVersion, against: annotation)
-            return try await replace(annotation, with: try change(annotation.content), at: at, on: connection, appender: &appender)
+            let write = try AnnotationWrite.update(try await stored(id, on: connection, locking: true), expectedVersion: expectedVersion, at: at, change: change)
+            try await commit(write, on: connection, appender: &appender)
+            return write.annotation
         }
     }
 
@@ -75,31 +74,19 @@ public struct PostgresAnnotationStore: AnnotationStore {
         precondition(content.externalId == externalId, "the content of an upsert carries its external id")
         let at = timestamp()
         return try await write { connection, appender -> (Annotation, WriteStatus) in
-            if let existing = try await live(externalIds: [externalId], on: connection)[externalId] {
-                try Self.check(expectedVersion, against: existing)
-                let before = appender.last
-                let annotation = try await replace(existing, with: content, at: at, on: connection, appender: &appender)
-                return (annotation, appender.last == before ? .unchanged : .updated)
-            }
-            if expectedVersion != .none { throw AnnotationStoreError.externalIdNotFound(externalId) }
-            let annotation = Annotation(id: ids.next(), content: content, version: 1, createdAt: at, updatedAt: at)
-            try await insert(annotation, on: connection, appender: &appender)
-            return (annotation, .created)
+            let write = try AnnotationWrite.upsert(
+                externalId: externalId, content, existing: try await live(externalIds: [externalId], on: connection)[externalId],
+                expectedVersion: expectedVersion, at: at, newID: ids.next)
+            try await commit(write, on: connection, appender: &appender)
+            return (write.annotation, write.status)
         }
     }
 
     public func delete(_ id: AnnotationID, expectedVersion: VersionCondition) async throws {
         let at = timestamp()
         try await write { connection, appender in
-            let annotation = try await current(id, on: connection, locking: true)
-            try Self.check(expectedVersion, against: annotation)
-            let version = annotation.version + 1
-            try await connection.query("""
-                WITH gone AS (DELETE FROM annotation WHERE tenant = \(tenant.description) AND id = \(id.uuid))
-                INSERT INTO annotation_tombstone (tenant, id, version, deleted_at)
-                VALUES (\(tenant.description), \(id.uuid), \(version), \(unescaped: PostgresAnnotationRow.instant(at)))
-                """, logger: logger)
-            try await record(.deleted, id, version: version, at: at, on: connection, appender: &appender)
+            let write = try AnnotationWrite.delete(try await stored(id, on: connection, locking: true), expectedVersion: expectedVersion, at: at)
+            try await commit(write, on: connection, appender: &appender)
         }
     }
 
@@ -161,40 +148,37 @@ public struct PostgresAnnotationStore: AnnotationStore {
 
     // MARK: - Inside a transaction
 
-    func insert(_ annotation: Annotation, on connection: PostgresConnection, appender: inout FeedAppender) async throws {
-        try await checkExternalId(annotation.content.externalId, on: connection, except: nil)
-        try await PostgresAnnotationRow.insert(annotation, tenant: tenant, on: connection, logger: logger)
-        try await record(.created, annotation.id, version: 1, at: annotation.createdAt, on: connection, appender: &appender)
+    /// Checks the external id `write` names, makes its row change and records its feed entry.
+    func commit(_ write: AnnotationWrite, on connection: PostgresConnection, appender: inout FeedAppender) async throws {
+        if let externalId = write.externalIdToCheck { try write.admit(externalIdOwner: try await owner(of: externalId, on: connection)) }
+        switch write.step {
+        case .insert(let annotation): try await PostgresAnnotationRow.insert(annotation, tenant: tenant, on: connection, logger: logger)
+        case .update(let annotation): try await PostgresAnnotationRow.update(annotation, tenant: tenant, on: connection, logger: logger)
+        case .delete(let annotation, let at):
+            try await connection.query("""
+                WITH gone AS (DELETE FROM annotation WHERE tenant = \(tenant.description) AND id = \(annotation.id.uuid))
+                INSERT INTO annotation_tombstone (tenant, id, version, deleted_at)
+                VALUES (\(tenant.description), \(annotation.id.uuid), \(AnnotationWrite.tombstoneVersion(of: annotation)),
+                        \(unescaped: PostgresAnnotationRow.instant(at)))
+                """, logger: logger)
+        case .unchanged: return
+        }
+        try await record(write, on: connection, appender: &appender)
     }
 
-    /// Gives `annotation` new content and records `updated`; unchanged content is not a write.
-    func replace(_ annotation: Annotation, with content: AnnotationContent, at: Date, on connection: PostgresConnection, appender: inout FeedAppender) async throws -> Annotation {
-        guard !content.isIdentical(to: annotation.content) else { return annotation }
-        try await checkExternalId(content.externalId, on: connection, except: annotation.id)
-        var annotation = annotation
-        annotation.content = content
-        annotation.version += 1
-        annotation.updatedAt = at
-        try await PostgresAnnotationRow.update(annotation, tenant: tenant, on: connection, logger: logger)
-        try await record(.updated, annotation.id, version: annotation.version, at: at, on: connection, appender: &appender)
-        return annotation
-    }
-
-    /// The tenant's annotation with this id (its row locked for the transaction when `locking`).
-    func current(_ id: AnnotationID, on connection: PostgresConnection, locking: Bool) async throws -> Annotation {
+    /// What the tenant holds under this id (its row locked for the transaction when `locking`).
+    func stored(_ id: AnnotationID, on connection: PostgresConnection, locking: Bool) async throws -> StoredAnnotation {
         let rows = try await connection.query("""
             SELECT \(unescaped: PostgresAnnotationRow.columns) FROM annotation WHERE tenant = \(tenant.description) AND id = \(id.uuid)
             \(unescaped: locking ? "FOR UPDATE" : "")
             """, logger: logger)
-        for try await row in rows.decode(PostgresAnnotationRow.Columns.self) { return try PostgresAnnotationRow.annotation(row) }
+        for try await row in rows.decode(PostgresAnnotationRow.Columns.self) { return .live(try PostgresAnnotationRow.annotation(row)) }
         let tombstones = try await connection.query("""
             SELECT \(unescaped: PostgresAnnotationRow.milliseconds("deleted_at")) FROM annotation_tombstone
             WHERE tenant = \(tenant.description) AND id = \(id.uuid)
             """, logger: logger)
-        for try await deletedAt in tombstones.decode(Int64.self) {
-            throw AnnotationStoreError.gone(id, deletedAt: UnixMilliseconds.date(deletedAt))
-        }
-        throw AnnotationStoreError.notFound(id)
+        for try await deletedAt in tombstones.decode(Int64.self) { return .deleted(id, deletedAt: UnixMilliseconds.date(deletedAt)) }
+        return .absent(id)
     }
 
     /// The live annotations that have one of `externalIds`, by external id.
@@ -215,18 +199,16 @@ public struct PostgresAnnotationStore: AnnotationStore {
     /// Takes `key` for `annotation`, or returns the first answer of a key seen within its lifetime.
     private func claim(_ key: IdempotencyKey, for annotation: Annotation, on connection: PostgresConnection) async throws -> Annotation? {
         let at = annotation.createdAt
-        let oldest = at.addingTimeInterval(-IdempotencyKey.lifetime)
         try await connection.query("""
-            DELETE FROM idempotency_key WHERE tenant = \(tenant.description) AND created_at < \(unescaped: PostgresAnnotationRow.instant(oldest))
+            DELETE FROM idempotency_key
+            WHERE tenant = \(tenant.description) AND created_at < \(unescaped: PostgresAnnotationRow.instant(IdempotencyKey.oldestKept(at: at)))
             """, logger: logger)
         let rows = try await connection.query("""
             SELECT fingerprint, annotation_id, \(unescaped: PostgresAnnotationRow.milliseconds("created_at")) FROM idempotency_key
             WHERE tenant = \(tenant.description) AND key = \(key.key)
             """, logger: logger)
         for try await (fingerprint, id, createdAt) in rows.decode((String, UUID, Int64).self) {
-            guard fingerprint == key.fingerprint, let id = AnnotationID(uuid: id) else { throw AnnotationStoreError.idempotencyKeyReused(key.key) }
-            let created = UnixMilliseconds.date(createdAt)
-            return Annotation(id: id, content: annotation.content, version: 1, createdAt: created, updatedAt: created)
+            return try AnnotationWrite.replay(key, stored: (fingerprint, AnnotationID(uuid: id), UnixMilliseconds.date(createdAt)), content: annotation.content)
         }
         try await connection.query("""
             INSERT INTO idempotency_key (tenant, key, fingerprint, annotation_id, created_at)
@@ -235,28 +217,22 @@ public struct PostgresAnnotationStore: AnnotationStore {
         return nil
     }
 
-    static func check(_ expectedVersion: VersionCondition, against annotation: Annotation) throws {
-        if !expectedVersion.admits(annotation.version) {
-            throw AnnotationStoreError.versionMismatch(annotation.id, current: annotation.version)
-        }
-    }
-
-    private func checkExternalId(_ externalId: String?, on connection: PostgresConnection, except id: AnnotationID?) async throws {
-        guard let externalId else { return }
+    /// The id of the tenant's live annotation with `externalId`, if any.
+    private func owner(of externalId: String, on connection: PostgresConnection) async throws -> AnnotationID? {
         let rows = try await connection.query("""
             SELECT id FROM annotation WHERE tenant = \(tenant.description) AND external_id = \(externalId)
             """, logger: logger)
-        for try await owner in rows.decode(UUID.self) where owner != id?.uuid {
-            throw AnnotationStoreError.externalIdTaken(externalId)
-        }
+        for try await owner in rows.decode(UUID.self) { return AnnotationID(uuid: owner) }
+        return nil
     }
 
-    /// Appends to the tenant's feed under the next number of the locked counter.
-    func record(_ kind: AnnotationChange.Kind, _ id: AnnotationID, version: Int, at: Date, on connection: PostgresConnection, appender: inout FeedAppender) async throws {
+    /// Appends `write`'s feed entry, if it has one, under the next number of the locked counter.
+    func record(_ write: AnnotationWrite, on connection: PostgresConnection, appender: inout FeedAppender) async throws {
+        guard let change = write.change else { return }
         let sequence = appender.next()
         try await connection.query("""
             INSERT INTO annotation_change (tenant, sequence, kind, annotation_id, version, at)
-            VALUES (\(tenant.description), \(sequence), \(kind.rawValue), \(id.uuid), \(version), \(unescaped: PostgresAnnotationRow.instant(at)))
+            VALUES (\(tenant.description), \(sequence), \(change.kind.rawValue), \(change.id.uuid), \(change.version), \(unescaped: PostgresAnnotationRow.instant(change.at)))
             """, logger: logger)
     }
 }

@@ -19,8 +19,8 @@ public enum KeyedApp {
     ) async throws {
         let file = TemporaryDatabase()
         defer { file.cleanUp() }
-        let place = StorageEngine.contract == .sqlite ? file.path : try await StorageEngine.contract.freshPlace(persistent: true)
-        let storage = try await MeridianStorage.open(place)
+        let place = TestEngine.contract == .sqlite ? file.path : try await TestEngine.contract.freshPlace(persistent: true)
+        let storage = try await DatabasePlace.open(place)
         var tokens: [String: String] = [:]
         for (tenant, role) in keys {
             let (token, key) = KeySecret.make(tenant: TenantID(tenant)!, role: role, name: nil, at: Date())
@@ -43,7 +43,7 @@ extension TestClientProtocol {
     /// the server's copy of the keys (retried for up to a second, which it never needs on loopback).
     public func afterKeyWrites(_ request: () async throws -> TestResponse) async throws -> TestResponse {
         var response = try await request()
-        guard StorageEngine.contract == .postgres else { return response }
+        guard TestEngine.contract == .postgres else { return response }
         let deadline = ContinuousClock.now + .seconds(1)
         while response.status != .unauthorized, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(5))

@@ -21,10 +21,10 @@ public enum TestApp {
     }
 
     /// The testing configuration on a fresh database of the engine this run tests
-    /// (`StorageEngine.contract`: the same suite runs once per engine).
+    /// (`TestEngine.contract`: the same suite runs once per engine).
     public static func configuration() async throws -> ServerConfiguration {
         var configuration = ServerConfiguration.testing
-        configuration.databasePath = try await StorageEngine.contract.freshPlace()
+        configuration.databasePath = try await TestEngine.contract.freshPlace()
         return configuration
     }
 }

@@ -36,11 +36,11 @@ extension Trait where Self == ConditionTrait {
     /// For tests of a SQLite file itself (kill -9 or SIGTERM of a process on its file, restarts on
     /// it, the commands on one): they run in the SQLite pass only.
     public static var sqliteFile: Self {
-        .enabled(if: StorageEngine.contract == .sqlite, "a SQLite file: the SQLite pass of make unit")
+        .enabled(if: TestEngine.contract == .sqlite, "a SQLite file: the SQLite pass of make unit")
     }
 
     /// For tests of several instances on one PostgreSQL: they run in the PostgreSQL pass only.
     public static var postgresPass: Self {
-        .enabled(if: StorageEngine.contract == .postgres, "the PostgreSQL pass of make unit")
+        .enabled(if: TestEngine.contract == .postgres, "the PostgreSQL pass of make unit")
     }
 }
