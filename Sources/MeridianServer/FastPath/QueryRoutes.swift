@@ -81,11 +81,8 @@ enum QueryRoutes {
         }
     }
 
-    /// A filter member as ``RequestFilter/body(_:)`` reads it; nil when it does not read.
-    private static func filter(_ value: JSONValue) -> Filter? {
-        if case .string(let text) = value { return try? Filter(text: text) }
-        return try? Filter(json: value)
-    }
+    /// A filter member as ``RequestFilter/filter(_:)`` reads it; nil when it does not read.
+    private static func filter(_ value: JSONValue) -> Filter? { try? RequestFilter.filter(value) }
 
     /// A `limit` member: a whole number within ``Paging/limits``, or `fallback` when absent.
     private static func limit(_ value: JSONValue?, default fallback: Int) -> Int? {

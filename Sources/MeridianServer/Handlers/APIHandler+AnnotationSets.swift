@@ -48,9 +48,13 @@ extension APIHandler {
     }
 
     func importAnnotations(_ input: Operations.ImportAnnotations.Input) async throws -> Operations.ImportAnnotations.Output {
-        // The generated decoding has checked the collection's shape; the features are read from the
-        // JSON as the fast route reads them (a null field is absent, other members are free properties).
-        guard let features = GeoJSONFeature.features(of: .object(RequestJSON.body)) else {
+        // The collection's type (FeatureCollectionBody) has checked its shape and kept its members; the
+        // features are read from them as the fast route reads them (a null field is absent, other members are free properties).
+        let body = switch input.body {
+        case .applicationGeoJson(let body): body
+        case .json(let body): body
+        }
+        guard let features = GeoJSONFeature.features(of: .object(body.members)) else {
             throw ProblemError(.badRequest, detail: "the body is not a GeoJSON FeatureCollection")
         }
         let results = try await annotations.importContents(try GeoJSONImport.contents(of: features))
@@ -66,7 +70,7 @@ extension APIHandler {
 
     func searchAnnotations(_ input: Operations.SearchAnnotations.Input) async throws -> Operations.SearchAnnotations.Output {
         let body = switch input.body { case .json(let body): body }
-        var query = AnnotationQuery(limit: try Self.bodyLimit(body.limit, default: Paging.defaultLimit), filter: try RequestFilter.body("filter"))
+        var query = AnnotationQuery(limit: try Self.bodyLimit(body.limit, default: Paging.defaultLimit), filter: try RequestFilter.body(body.filter))
         if let cursor = body.cursor {
             guard let after = AnnotationID(anyUUID: cursor) else { throw ProblemError.invalid(pointer: "/cursor", "must be a UUID (the nextCursor of an earlier page)") }
             query.after = after
@@ -83,7 +87,7 @@ extension APIHandler {
         if let maxDistance = body.maxDistance, !(maxDistance > 0 && maxDistance.isFinite) {
             throw ProblemError.invalid(pointer: "/maxDistance", "must be a positive number of metres")
         }
-        let found = try await queries.nearest(to: point, limit: limit, maxDistance: body.maxDistance, filter: try RequestFilter.body("filter"))
+        let found = try await queries.nearest(to: point, limit: limit, maxDistance: body.maxDistance, filter: try RequestFilter.body(body.filter))
         let results = found.map { Components.Schemas.NearestResults.ResultsPayloadPayload(annotation: .init($0.annotation), distance: $0.distance) }
         return .ok(.init(body: .json(.init(results: results))))
     }

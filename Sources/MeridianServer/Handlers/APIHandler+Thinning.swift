@@ -17,7 +17,7 @@ extension APIHandler {
     func thinAnnotations(_ input: Operations.ThinAnnotations.Input) async throws -> Operations.ThinAnnotations.Output {
         switch input.body {
         case .json(let body):
-            let answer = try await ThinningAnswer(ThinningQuery(body, filter: RequestFilter.body("filter")), tenant: tenants.current())
+            let answer = try await ThinningAnswer(ThinningQuery(body, filter: RequestFilter.body(body.filter?.value1)), tenant: tenants.current())
             let viewport = answer.viewport
             let items: [Components.Schemas.ThinItem] = answer.result.items.compactMap { item in
                 switch item {
