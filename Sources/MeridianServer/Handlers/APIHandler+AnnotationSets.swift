@@ -83,8 +83,8 @@ extension APIHandler {
         let body = switch input.body { case .json(let body): body }
         let point: Coordinate
         do { point = try Coordinate(body.point) } catch { throw error.nested(under: "point") }
-        let limit = try Self.bodyLimit(body.limit, default: Self.defaultNearest)
-        if let maxDistance = body.maxDistance, !(maxDistance > 0 && maxDistance.isFinite) {
+        let limit = try Self.bodyLimit(body.limit, default: RequestRules.defaultNearest)
+        if let maxDistance = body.maxDistance, !RequestRules.isMaxDistance(maxDistance) {
             throw ProblemError.invalid(pointer: "/maxDistance", "must be a positive number of metres")
         }
         let found = try await queries.nearest(to: point, limit: limit, maxDistance: body.maxDistance, filter: try RequestFilter.body(body.filter))
@@ -92,13 +92,11 @@ extension APIHandler {
         return .ok(.init(body: .json(.init(results: results))))
     }
 
-    /// How many `nearest` answers when `limit` is absent.
-    static let defaultNearest = 10
-
-    /// A body's `limit` (``Paging/limits``), or `fallback`; 422 at `/limit` outside.
+    /// A body's `limit` (``RequestRules/limit(_:default:)``), or `fallback`; 422 at `/limit` outside.
     static func bodyLimit(_ given: Int?, default fallback: Int) throws(ProblemError) -> Int {
-        let limit = given ?? fallback
-        guard Paging.limits.contains(limit) else { throw ProblemError.invalid(pointer: "/limit", "must be between \(Paging.limits.lowerBound) and \(Paging.limits.upperBound), got \(limit)") }
+        guard let limit = RequestRules.limit(given, default: fallback) else {
+            throw ProblemError.invalid(pointer: "/limit", "must be between \(Paging.limits.lowerBound) and \(Paging.limits.upperBound), got \(given ?? fallback)")
+        }
         return limit
     }
 
@@ -117,17 +115,5 @@ extension APIHandler {
         do { return try BoundingBox(parsing: text) } catch {
             throw ProblemError.invalid([.init(parameter: "bbox", detail: error.message)])
         }
-    }
-}
-
-extension Components.Schemas.ImportAnswer {
-    /// Per-feature results with totals.
-    init(_ results: GeoJSONImport.Results) {
-        let summary = GeoJSONImport.Summary(results)
-        self.init(
-            results: results.enumerated().map { index, result in
-                Components.Schemas.ImportResult(index: index, id: result.id.description, status: .init(result.status))
-            },
-            created: summary.created, updated: summary.updated, unchanged: summary.unchanged)
     }
 }

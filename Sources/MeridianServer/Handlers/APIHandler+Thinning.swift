@@ -112,13 +112,3 @@ extension ThinningQuery {
         try self.init(viewport: { () throws(FieldError) in try Viewport(body.viewport) }, cellSize: body.cellSize, limit: body.limit, filter: filter)
     }
 }
-
-extension Components.Schemas.Cluster {
-    init(_ cluster: ThinnedCluster) {
-        self.init(
-            id: cluster.id.description, count: cluster.count, coordinate: .init(Mercator.coordinate(for: cluster.centroid)),
-            bounds: .init(Region(cluster.bounds)), expansionZoom: cluster.expansionZoom,
-            clusteringIdentifier: cluster.clusteringIdentifier, kindCounts: .init(additionalProperties: cluster.kindCounts),
-            representative: cluster.representative.description)
-    }
-}
