@@ -121,10 +121,11 @@ let package = Package(
             swiftSettings: handWrittenSettings
         ),
 
-        // The generated contract only.
+        // The generated contract, and the hand-written types it names in place of what the
+        // generator cannot say (typeOverrides: nulls that differ from absent, CQL2, raw GeoJSON).
         .target(
             name: "MeridianAPI",
-            dependencies: [.product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")],
+            dependencies: ["WireJSON", .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")],
             swiftSettings: commonSettings,
             plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
         ),

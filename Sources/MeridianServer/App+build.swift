@@ -92,7 +92,7 @@ func buildRouterAndTenants(
         thinNulls: contract.requestNulls["thinAnnotations"]))
     try handler.registerHandlers(on: router, configuration: APICoding.configuration, middlewares: [
         ProblemMiddleware(logger: logger, parameterTypes: contract.parameterTypes, problems: ProblemMapping.problem), HeaderEncodingMiddleware(),
-        JSONBodyMiddleware(nullShapes: contract.requestNulls, meaningfulNulls: ["createSubscription", "updateSubscription", "patchAnnotation", "importAnnotations", "updateWebhook", "searchAnnotations", "nearestAnnotations", "thinAnnotations"], maxBodySize: max(configuration.maxBodySize, configuration.maxImportBodySize)),
+        JSONBodyMiddleware(nullShapes: contract.requestNulls, maxBodySize: max(configuration.maxBodySize, configuration.maxImportBodySize)),
     ])
     return (router, tenants, storage)
 }

@@ -5,17 +5,14 @@ import WireJSON
 /// rule lives in one place (`openapi.yaml`) and ``JSONBodyMiddleware`` refuses the rest.
 extension Contract {
     /// Operation id → the shape of its request body's nulls (operations without a body are absent).
-    static func requestNulls(_ document: [String: Any]) -> [String: NullShape] {
-        let reader = NullShapeReader(schemas: ((document["components"] as? [String: Any])?["schemas"] as? [String: Any]) ?? [:])
+    static func requestNulls(_ document: JSONValue) -> [String: NullShape] {
+        let reader = NullShapeReader(schemas: document["components"]?["schemas"]?.objectValue ?? [:])
         var shapes: [String: NullShape] = [:]
-        for case let item as [String: Any] in (document["paths"] as? [String: Any] ?? [:]).values {
-            for case let operation as [String: Any] in item.values {
-                guard let id = operation["operationId"] as? String,
-                      let content = (operation["requestBody"] as? [String: Any])?["content"] as? [String: Any],
-                      let media = content.values.first as? [String: Any],
-                      let shape = reader.shape(media["schema"]) else { continue }
-                shapes[id] = shape
-            }
+        for (operation, _) in operations(document) {
+            guard let id = operation["operationId"]?.stringValue,
+                  let media = operation["requestBody"]?["content"]?.objectValue?.values.first,
+                  let shape = reader.shape(media["schema"]) else { continue }
+            shapes[id] = shape
         }
         return shapes
     }
@@ -25,31 +22,31 @@ extension Contract {
 /// where null is allowed; `allOf` parts all hold, one of `oneOf`/`anyOf` does. Nil stands for a
 /// schema that says nothing about nulls below it (free-form values).
 struct NullShapeReader {
-    let schemas: [String: Any]
+    let schemas: [String: JSONValue]
     /// Deeper than this the schema is taken as free (the contract has no recursive request schemas).
     private static let maxDepth = 32
 
-    func shape(_ value: Any?, depth: Int = 0) -> NullShape? {
-        guard depth < Self.maxDepth, let schema = value as? [String: Any] else { return nil }
-        if let ref = schema["$ref"] as? String {
+    func shape(_ value: JSONValue?, depth: Int = 0) -> NullShape? {
+        guard depth < Self.maxDepth, let schema = value?.objectValue else { return nil }
+        if let ref = schema["$ref"]?.stringValue {
             return shape(schemas[String(ref.split(separator: "/").last ?? "")], depth: depth + 1)
         }
-        let types = (schema["type"] as? String).map { [$0] } ?? (schema["type"] as? [Any])?.compactMap { $0 as? String }
+        let types = schema["type"]?.stringValue.map { [$0] } ?? schema["type"]?.arrayValue?.compactMap(\.stringValue)
         var members: [String: NullShape] = [:]
-        for (key, member) in schema["properties"] as? [String: Any] ?? [:] {
+        for (key, member) in schema["properties"]?.objectValue ?? [:] {
             members[key] = shape(member, depth: depth + 1)
         }
-        let other = shape(schema["additionalProperties"] as? [String: Any], depth: depth + 1)
-        let closed = schema["additionalProperties"] as? Bool == false
+        let other = shape(schema["additionalProperties"], depth: depth + 1)
+        let closed = schema["additionalProperties"] == .bool(false)
         let items = shape(schema["items"], depth: depth + 1)
         var result: NullShape? = types == nil && members.isEmpty && other == nil && items == nil && !closed
             ? nil
             : NullShape(nullable: types?.contains("null") ?? true, members: members, otherMembers: other, closed: closed, items: items)
-        for part in schema["allOf"] as? [Any] ?? [] {
+        for part in schema["allOf"]?.arrayValue ?? [] {
             result = Self.both(result, shape(part, depth: depth + 1))
         }
         for key in ["oneOf", "anyOf"] {
-            guard let branches = (schema[key] as? [Any])?.map({ shape($0, depth: depth + 1) }), let first = branches.first else { continue }
+            guard let branches = schema[key]?.arrayValue?.map({ shape($0, depth: depth + 1) }), let first = branches.first else { continue }
             result = Self.both(result, branches.dropFirst().reduce(first, Self.either))
         }
         return result

@@ -21,48 +21,38 @@ struct Contract: Sendable {
     /// The embedded copy.
     static func load() throws -> Contract {
         let text = String(decoding: PackageResources.openapi_yaml, as: UTF8.self)
-        guard let document = try Yams.load(yaml: text) as? [String: Any] else {
+        guard let node = try Yams.compose(yaml: text), case .object(let members) = try JSONValue(yaml: node) else {
             throw ContractError(reason: "openapi.yaml is not a YAML mapping")
         }
+        let document = JSONValue.object(members)
         return Contract(
-            text: text, json: try OpenAPIObjectContainer(unvalidatedValue: document.mapValues(sendable)),
+            text: text, json: try OpenAPIObjectContainer(unvalidatedValue: members.mapValues(\.sendable)),
             parameterTypes: parameterTypes(document), requestNulls: requestNulls(document)
         )
     }
 
-    private static func parameterTypes(_ document: [String: Any]) -> [String: [String: String]] {
-        let components = (document["components"] as? [String: Any])?["parameters"] as? [String: Any] ?? [:]
-        func resolve(_ parameter: Any) -> [String: Any]? {
-            guard let parameter = parameter as? [String: Any] else { return nil }
-            guard let ref = parameter["$ref"] as? String else { return parameter }
-            return components[String(ref.split(separator: "/").last ?? "")] as? [String: Any]
+    /// Every operation of the document with the parameters its path item shares.
+    static func operations(_ document: JSONValue) -> [(operation: JSONValue, shared: [JSONValue])] {
+        (document["paths"]?.objectValue ?? [:]).values.flatMap { item in
+            (item.objectValue ?? [:]).values.filter { $0["operationId"] != nil }.map { ($0, item["parameters"]?.arrayValue ?? []) }
+        }
+    }
+
+    private static func parameterTypes(_ document: JSONValue) -> [String: [String: String]] {
+        let components = document["components"]?["parameters"]?.objectValue ?? [:]
+        func resolve(_ parameter: JSONValue) -> JSONValue? {
+            guard let ref = parameter["$ref"]?.stringValue else { return parameter.objectValue == nil ? nil : parameter }
+            return components[String(ref.split(separator: "/").last ?? "")]
         }
         var types: [String: [String: String]] = [:]
-        for case let item as [String: Any] in (document["paths"] as? [String: Any] ?? [:]).values {
-            let shared = (item["parameters"] as? [Any] ?? []).compactMap(resolve)
-            for case let operation as [String: Any] in item.values {
-                guard let id = operation["operationId"] as? String else { continue }
-                for parameter in shared + (operation["parameters"] as? [Any] ?? []).compactMap(resolve) {
-                    guard let name = parameter["name"] as? String, let type = (parameter["schema"] as? [String: Any])?["type"] as? String else { continue }
-                    types[id, default: [:]][name] = type
-                }
+        for (operation, shared) in operations(document) {
+            guard let id = operation["operationId"]?.stringValue else { continue }
+            for parameter in (shared + (operation["parameters"]?.arrayValue ?? [])).compactMap(resolve) {
+                guard let name = parameter["name"]?.stringValue, let type = parameter["schema"]?["type"]?.stringValue else { continue }
+                types[id, default: [:]][name] = type
             }
         }
         return types
-    }
-
-    /// A YAML value as the JSON value it stands for (mappings, sequences, strings, numbers, booleans, null).
-    private static func sendable(_ value: Any) -> (any Sendable)? {
-        switch value {
-        case let mapping as [String: Any]: mapping.mapValues(sendable)
-        case let sequence as [Any]: sequence.map(sendable)
-        case let scalar as String: scalar
-        case let scalar as Bool: scalar
-        case let scalar as Int: scalar
-        case let scalar as Double: scalar
-        case is NSNull: nil
-        default: String(describing: value)
-        }
     }
 }
 

@@ -45,7 +45,7 @@ import TestSupport
     }
 
     static func fast(_ body: String) -> [LocationFix]? {
-        Array(body.utf8).withUnsafeBytes { LocationBatchReader.read($0, limit: APIHandler.maxFixesPerRequest) }
+        Array(body.utf8).withUnsafeBytes { LocationBatchReader.read($0, limit: RequestRules.maxFixesPerRequest) }
     }
 
     @Test func theReaderReadsWhatTheGeneratedDecodingReads() throws {

@@ -70,7 +70,7 @@ import WireJSON
                     guard let id = ClusterID(cluster.id), let found = try await thinning.current().cluster(id),
                           case .ok(let one) = try await handler.getCluster(.init(path: .init(clusterId: cluster.id))), case .json(let wire) = one.body
                     else { Issue.record("cluster \(cluster.id) not found"); continue }
-                    #expect(String(decoding: ThinAnswerWriter.write(found), as: UTF8.self) == String(decoding: try encoder.encode(wire), as: UTF8.self))
+                    #expect(String(decoding: ClusterJSON.write(found), as: UTF8.self) == String(decoding: try encoder.encode(wire), as: UTF8.self))
                 }
             }
         }

@@ -4,26 +4,14 @@ import HTTPTypes
 import OpenAPIRuntime
 import WireJSON
 
-/// The request body as JSON, for operations where `null` means something other than absent
-/// (`maxLocationAge: null` is "no limit", a merge patch's `null` removes a field). The generated
-/// types decode both to nil, so ``JSONBodyMiddleware`` reads the body first and hands it over.
-enum RequestJSON {
-    @TaskLocal static var body: [String: JSONValue] = [:]
-
-    /// Whether the body set this top-level member to `null`.
-    static func isNull(_ member: String) -> Bool { body[member] == .null }
-}
-
 /// Reads each JSON request body once before the generated decoding: one not in UTF-8 is 415
 /// (``JSONTextEncoding``, which the decoder would read anyway, unchecked), a key repeated in one object
 /// is 400 at that key (the decoder would silently keep one of the values), so is a `null` the
-/// contract does not allow (the decoder would read it as absent); operations whose nulls mean
-/// something get the body in ``RequestJSON``.
+/// contract does not allow (the decoder would read it as absent). Where a null means something
+/// (a merge patch's removal), the contract's type (a `typeOverrides` type in `MeridianAPI`) keeps it.
 struct JSONBodyMiddleware: ServerMiddleware {
     /// Operation id → where its body may hold null (``Contract/requestNulls``).
     let nullShapes: [String: NullShape]
-    /// The operations whose handlers read ``RequestJSON``.
-    let meaningfulNulls: Set<String>
     /// The most bytes read (the body limit middleware has already bounded bodies).
     let maxBodySize: Int
 
@@ -51,11 +39,7 @@ struct JSONBodyMiddleware: ServerMiddleware {
         case nil:
             break
         }
-        guard meaningfulNulls.contains(operationID) else { return try await next(request, HTTPBody(bytes), metadata) }
-        let members = bytes.withUnsafeBytes { JSONValueParser.parse($0)?.objectValue } ?? [:]
-        return try await RequestJSON.$body.withValue(members) {
-            try await next(request, HTTPBody(bytes), metadata)
-        }
+        return try await next(request, HTTPBody(bytes), metadata)
     }
 
     /// `application/json` and its `+json` relatives (merge patch, GeoJSON).

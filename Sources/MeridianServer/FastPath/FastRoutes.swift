@@ -34,15 +34,15 @@ struct FastRoutes<Context: RequestContext>: RouterMiddleware {
         exact = [
             Paths.coordinatesToMapPoints: Route(method: .post, mediaTypes: json) { _, body in
                 Self.convert(body, .coordinates, limit: maxBatchSize, output: .mapPoints) { latitude, longitude in
-                    guard (-90...90).contains(latitude), (-180...180).contains(longitude) else { return nil }
-                    let point = Mercator.mapPoint(for: Coordinate(latitude: latitude, longitude: longitude))
+                    guard let coordinate = try? Coordinate(validatingLatitude: latitude, longitude: longitude) else { return nil }
+                    let point = Mercator.mapPoint(for: coordinate)
                     return (point.x, point.y)
                 }
             },
             Paths.mapPointsToCoordinates: Route(method: .post, mediaTypes: json) { _, body in
                 Self.convert(body, .mapPoints, limit: maxBatchSize, output: .coordinates) { x, y in
-                    guard MapPoint.inputRange.contains(x), MapPoint.inputRange.contains(y) else { return nil }
-                    let coordinate = Mercator.coordinate(for: MapPoint(x: x, y: y))
+                    guard let point = try? MapPoint(validatingX: x, y: y) else { return nil }
+                    let coordinate = Mercator.coordinate(for: point)
                     return (coordinate.latitude, coordinate.longitude)
                 }
             },
@@ -70,7 +70,7 @@ struct FastRoutes<Context: RequestContext>: RouterMiddleware {
                 // A malformed id or a gone cluster: the generated handler says which.
                 guard let id = ClusterID(String(path.dropFirst(Paths.clusterPrefix.count))),
                       let cluster = try await tenants.current().thinningIndex(for: id.filter).cluster(id) else { return nil }
-                return ThinAnswerWriter.write(cluster)
+                return ClusterJSON.write(cluster)
             }),
         ]
     }
@@ -132,24 +132,4 @@ struct PairShape: Sendable {
 
     static let mapPoints = PairShape(open: "{\"mapPoints\":[", firstKey: "{\"x\":", secondKey: ",\"y\":")
     static let coordinates = PairShape(open: "{\"coordinates\":[", firstKey: "{\"latitude\":", secondKey: ",\"longitude\":")
-}
-
-/// The ImportAnswer as the generated encoder writes it (sorted keys, compact), written directly.
-enum ImportAnswerWriter {
-    static func write(_ results: GeoJSONImport.Results) -> [UInt8] {
-        let summary = GeoJSONImport.Summary(results)
-        var json = JSONWriter(capacity: 80 * results.count + 64)
-        json.raw("{\"created\":"); json.int(summary.created)
-        json.raw(",\"results\":[")
-        for (index, result) in results.enumerated() {
-            json.raw(index == 0 ? "{\"id\":" : ",{\"id\":"); json.string(result.id.description)
-            json.raw(",\"index\":"); json.int(index)
-            json.raw(",\"status\":"); json.string(result.status.rawValue)
-            json.raw("}")
-        }
-        json.raw("],\"unchanged\":"); json.int(summary.unchanged)
-        json.raw(",\"updated\":"); json.int(summary.updated)
-        json.raw("}")
-        return json.bytes
-    }
 }

@@ -15,7 +15,7 @@ enum IngestRoute {
         guard path.hasSuffix(Paths.locationsSuffix) else { return nil }
         let deviceId = String(path.dropFirst(Paths.devicePrefix.count).dropLast(Paths.locationsSuffix.count))
         guard DeviceIdentifier.isValid(deviceId),
-              let fixes = body.withUnsafeReadableBytes({ LocationBatchReader.read($0, limit: APIHandler.maxFixesPerRequest) })
+              let fixes = body.withUnsafeReadableBytes({ LocationBatchReader.read($0, limit: RequestRules.maxFixesPerRequest) })
         else { return nil }
         let result = try await APIHandler.ingest(fixes, deviceId: deviceId, tracking: tenants.current().tracking, metrics: metrics)
         return TrackingJSON.ingestAnswer(result)

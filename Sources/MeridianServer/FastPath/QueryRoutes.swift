@@ -33,12 +33,12 @@ enum QueryRoutes {
         guard let members = members(body, allowed: ["point", "limit", "maxDistance", "filter"]),
               case .object(let point)? = members["point"], point.count == 2,
               case .number(let latitude)? = point["latitude"], case .number(let longitude)? = point["longitude"],
-              (-90...90).contains(latitude), (-180...180).contains(longitude),
-              let limit = limit(members["limit"], default: APIHandler.defaultNearest)
+              let coordinate = try? Coordinate(validatingLatitude: latitude, longitude: longitude),
+              let limit = limit(members["limit"], default: RequestRules.defaultNearest)
         else { return nil }
         var maxDistance: Double?
         if let given = members["maxDistance"] {
-            guard case .number(let metres) = given, metres > 0, metres.isFinite else { return nil }
+            guard case .number(let metres) = given, RequestRules.isMaxDistance(metres) else { return nil }
             maxDistance = metres
         }
         var filter: Filter?
@@ -48,7 +48,7 @@ enum QueryRoutes {
         }
         let tenant = try await tenants.current()
         let found = try await tenant.queries.findNearest(
-            to: Coordinate(latitude: latitude, longitude: longitude), limit: limit, maxDistance: maxDistance, filter: filter)
+            to: coordinate, limit: limit, maxDistance: maxDistance, filter: filter)
         let json = try await json(of: found.map(\.found), tenant: tenant)
         return AnnotationJSON.nearest(zip(json, found).compactMap { json, item in json.map { ($0, item.distance) } })
     }
@@ -82,16 +82,13 @@ enum QueryRoutes {
         }
     }
 
-    /// A filter member as ``RequestFilter/body(_:)`` reads it; nil when it does not read.
-    private static func filter(_ value: JSONValue) -> Filter? {
-        if case .string(let text) = value { return try? Filter(text: text) }
-        return try? Filter(json: value)
-    }
+    /// A filter member as ``RequestFilter/filter(_:)`` reads it; nil when it does not read.
+    private static func filter(_ value: JSONValue) -> Filter? { try? RequestFilter.filter(value) }
 
-    /// A `limit` member: a whole number within ``Paging/limits``, or `fallback` when absent.
+    /// A `limit` member: a whole number ``RequestRules/limit(_:default:)`` takes, or `fallback` when absent.
     private static func limit(_ value: JSONValue?, default fallback: Int) -> Int? {
-        guard let value else { return fallback }
-        guard case .number(let number) = value, let limit = Int(exactly: number), Paging.limits.contains(limit) else { return nil }
-        return limit
+        guard let value else { return RequestRules.limit(nil, default: fallback) }
+        guard case .number(let number) = value, let limit = Int(exactly: number) else { return nil }
+        return RequestRules.limit(limit, default: fallback)
     }
 }

@@ -27,7 +27,7 @@ enum ThinAnswerWriter {
                 json.raw(",\"type\":\"annotation\"}")
             case .cluster(let cluster):
                 if !first { json.raw(",") }
-                write(cluster, screenPoint: viewport.screenPoint(for: cluster.centroid), to: &json)
+                ClusterJSON.write(cluster, screenPoint: viewport.screenPoint(for: cluster.centroid), to: &json)
             }
             first = false
         }
@@ -39,43 +39,11 @@ enum ThinAnswerWriter {
         return json.bytes
     }
 
-    /// One cluster as `GET /v1/clusters/{id}` answers it.
-    static func write(_ cluster: ThinnedCluster) -> [UInt8] {
-        var json = JSONWriter(capacity: 480)
-        write(cluster, screenPoint: nil, to: &json)
-        return json.bytes
-    }
-
-    /// A cluster's fields; with a screen point, as an item of a thinning answer.
-    private static func write(_ cluster: ThinnedCluster, screenPoint point: ScreenPoint?, to json: inout JSONWriter) {
-        let bounds = Region(cluster.bounds)
-        json.raw("{\"bounds\":{\"center\":"); write(bounds.center, to: &json)
-        json.raw(",\"span\":{\"latitudeDelta\":"); json.number(bounds.span.latitudeDelta)
-        json.raw(",\"longitudeDelta\":"); json.number(bounds.span.longitudeDelta)
-        json.raw("}}")
-        if let identifier = cluster.clusteringIdentifier { json.raw(",\"clusteringIdentifier\":"); json.string(identifier) }
-        json.raw(",\"coordinate\":"); write(Mercator.coordinate(for: cluster.centroid), to: &json)
-        json.raw(",\"count\":"); json.int(cluster.count)
-        if let zoom = cluster.expansionZoom { json.raw(",\"expansionZoom\":"); json.int(zoom) }
-        json.raw(",\"id\":"); json.string(cluster.id.description)
-        json.raw(",\"kindCounts\":{")
-        for (index, (kind, count)) in cluster.kindCounts.sorted(by: { $0.key < $1.key }).enumerated() {
-            if index > 0 { json.raw(",") }
-            json.string(kind); json.raw(":"); json.int(count)
-        }
-        json.raw("},\"representative\":"); json.string(cluster.representative.description)
-        if let point {
-            json.raw(",\"screenPoint\":"); write(point, to: &json)
-            json.raw(",\"type\":\"cluster\"")
-        }
-        json.raw("}")
-    }
-
     static func write(_ value: Coordinate, to json: inout JSONWriter) {
         json.raw("{\"latitude\":"); json.number(value.latitude); json.raw(",\"longitude\":"); json.number(value.longitude); json.raw("}")
     }
 
-    private static func write(_ point: ScreenPoint, to json: inout JSONWriter) {
+    static func write(_ point: ScreenPoint, to json: inout JSONWriter) {
         json.raw("{\"x\":"); json.number(point.x); json.raw(",\"y\":"); json.number(point.y); json.raw("}")
     }
 }

@@ -36,41 +36,4 @@ enum TrackingJSON {
         json.raw("]}")
         return json.bytes
     }
-
-    /// An Event.
-    static func write(_ event: TrackingEvent, to json: inout JSONWriter) {
-        json.raw("{\"deviceId\":"); json.string(event.deviceId)
-        json.raw(",\"id\":"); json.string(event.id)
-        if event.interpolated { json.raw(",\"interpolated\":true") }
-        json.raw(",\"location\":"); write(event.location, to: &json)
-        json.raw(",\"occurredAt\":"); json.string(event.occurredAt.rfc3339)
-        if let previous = event.previousLocation { json.raw(",\"previousLocation\":"); write(previous, to: &json) }
-        if let reason = event.reason { json.raw(",\"reason\":"); json.string(reason) }
-        json.raw(",\"recordedAt\":"); json.string(event.recordedAt.rfc3339)
-        json.raw(",\"sequence\":"); json.raw(String(event.sequence))
-        json.raw(",\"subscriptionId\":"); json.string(event.subscriptionId)
-        if let name = event.subscriptionName { json.raw(",\"subscriptionName\":"); json.string(name) }
-        if !event.subscriptionProperties.isEmpty { json.raw(",\"subscriptionProperties\":"); json.value(.object(event.subscriptionProperties)) }
-        json.raw(",\"type\":"); json.string(event.kind.rawValue)
-        json.raw("}")
-    }
-
-    /// A Fix.
-    static func write(_ fix: LocationFix, to json: inout JSONWriter) {
-        var first = true
-        func key(_ name: StaticString) {
-            json.raw(first ? "{" : ",")
-            json.raw(name)
-            first = false
-        }
-        if let altitude = fix.altitude { key("\"altitude\":"); json.number(altitude) }
-        key("\"coordinate\":{\"latitude\":"); json.number(fix.coordinate.latitude)
-        json.raw(",\"longitude\":"); json.number(fix.coordinate.longitude); json.raw("}")
-        if let course = fix.course { key("\"course\":"); json.number(course) }
-        key("\"horizontalAccuracy\":"); json.number(fix.horizontalAccuracy)
-        if let speed = fix.speed { key("\"speed\":"); json.number(speed) }
-        key("\"timestamp\":"); json.string(fix.timestamp.rfc3339)
-        if let vertical = fix.verticalAccuracy { key("\"verticalAccuracy\":"); json.number(vertical) }
-        json.raw("}")
-    }
 }

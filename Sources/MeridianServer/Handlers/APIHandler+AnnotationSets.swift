@@ -49,9 +49,13 @@ extension APIHandler {
     }
 
     func importAnnotations(_ input: Operations.ImportAnnotations.Input) async throws -> Operations.ImportAnnotations.Output {
-        // The generated decoding has checked the collection's shape; the features are read from the
-        // JSON as the fast route reads them (a null field is absent, other members are free properties).
-        guard let features = GeoJSONFeature.features(of: .object(RequestJSON.body)) else {
+        // The collection's type (FeatureCollectionBody) has checked its shape and kept its members; the
+        // features are read from them as the fast route reads them (a null field is absent, other members are free properties).
+        let body = switch input.body {
+        case .applicationGeoJson(let body): body
+        case .json(let body): body
+        }
+        guard let features = GeoJSONFeature.features(of: .object(body.members)) else {
             throw ProblemError(.badRequest, detail: "the body is not a GeoJSON FeatureCollection")
         }
         let results = try await annotations.importContents(try GeoJSONImport.contents(of: features))
@@ -67,7 +71,7 @@ extension APIHandler {
 
     func searchAnnotations(_ input: Operations.SearchAnnotations.Input) async throws -> Operations.SearchAnnotations.Output {
         let body = switch input.body { case .json(let body): body }
-        var query = AnnotationQuery(limit: try Self.bodyLimit(body.limit, default: Paging.defaultLimit), filter: try RequestFilter.body("filter"))
+        var query = AnnotationQuery(limit: try Self.bodyLimit(body.limit, default: Paging.defaultLimit), filter: try RequestFilter.body(body.filter))
         if let cursor = body.cursor {
             guard let after = AnnotationID(anyUUID: cursor) else { throw ProblemError.invalid(pointer: "/cursor", "must be a UUID (the nextCursor of an earlier page)") }
             query.after = after
@@ -80,22 +84,20 @@ extension APIHandler {
         let body = switch input.body { case .json(let body): body }
         let point: Coordinate
         do { point = try Coordinate(body.point) } catch { throw error.nested(under: "point") }
-        let limit = try Self.bodyLimit(body.limit, default: Self.defaultNearest)
-        if let maxDistance = body.maxDistance, !(maxDistance > 0 && maxDistance.isFinite) {
+        let limit = try Self.bodyLimit(body.limit, default: RequestRules.defaultNearest)
+        if let maxDistance = body.maxDistance, !RequestRules.isMaxDistance(maxDistance) {
             throw ProblemError.invalid(pointer: "/maxDistance", "must be a positive number of metres")
         }
-        let found = try await queries.nearest(to: point, limit: limit, maxDistance: body.maxDistance, filter: try RequestFilter.body("filter"))
+        let found = try await queries.nearest(to: point, limit: limit, maxDistance: body.maxDistance, filter: try RequestFilter.body(body.filter))
         let results = found.map { Components.Schemas.NearestResults.ResultsPayloadPayload(annotation: .init($0.annotation), distance: $0.distance) }
         return .ok(.init(body: .json(.init(results: results))))
     }
 
-    /// How many `nearest` answers when `limit` is absent.
-    static let defaultNearest = 10
-
-    /// A body's `limit` (``Paging/limits``), or `fallback`; 422 at `/limit` outside.
+    /// A body's `limit` (``RequestRules/limit(_:default:)``), or `fallback`; 422 at `/limit` outside.
     static func bodyLimit(_ given: Int?, default fallback: Int) throws(ProblemError) -> Int {
-        let limit = given ?? fallback
-        guard Paging.limits.contains(limit) else { throw ProblemError.invalid(pointer: "/limit", "must be between \(Paging.limits.lowerBound) and \(Paging.limits.upperBound), got \(limit)") }
+        guard let limit = RequestRules.limit(given, default: fallback) else {
+            throw ProblemError.invalid(pointer: "/limit", "must be between \(Paging.limits.lowerBound) and \(Paging.limits.upperBound), got \(given ?? fallback)")
+        }
         return limit
     }
 
@@ -114,17 +116,5 @@ extension APIHandler {
         do { return try BoundingBox(parsing: text) } catch {
             throw ProblemError.invalid([.init(parameter: "bbox", detail: error.message)])
         }
-    }
-}
-
-extension Components.Schemas.ImportAnswer {
-    /// Per-feature results with totals.
-    init(_ results: GeoJSONImport.Results) {
-        let summary = GeoJSONImport.Summary(results)
-        self.init(
-            results: results.enumerated().map { index, result in
-                Components.Schemas.ImportResult(index: index, id: result.id.description, status: .init(result.status))
-            },
-            created: summary.created, updated: summary.updated, unchanged: summary.unchanged)
     }
 }

@@ -39,8 +39,11 @@ extension APIHandler {
 
     func patchAnnotation(_ input: Operations.PatchAnnotation.Input) async throws -> Operations.PatchAnnotation.Output {
         let id = try Self.annotationID(input.path.id)
-        // The generated decoding has checked the patch's types; its nulls (removals) are in the JSON.
-        let patch = RequestJSON.body
+        // The patch's type (AnnotationMergePatch) has checked its members' types and kept its nulls (removals).
+        let patch = switch input.body {
+        case .applicationMergePatchJson(let body): body.members
+        case .json(let body): body.members
+        }
         let annotation = try await annotations.update(id, expectedVersion: try Self.expectedVersion(input.headers.ifMatch)) { content in
             try content.merging(patch)
         }

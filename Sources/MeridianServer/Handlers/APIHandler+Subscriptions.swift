@@ -12,7 +12,7 @@ import Timeline
 extension APIHandler {
     func createSubscription(_ input: Operations.CreateSubscription.Input) async throws -> Operations.CreateSubscription.Output {
         let body = switch input.body { case .json(let body): body }
-        let request = try SubscriptionRequest(body, maxLocationAgeIsNull: RequestJSON.isNull("maxLocationAge"))
+        let request = try SubscriptionRequest(body)
         let subscription = try await tracking.tracker.subscribe { id, createdAt in
             Subscription(id: id, name: request.name, properties: request.properties, deviceIds: request.deviceIds, maxLocationAge: request.maxLocationAge,
                          maxHorizontalAccuracy: request.maxHorizontalAccuracy, rule: request.rule, createdAt: createdAt)
@@ -48,8 +48,7 @@ extension APIHandler {
         case .json(let body): body
         }
         let id = input.path.subscriptionId
-        // The generated decoding has checked the patch's types; its nulls (removals) are in the JSON.
-        let change = try SubscriptionChange(body, members: RequestJSON.body)
+        let change = try SubscriptionChange(body)
         // A subscription's type never changes, so this holds until the edit: a field of the other
         // type conflicts with the subscription, not with the contract.
         if let misfit = change.misfit(for: try await liveSubscription(id)) {

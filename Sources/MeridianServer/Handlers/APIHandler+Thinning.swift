@@ -18,7 +18,7 @@ extension APIHandler {
     func thinAnnotations(_ input: Operations.ThinAnnotations.Input) async throws -> Operations.ThinAnnotations.Output {
         switch input.body {
         case .json(let body):
-            let answer = try await ThinningAnswer(ThinningQuery(body, filter: RequestFilter.body("filter")), tenant: tenants.current())
+            let answer = try await ThinningAnswer(ThinningQuery(body, filter: RequestFilter.body(body.filter?.value1)), tenant: tenants.current())
             let viewport = answer.viewport
             let items: [Components.Schemas.ThinItem] = answer.result.items.compactMap { item in
                 switch item {
@@ -111,15 +111,5 @@ extension ThinningQuery {
             kinds: body.kinds.map(Set.init), clusteringIdentifiers: body.clusteringIdentifiers.map(Set.init),
             minDisplayPriority: body.minDisplayPriority, matching: matching)
         try self.init(viewport: { () throws(FieldError) in try Viewport(body.viewport) }, cellSize: body.cellSize, limit: body.limit, filter: filter)
-    }
-}
-
-extension Components.Schemas.Cluster {
-    init(_ cluster: ThinnedCluster) {
-        self.init(
-            id: cluster.id.description, count: cluster.count, coordinate: .init(Mercator.coordinate(for: cluster.centroid)),
-            bounds: .init(Region(cluster.bounds)), expansionZoom: cluster.expansionZoom,
-            clusteringIdentifier: cluster.clusteringIdentifier, kindCounts: .init(additionalProperties: cluster.kindCounts),
-            representative: cluster.representative.description)
     }
 }

@@ -11,14 +11,11 @@ import Timeline
 // Location feeds: ingest, a device's state, its history.
 
 extension APIHandler {
-    /// Most fixes in one request.
-    static var maxFixesPerRequest: Int { 1_000 }
-
     func postLocations(_ input: Operations.PostLocations.Input) async throws -> Operations.PostLocations.Output {
         let deviceId = try Self.deviceID(input.path.deviceId)
         let body = switch input.body { case .json(let body): body }
-        guard body.locations.count <= Self.maxFixesPerRequest else {
-            throw ProblemError.invalid(pointer: "/locations", "holds \(body.locations.count) fixes; at most \(Self.maxFixesPerRequest) per request")
+        guard body.locations.count <= RequestRules.maxFixesPerRequest else {
+            throw ProblemError.invalid(pointer: "/locations", "holds \(body.locations.count) fixes; at most \(RequestRules.maxFixesPerRequest) per request")
         }
         var unreadable = FieldErrors()
         var fixes: [LocationFix] = []

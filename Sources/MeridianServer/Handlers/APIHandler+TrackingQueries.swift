@@ -37,7 +37,7 @@ extension APIHandler {
         let body = switch input.body { case .json(let body): body }
         let point: Coordinate
         do { point = try Coordinate(body.point) } catch { throw error.nested(under: "point") }
-        let limit = try Self.bodyLimit(body.limit, default: Self.defaultNearest)
+        let limit = try Self.bodyLimit(body.limit, default: RequestRules.defaultNearest)
         if let maxAge = body.maxAge, !(maxAge >= 0 && maxAge.isFinite) { throw ProblemError.invalid(pointer: "/maxAge", "must be a number of seconds ≥ 0") }
         // An age beyond any instant's range (≈ 300 years and more) leaves no device out.
         let oldest = body.maxAge.flatMap { $0 < Self.unlimitedAge ? Instant(secondsSince1970: Date().timeIntervalSince1970).adding(seconds: -$0) : nil }

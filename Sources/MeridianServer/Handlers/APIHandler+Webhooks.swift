@@ -39,7 +39,7 @@ extension APIHandler {
     func updateWebhook(_ input: Operations.UpdateWebhook.Input) async throws -> Operations.UpdateWebhook.Output {
         let body = switch input.body { case .applicationMergePatchJson(let body): body }
         var change = WebhookChange(url: body.url, secret: try body.secret.map { try Self.secret($0) })
-        if RequestJSON.isNull("subscriptionIds") {
+        if body.nulls.contains("subscriptionIds") {
             change.subscriptionIds = .some(nil)
         } else if let ids = body.subscriptionIds {
             change.subscriptionIds = .some(try await existingSubscriptions(ids))

@@ -2,6 +2,7 @@ import MeridianHTTP
 import Annotations
 import Foundation
 import MapGeometry
+import MeridianAPI
 import WireJSON
 
 /// CQL2 filters as requests carry them: a query parameter (CQL2-Text, or CQL2-JSON text with
@@ -24,14 +25,19 @@ enum RequestFilter {
         }
     }
 
-    /// The filter in body member `member` (read from ``RequestJSON``).
-    static func body(_ member: String) throws(ProblemError) -> Filter? {
-        guard let value = RequestJSON.body[member] else { return nil }
+    /// The filter a body carries in its member `member` (`filter`); nil without one.
+    static func body(_ input: CQL2FilterInput?, member: String = "filter") throws(ProblemError) -> Filter? {
+        guard let value = input?.json else { return nil }
         do throws(FieldError) {
-            if case .string(let text) = value { return try Filter(text: text) }
-            return try Filter(json: value)
+            return try filter(value)
         } catch {
             throw ProblemError.invalid(pointer: JSONPointer.make([member] + error.path), error.message)
         }
+    }
+
+    /// The filter of a body member: CQL2-Text as a string, CQL2-JSON otherwise.
+    static func filter(_ value: JSONValue) throws(FieldError) -> Filter {
+        if case .string(let text) = value { return try Filter(text: text) }
+        return try Filter(json: value)
     }
 }

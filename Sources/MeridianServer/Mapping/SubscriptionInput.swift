@@ -15,15 +15,15 @@ struct SubscriptionRequest {
     var maxHorizontalAccuracy: Double?
     var rule: Subscription.Rule
 
-    /// - Parameter maxLocationAgeIsNull: whether the body said `"maxLocationAge": null` (no limit),
-    ///   which the generated type cannot tell from an absent field (the default, 15 s).
-    init(_ wire: Components.Schemas.SubscriptionInput, maxLocationAgeIsNull: Bool) throws(FieldErrors) {
+    /// `"maxLocationAge": null` (in the request's ``SubscriptionCreation/nulls``) is no limit; absent is the default, 15 s.
+    init(_ wire: Components.Schemas.SubscriptionInput) throws(FieldErrors) {
+        let maxLocationAgeIsNull = wire.nulls.contains("maxLocationAge")
         var errors = FieldErrors()
         func check(_ value: Double?, _ field: String) {
             if let value { _ = errors.value { () throws(FieldError) in try FieldError.check(value, field: field, atLeast: 0) } }
         }
         let common: (name: String?, properties: OpenAPIObjectContainer?, deviceIds: [String]?, maxLocationAge: Double?, maxHorizontalAccuracy: Double?) =
-            switch wire {
+            switch wire.kind {
             case .significantChange(let input): (input.name, input.properties, input.deviceIds, input.maxLocationAge, input.maxHorizontalAccuracy)
             case .region(let input): (input.name, input.properties, input.deviceIds, input.maxLocationAge, input.maxHorizontalAccuracy)
             }
@@ -41,7 +41,7 @@ struct SubscriptionRequest {
         maxLocationAge = maxLocationAgeIsNull ? nil : (common.maxLocationAge ?? Subscription.defaultMaxLocationAge)
         maxHorizontalAccuracy = common.maxHorizontalAccuracy
 
-        switch wire {
+        switch wire.kind {
         case .significantChange(let input):
             check(input.distanceFilter, "distanceFilter")
             check(input.minimumInterval, "minimumInterval")

@@ -5,10 +5,11 @@ import Tracking
 import WireJSON
 
 extension SubscriptionChange {
-    /// A subscription patch checked field by field: every invalid field is listed in one 422.
-    /// - Parameter members: the patch as sent, which tells a `null` (remove) from an absent field.
-    init(_ wire: Components.Schemas.SubscriptionPatch, members: [String: JSONValue]) throws(FieldErrors) {
+    /// A subscription patch checked field by field: every invalid field is listed in one 422. The
+    /// patch's members as sent tell a `null` (remove) from an absent field.
+    init(_ wire: Components.Schemas.SubscriptionPatch) throws(FieldErrors) {
         self.init()
+        let members = wire.members
         var errors = FieldErrors()
         func removable<T>(_ field: String, _ value: T?) -> T?? {
             members[field] == .null ? .some(nil) : value.map { .some($0) }

@@ -10,41 +10,6 @@ import Timeline
 // Wire ↔ domain for tracking. Fix times are RFC 3339 strings parsed here to the microsecond
 // (the runtime's date transcoder keeps milliseconds, which would merge distinct fixes).
 
-extension LocationFix {
-    /// A fix from the wire; nil when its timestamp is not RFC 3339. Coordinates and accuracy are
-    /// not checked here: a bad one is a per-fix `rejected` status, not an error.
-    init?(_ wire: Components.Schemas.Fix) {
-        guard let timestamp = Instant(rfc3339: wire.timestamp) else { return nil }
-        self.init(
-            coordinate: Coordinate(latitude: wire.coordinate.latitude, longitude: wire.coordinate.longitude), timestamp: timestamp,
-            horizontalAccuracy: wire.horizontalAccuracy, speed: wire.speed, course: wire.course,
-            altitude: wire.altitude, verticalAccuracy: wire.verticalAccuracy
-        )
-    }
-}
-
-extension Components.Schemas.Fix {
-    init(_ fix: LocationFix) {
-        self.init(
-            coordinate: .init(latitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude), timestamp: fix.timestamp.rfc3339, horizontalAccuracy: fix.horizontalAccuracy,
-            speed: fix.speed, course: fix.course, altitude: fix.altitude, verticalAccuracy: fix.verticalAccuracy
-        )
-    }
-}
-
-extension Components.Schemas.Event {
-    init(_ event: TrackingEvent) {
-        self.init(
-            id: event.id, sequence: event.sequence, subscriptionId: event.subscriptionId, subscriptionName: event.subscriptionName,
-            subscriptionProperties: event.subscriptionProperties.isEmpty ? nil : OpenAPIObjectContainer(event.subscriptionProperties),
-            deviceId: event.deviceId, _type: .init(event.kind), reason: event.reason.flatMap(ReasonPayload.init(rawValue:)),
-            location: .init(event.location), previousLocation: event.previousLocation.map(Components.Schemas.Fix.init),
-            occurredAt: event.occurredAt.rfc3339, recordedAt: event.recordedAt.rfc3339,
-            interpolated: event.interpolated ? true : nil
-        )
-    }
-}
-
 extension Components.Schemas.IngestAnswer {
     init(_ result: Tracker.IngestResult) {
         self.init(

@@ -1,9 +1,60 @@
 import MeridianHTTP
 import Annotations
+import Foundation
 import MapGeometry
+import MeridianAPI
+import OpenAPIRuntime
 import Thinning
 import Timeline
 import WireJSON
+
+// An annotation on the wire, both ways and both encodings: the generated type's mapping (request
+// bodies in, answers of the generated handlers out) and the direct writer of the fast routes,
+// which must write the same bytes (WirePropertyTests).
+
+extension AnnotationContent {
+    /// Content from a POST or PUT body, validated.
+    init(_ wire: Components.Schemas.AnnotationInput) throws(FieldError) {
+        let coordinate: MapGeometry.Coordinate
+        do { coordinate = try .init(wire.coordinate) } catch { throw error.nested(under: "coordinate") }
+        self.init(
+            externalId: wire.externalId, coordinate: coordinate, title: wire.title, subtitle: wire.subtitle,
+            kind: wire.kind, clusteringIdentifier: wire.clusteringIdentifier,
+            displayPriority: wire.displayPriority ?? Self.defaultDisplayPriority,
+            properties: JSONValue.members(of: wire.properties)
+        )
+        try validate()
+    }
+
+    /// The content a PUT by external id names: the body, with the path's external id.
+    init(_ wire: Components.Schemas.AnnotationReplacement, externalId: String) throws(FieldError) {
+        try self.init(Components.Schemas.AnnotationInput(
+            externalId: externalId, coordinate: wire.coordinate, title: wire.title, subtitle: wire.subtitle, kind: wire.kind,
+            clusteringIdentifier: wire.clusteringIdentifier, displayPriority: wire.displayPriority, properties: wire.properties
+        ))
+    }
+}
+
+extension Components.Schemas.Annotation {
+    /// The annotation as the generated handlers answer it (``AnnotationJSON`` writes the same bytes).
+    init(_ annotation: Annotation) {
+        let content = annotation.content
+        self.init(
+            id: annotation.id.description, externalId: content.externalId, coordinate: .init(content.coordinate),
+            title: content.title, subtitle: content.subtitle, kind: content.kind,
+            clusteringIdentifier: content.clusteringIdentifier, displayPriority: content.displayPriority,
+            properties: OpenAPIObjectContainer(content.properties), version: annotation.version,
+            createdAt: annotation.createdAt, updatedAt: annotation.updatedAt
+        )
+    }
+}
+
+extension Annotation {
+    /// `"<version>"`, the strong entity tag of this version.
+    var eTag: String { "\"\(version)\"" }
+    /// Where the annotation lives.
+    var location: String { "/v1/annotations/\(id)" }
+}
 
 /// Annotations as the generated encoder writes them (sorted keys, compact, absent optionals left
 /// out), written directly: alone, in thin answers, in pages and in nearest answers.

@@ -1,0 +1,56 @@
+import WireJSON
+import Yams
+
+/// The contract's YAML as the JSON value it stands for, so every reader of the contract walks one
+/// typed tree (``JSONValue``) instead of untyped dictionaries.
+extension JSONValue {
+    /// The value a YAML node stands for, by its resolved tag (a quoted scalar stays a string).
+    /// - Throws: ``ContractError`` on aliases, which the contract does not use.
+    init(yaml node: Node) throws(ContractError) {
+        switch node {
+        case .scalar(let scalar):
+            switch Tag.Name(rawValue: node.tag.rawValue) {
+            case .null: self = .null
+            case .bool: self = node.bool.map(JSONValue.bool) ?? .string(scalar.string)
+            case .int: self = node.int.map { .number(Double($0)) } ?? .string(scalar.string)
+            case .float: self = node.float.map(JSONValue.number) ?? .string(scalar.string)
+            default: self = .string(scalar.string)
+            }
+        case .mapping(let mapping):
+            var members: [String: JSONValue] = [:]
+            for (key, value) in mapping { members[key.string ?? ""] = try JSONValue(yaml: value) }
+            self = .object(members)
+        case .sequence(let sequence):
+            self = .array(try sequence.map { node throws(ContractError) in try JSONValue(yaml: node) })
+        case .alias:
+            throw ContractError(reason: "openapi.yaml uses a YAML alias, which the contract reader does not follow")
+        }
+    }
+
+    /// The value as ``OpenAPIObjectContainer`` takes it: whole numbers as `Int` (as YAML wrote them), null as nil.
+    var sendable: (any Sendable)? {
+        switch self {
+        case .null: nil
+        case .bool(let value): value
+        case .number(let value): value == value.rounded() && abs(value) < 9.0e15 ? Int(value) : value
+        case .string(let value): value
+        case .array(let values): values.map(\.sendable)
+        case .object(let members): members.mapValues(\.sendable)
+        }
+    }
+
+    /// The member `key` of an object; nil for a missing member or any other value.
+    subscript(_ key: String) -> JSONValue? { objectValue?[key] }
+
+    /// The string, or nil for any other value.
+    var stringValue: String? {
+        if case .string(let text) = self { return text }
+        return nil
+    }
+
+    /// The elements of an array, or nil for any other value.
+    var arrayValue: [JSONValue]? {
+        if case .array(let values) = self { return values }
+        return nil
+    }
+}

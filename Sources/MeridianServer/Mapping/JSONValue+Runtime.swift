@@ -1,0 +1,47 @@
+import OpenAPIRuntime
+import WireJSON
+
+// Free JSON (properties, merge patches) arrives as the runtime's value containers and becomes
+// `JSONValue`; the way back cannot fail.
+
+extension JSONValue {
+    /// A value of the runtime's free-form containers: nil, Bool, Int, Double, String, arrays, objects.
+    init(runtimeValue value: (any Sendable)?) {
+        switch value {
+        case nil: self = .null
+        case let value as Bool: self = .bool(value)
+        case let value as Int: self = .number(Double(value))
+        case let value as Double: self = .number(value)
+        case let value as String: self = .string(value)
+        case let value as [(any Sendable)?]: self = .array(value.map(JSONValue.init(runtimeValue:)))
+        case let value as [String: (any Sendable)?]: self = .object(value.mapValues(JSONValue.init(runtimeValue:)))
+        default: self = .string(String(describing: value))  // not produced by decoding
+        }
+    }
+
+    /// The members of an optional free-form object; an absent object is empty.
+    static func members(of container: OpenAPIObjectContainer?) -> [String: JSONValue] {
+        container?.value.mapValues(JSONValue.init(runtimeValue:)) ?? [:]
+    }
+
+    /// The value as the runtime's containers hold it (whole numbers as Int, so they print without a fraction).
+    var runtimeValue: (any Sendable)? {
+        switch self {
+        case .null: return nil
+        case .bool(let value): return value
+        case .number(let value):
+            if let integer = JSONWriter.exactInteger(value) { return Int(integer) }
+            return value
+        case .string(let value): return value
+        case .array(let values): return values.map(\.runtimeValue)
+        case .object(let members): return members.mapValues(\.runtimeValue)
+        }
+    }
+}
+
+extension OpenAPIObjectContainer {
+    /// A container holding `members`; JSON values are always valid container values.
+    init(_ members: [String: JSONValue]) {
+        self = (try? OpenAPIObjectContainer(unvalidatedValue: members.mapValues(\.runtimeValue))) ?? OpenAPIObjectContainer()
+    }
+}

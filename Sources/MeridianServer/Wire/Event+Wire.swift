@@ -1,0 +1,87 @@
+import MapGeometry
+import MeridianAPI
+import OpenAPIRuntime
+import Timeline
+import Tracking
+import WireJSON
+
+// Events and fixes on the wire, both encodings: the generated types' mapping (fix times are RFC 3339
+// strings parsed here to the microsecond; the runtime's date transcoder keeps milliseconds, which
+// would merge distinct fixes) and the direct writer of ingest answers, which must write the same
+// bytes (WirePropertyTests).
+
+extension LocationFix {
+    /// A fix from the wire; nil when its timestamp is not RFC 3339. Coordinates and accuracy are
+    /// not checked here: a bad one is a per-fix `rejected` status, not an error.
+    init?(_ wire: Components.Schemas.Fix) {
+        guard let timestamp = Instant(rfc3339: wire.timestamp) else { return nil }
+        self.init(
+            coordinate: Coordinate(latitude: wire.coordinate.latitude, longitude: wire.coordinate.longitude), timestamp: timestamp,
+            horizontalAccuracy: wire.horizontalAccuracy, speed: wire.speed, course: wire.course,
+            altitude: wire.altitude, verticalAccuracy: wire.verticalAccuracy
+        )
+    }
+}
+
+extension Components.Schemas.Fix {
+    /// The fix as the generated handlers answer it (``TrackingJSON`` writes the same bytes).
+    init(_ fix: LocationFix) {
+        self.init(
+            coordinate: .init(latitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude), timestamp: fix.timestamp.rfc3339, horizontalAccuracy: fix.horizontalAccuracy,
+            speed: fix.speed, course: fix.course, altitude: fix.altitude, verticalAccuracy: fix.verticalAccuracy
+        )
+    }
+}
+
+extension Components.Schemas.Event {
+    /// The event as the generated handlers answer it (``TrackingJSON`` writes the same bytes).
+    init(_ event: TrackingEvent) {
+        self.init(
+            id: event.id, sequence: event.sequence, subscriptionId: event.subscriptionId, subscriptionName: event.subscriptionName,
+            subscriptionProperties: event.subscriptionProperties.isEmpty ? nil : OpenAPIObjectContainer(event.subscriptionProperties),
+            deviceId: event.deviceId, _type: .init(event.kind), reason: event.reason.flatMap(ReasonPayload.init(rawValue:)),
+            location: .init(event.location), previousLocation: event.previousLocation.map(Components.Schemas.Fix.init),
+            occurredAt: event.occurredAt.rfc3339, recordedAt: event.recordedAt.rfc3339,
+            interpolated: event.interpolated ? true : nil
+        )
+    }
+}
+
+extension TrackingJSON {
+    /// An Event.
+    static func write(_ event: TrackingEvent, to json: inout JSONWriter) {
+        json.raw("{\"deviceId\":"); json.string(event.deviceId)
+        json.raw(",\"id\":"); json.string(event.id)
+        if event.interpolated { json.raw(",\"interpolated\":true") }
+        json.raw(",\"location\":"); write(event.location, to: &json)
+        json.raw(",\"occurredAt\":"); json.string(event.occurredAt.rfc3339)
+        if let previous = event.previousLocation { json.raw(",\"previousLocation\":"); write(previous, to: &json) }
+        if let reason = event.reason { json.raw(",\"reason\":"); json.string(reason) }
+        json.raw(",\"recordedAt\":"); json.string(event.recordedAt.rfc3339)
+        json.raw(",\"sequence\":"); json.raw(String(event.sequence))
+        json.raw(",\"subscriptionId\":"); json.string(event.subscriptionId)
+        if let name = event.subscriptionName { json.raw(",\"subscriptionName\":"); json.string(name) }
+        if !event.subscriptionProperties.isEmpty { json.raw(",\"subscriptionProperties\":"); json.value(.object(event.subscriptionProperties)) }
+        json.raw(",\"type\":"); json.string(event.kind.rawValue)
+        json.raw("}")
+    }
+
+    /// A Fix.
+    static func write(_ fix: LocationFix, to json: inout JSONWriter) {
+        var first = true
+        func key(_ name: StaticString) {
+            json.raw(first ? "{" : ",")
+            json.raw(name)
+            first = false
+        }
+        if let altitude = fix.altitude { key("\"altitude\":"); json.number(altitude) }
+        key("\"coordinate\":{\"latitude\":"); json.number(fix.coordinate.latitude)
+        json.raw(",\"longitude\":"); json.number(fix.coordinate.longitude); json.raw("}")
+        if let course = fix.course { key("\"course\":"); json.number(course) }
+        key("\"horizontalAccuracy\":"); json.number(fix.horizontalAccuracy)
+        if let speed = fix.speed { key("\"speed\":"); json.number(speed) }
+        key("\"timestamp\":"); json.string(fix.timestamp.rfc3339)
+        if let vertical = fix.verticalAccuracy { key("\"verticalAccuracy\":"); json.number(vertical) }
+        json.raw("}")
+    }
+}
