@@ -22,7 +22,7 @@ let package = Package(
         .library(name: "WireJSON", targets: ["WireJSON"]),
         .library(name: "Access", targets: ["Access"]),
         .library(name: "Annotations", targets: ["Annotations"]),
-        .library(name: "Thinning", targets: ["Thinning"]),
+        .library(name: "AnnotationIndex", targets: ["AnnotationIndex"]),
         .library(name: "VectorTiles", targets: ["VectorTiles"]),
         .library(name: "Tracking", targets: ["Tracking"]),
         .library(name: "Delivery", targets: ["Delivery"]),
@@ -78,9 +78,10 @@ let package = Package(
         // Annotations with stable identity: model, validation, merge patch, the GeoJSON import use case (pure domain).
         .target(name: "Annotations", dependencies: ["MapGeometry", "Timeline", "WireJSON"], swiftSettings: handWrittenSettings),
 
-        // The in-memory indexes that follow the change feed: the thinning index (and its tiles), the point index of
-        // the query verbs, the follower that keeps them current, a follower per CQL2 filter in use.
-        .target(name: "Thinning", dependencies: ["Annotations", "Geodesy", "MapGeometry", "Timeline", "WireJSON"], swiftSettings: handWrittenSettings),
+        // The live annotation index: the in-memory indexes that follow the change feed (the thinning index and
+        // its tiles, the point index), the one IndexFollower that keeps them current, their verbs
+        // (AnnotationQueries: nearest and search), a follower per CQL2 filter in use.
+        .target(name: "AnnotationIndex", dependencies: ["Annotations", "Geodesy", "MapGeometry", "Timeline", "WireJSON"], swiftSettings: handWrittenSettings),
 
         // Mapbox Vector Tiles (2.1) of point features: a small protobuf encoder (no deps).
         .target(name: "VectorTiles", swiftSettings: handWrittenSettings),
@@ -111,7 +112,7 @@ let package = Package(
         .target(
             name: "Storage",
             dependencies: [
-                "Access", "Annotations", "Delivery", "MapGeometry", "Geodesy", "Thinning", "Timeline", "Tracking", "WireJSON",
+                "Access", "Annotations", "Delivery", "MapGeometry", "Geodesy", "AnnotationIndex", "Timeline", "Tracking", "WireJSON",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -152,7 +153,7 @@ let package = Package(
         .target(
             name: "MeridianServer",
             dependencies: [
-                "Access", "Delivery", "DeliveryHTTP", "MapGeometry", "Geodesy", "Timeline", "WireJSON", "Annotations", "Thinning", "Tracking", "Storage", "MeridianAPI", "MeridianHTTP", "VectorTiles",
+                "Access", "Delivery", "DeliveryHTTP", "MapGeometry", "Geodesy", "Timeline", "WireJSON", "Annotations", "AnnotationIndex", "Tracking", "Storage", "MeridianAPI", "MeridianHTTP", "VectorTiles",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -236,13 +237,13 @@ let package = Package(
             swiftSettings: handWrittenSettings
         ),
         .testTarget(
-            name: "ThinningTests",
-            dependencies: ["Thinning", "Annotations", "MapGeometry", "Storage", "Timeline", "TestSupport"],
+            name: "AnnotationIndexTests",
+            dependencies: ["AnnotationIndex", "Annotations", "MapGeometry", "Storage", "Timeline", "TestSupport"],
             swiftSettings: handWrittenSettings
         ),
         .testTarget(
             name: "StorageTests",
-            dependencies: ["Storage", "Annotations", "Geodesy", "MapGeometry", "Thinning", "Timeline", "Tracking", "WireJSON", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "PostgresNIO", package: "postgres-nio")],
+            dependencies: ["Storage", "Annotations", "Geodesy", "MapGeometry", "AnnotationIndex", "Timeline", "Tracking", "WireJSON", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "PostgresNIO", package: "postgres-nio")],
             swiftSettings: handWrittenSettings
         ),
         .testTarget(
@@ -271,7 +272,7 @@ let package = Package(
         .testTarget(
             name: "MeridianServerTests",
             dependencies: [
-                "Access", "Delivery", "DeliveryHTTP", "MeridianHTTP", "MeridianServer", "MeridianAPI", "MapGeometry", "Annotations", "Geodesy", "Storage", "Thinning", "Timeline", "Tracking", "WireJSON", "TestSupport",
+                "Access", "Delivery", "DeliveryHTTP", "MeridianHTTP", "MeridianServer", "MeridianAPI", "MapGeometry", "Annotations", "Geodesy", "Storage", "AnnotationIndex", "Timeline", "Tracking", "WireJSON", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Hummingbird", package: "hummingbird"),

@@ -16,7 +16,7 @@ let package = Package(
                 .product(name: "Annotations", package: "Meridian"),
                 .product(name: "MapGeometry", package: "Meridian"),
                 .product(name: "Storage", package: "Meridian"),
-                .product(name: "Thinning", package: "Meridian"),
+                .product(name: "AnnotationIndex", package: "Meridian"),
                 .product(name: "Timeline", package: "Meridian"),
             ]
         ),
@@ -27,7 +27,7 @@ let package = Package(
                 .product(name: "Annotations", package: "Meridian"),
                 .product(name: "MapGeometry", package: "Meridian"),
                 .product(name: "Storage", package: "Meridian"),
-                .product(name: "Thinning", package: "Meridian"),
+                .product(name: "AnnotationIndex", package: "Meridian"),
                 .product(name: "WireJSON", package: "Meridian"),
             ]
         ),

@@ -11,7 +11,7 @@ import OpenAPIHummingbird
 import OpenAPIRuntime
 import ServiceLifecycle
 import Storage
-import Thinning
+import AnnotationIndex
 import Timeline
 
 /// Builds the Meridian application: router, handlers, middleware.

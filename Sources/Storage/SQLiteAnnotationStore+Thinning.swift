@@ -3,7 +3,7 @@ import Foundation
 import GRDB
 import GRDBSQLite
 import MapGeometry
-public import Thinning
+public import AnnotationIndex
 public import Timeline
 
 /// What the thinning index reads: the live annotations' positions and classes, and what changed since.

@@ -3,7 +3,7 @@ import Foundation
 import MapGeometry
 import Testing
 import TestSupport
-import Thinning
+import AnnotationIndex
 import Timeline
 import WireJSON
 

@@ -6,7 +6,7 @@ import MeridianAPI
 import OpenAPIRuntime
 import Access
 import Storage
-import Thinning
+import AnnotationIndex
 import Testing
 import TestSupport
 import MeridianHTTP

@@ -6,7 +6,7 @@ import OpenAPIRuntime
 import PropertyBased
 import Testing
 import TestSupport
-@testable import Thinning
+@testable import AnnotationIndex
 import Timeline
 import Tracking
 import WireJSON

@@ -7,13 +7,13 @@
 // index beside the thinning index). QUERIES_JSON is {"warmup": N, "nearest": [[lon, lat], …],
 // "polygons": [CQL2-JSON filter, …]}. Per query, seconds: `index` is the point index alone (10
 // nearest pulled from the search; the ids inside a filter's box that its spatial test admits),
-// `verb` is the whole query as the HTTP handler calls it (SpatialQueries: index, rows from SQLite,
+// `verb` is the whole query as the HTTP handler calls it (AnnotationQueries: index, rows from SQLite,
 // the filter on each row), without HTTP.
 import Annotations
 import Foundation
 import MapGeometry
 import Storage
-import Thinning
+import AnnotationIndex
 import WireJSON
 
 struct Queries: Decodable {
@@ -56,10 +56,10 @@ guard arguments.count == 3 else {
 }
 let queries = try JSONDecoder().decode(Queries.self, from: Data(contentsOf: URL(fileURLWithPath: arguments[2])))
 let store = try await SQLiteAnnotationStore.open(path: arguments[1])
-var follower: ThinningFollower?
-let load = try await seconds { follower = try await ThinningFollower(store: store) }
+var follower: IndexFollower?
+let load = try await seconds { follower = try await IndexFollower(store: store) }
 let points = follower!.points
-let verbs = SpatialQueries(follower: follower!, store: store)
+let verbs = AnnotationQueries(follower: follower!, store: store)
 let filters = try queries.polygons.map { try filter($0.value) }
 
 var nearestIndex: [Double] = [], nearestVerb: [Double] = [], polygonIndex: [Double] = [], polygonVerb: [Double] = []

@@ -13,7 +13,7 @@ import Annotations
 import Foundation
 import MapGeometry
 import Storage
-import Thinning
+import AnnotationIndex
 import Timeline
 
 struct DatasetInfo: Decodable {
@@ -77,7 +77,7 @@ func queryTimes(_ index: ThinningIndex, _ rect: MapRect, zoom: Int, runs: Int) -
 /// store on a WAL file (each one transaction, committed before it returns), the follower applying
 /// the feed in the background as `meridian serve` runs it, while another task asks the world view
 /// through the follower; ends when an answer includes every write. Seconds per write, amortized.
-func storeWriteTimes(_ store: SQLiteAnnotationStore, _ follower: ThinningFollower, _ points: [(Double, Double)], operations: Int) async throws -> Double {
+func storeWriteTimes(_ store: SQLiteAnnotationStore, _ follower: IndexFollower, _ points: [(Double, Double)], operations: Int) async throws -> Double {
     let world = try view(Coordinate(latitude: 0, longitude: 0), zoom: 2)
     let grid = ThinningGrid(zoom: 2, cellSize: ThinningGrid.defaultCellSize)
     let running = Atomic(true)
@@ -189,7 +189,7 @@ if let path = ProcessInfo.processInfo.environment["THINNING_LOAD_ONLY"] {
     let store = try await SQLiteAnnotationStore.open(path: path)
     for _ in 0..<5 {
         let start = ContinuousClock.now
-        let follower = try await ThinningFollower(store: store)
+        let follower = try await IndexFollower(store: store)
         print("loaded \(follower.index.count) in \(ContinuousClock.now - start)")
     }
     exit(0)
@@ -228,7 +228,7 @@ for dataset in datasets {
     let path = NSTemporaryDirectory() + "thinning-writes-\(dataset.name).sqlite"
     do {
         let store = try await importedStore(at: path, points)
-        let follower = try await ThinningFollower(store: store)
+        let follower = try await IndexFollower(store: store)
         figures["writeSeconds"] = try await storeWriteTimes(store, follower, points, operations: 30_000)
     }
     for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
@@ -246,7 +246,7 @@ if arguments.count >= 3 {
     var loads: [Double] = []
     for _ in 0..<3 {
         let start = ContinuousClock.now
-        let follower = try await ThinningFollower(store: store)
+        let follower = try await IndexFollower(store: store)
         let elapsed = ContinuousClock.now - start
         precondition(follower.index.count == Int(report["uniform"]?["count"] ?? -1), "the file holds the uniform set")
         loads.append(seconds(elapsed))

@@ -1,7 +1,7 @@
 import MeridianHTTP
 import Annotations
 import Synchronization
-import Thinning
+import AnnotationIndex
 import Timeline
 import WireJSON
 

@@ -6,7 +6,7 @@ import Hummingbird
 import MapGeometry
 import MeridianAPI
 import NIOCore
-import Thinning
+import AnnotationIndex
 import WireJSON
 import Timeline
 

@@ -3,14 +3,14 @@ import Annotations
 import MapGeometry
 import NIOCore
 import Storage
-import Thinning
+import AnnotationIndex
 import Timeline
 import WireJSON
 
 /// `POST /v1/annotations/search` and `POST /v1/annotations/nearest` read by hand: only a body
 /// of the contract's members with values the generated handler would take as they are (no null,
 /// no repeated key, no unknown member, numbers in range, a filter that reads); anything else is
-/// declined, and the generated handler explains it. Both run the same ``SpatialQueries`` verb
+/// declined, and the generated handler explains it. Both run the same ``AnnotationQueries`` verb
 /// and answer the bytes ``AnnotationJSON`` writes, as the generated encoder would, taking each
 /// annotation's from the tenant's ``EncodedAnnotations`` where it holds that version.
 enum QueryRoutes {
@@ -56,7 +56,7 @@ enum QueryRoutes {
     /// Each item's JSON, in order: the held copy of the version the index names, else written from
     /// its row (the rows read in one go) or the annotation already read, and kept; nil for one
     /// deleted since the index was read.
-    private static func json(of items: [SpatialQueries.Found], tenant: TenantSpace.Tenant) async throws -> [EncodedAnnotations.Piece?] {
+    private static func json(of items: [AnnotationQueries.Found], tenant: TenantSpace.Tenant) async throws -> [EncodedAnnotations.Piece?] {
         let references = items.compactMap { if case .indexed(let reference) = $0 { reference } else { nil } }
         let held = tenant.encoded.copies(of: references)
         let missing = zip(references, held).compactMap { $1 == nil ? $0.id : nil }

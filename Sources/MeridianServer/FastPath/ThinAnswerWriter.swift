@@ -2,7 +2,7 @@ import MeridianHTTP
 import Annotations
 import Foundation
 import MapGeometry
-import Thinning
+import AnnotationIndex
 import Timeline
 import WireJSON
 

@@ -1,6 +1,6 @@
 import MeridianHTTP
 import Storage
-import Thinning
+import AnnotationIndex
 import WireJSON
 import Annotations
 import Foundation

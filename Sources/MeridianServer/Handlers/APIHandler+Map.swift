@@ -7,7 +7,7 @@ import MapGeometry
 import MeridianAPI
 import OpenAPIRuntime
 import Storage
-import Thinning
+import AnnotationIndex
 import Timeline
 
 /// The map page, its base map, and cluster tiles (tags Map and Thinning).

@@ -1,7 +1,7 @@
 import MeridianHTTP
 import Delivery
 import Prometheus
-import Thinning
+import AnnotationIndex
 import Foundation
 import MeridianAPI
 import OpenAPIRuntime

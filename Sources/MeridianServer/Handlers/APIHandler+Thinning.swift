@@ -5,7 +5,7 @@ import Foundation
 import HTTPTypes
 import MapGeometry
 import MeridianAPI
-import Thinning
+import AnnotationIndex
 import Timeline
 
 /// Thinning: annotations plus clusters for a viewport, and clusters by id (tag Thinning).

@@ -6,7 +6,7 @@ import MapGeometry
 import MeridianAPI
 import OpenAPIRuntime
 import Storage
-import Thinning
+import AnnotationIndex
 
 /// The contract's operations: each decodes its input, calls the domain, encodes the answer.
 /// Errors are thrown, never hand-built: ``ProblemMiddleware`` turns them into problem+json.
@@ -30,9 +30,9 @@ struct APIHandler: APIProtocol {
     /// The caller's annotations.
     var annotations: any ServedAnnotationStore { get async throws { try await tenants.current().annotations } }
     /// The caller's thinning index, following its annotations.
-    var thinning: ThinningFollower { get async throws { try await tenants.current().thinning } }
+    var thinning: IndexFollower { get async throws { try await tenants.current().thinning } }
     /// The caller's query verbs: the point index first, the rows second.
-    var queries: SpatialQueries { get async throws { try await tenants.current().queries } }
+    var queries: AnnotationQueries { get async throws { try await tenants.current().queries } }
     /// The caller's devices, subscriptions and event log.
     var tracking: TrackingHub { get async throws { try await tenants.current().tracking } }
 

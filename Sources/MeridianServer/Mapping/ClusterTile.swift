@@ -1,7 +1,7 @@
 import MeridianHTTP
 import Annotations
 import MapGeometry
-import Thinning
+import AnnotationIndex
 import Timeline
 import VectorTiles
 import WireJSON

@@ -7,7 +7,7 @@ import Logging
 import ServiceLifecycle
 import Storage
 import Synchronization
-import Thinning
+import AnnotationIndex
 import Timeline
 
 /// Every tenant's stores and in-memory indexes, opened on the first request that needs them and
@@ -19,7 +19,7 @@ final class TenantSpace: Sendable {
     struct Tenant: Sendable {
         let annotations: any ServedAnnotationStore
         /// The tenant's thinning index, following its change feed.
-        let thinning: ThinningFollower
+        let thinning: IndexFollower
         /// Annotations' JSON for query answers, by id and version.
         let encoded: EncodedAnnotations
         /// Thinning indexes of the filters recent thin requests carried, kept on demand.
@@ -33,7 +33,7 @@ final class TenantSpace: Sendable {
         let heavyQueries: [AsyncGate]
 
         /// The tenant's query verbs: the point index first, the rows second, expensive ones in turn.
-        var queries: SpatialQueries { SpatialQueries(follower: thinning, store: annotations, admission: heavyQueries) }
+        var queries: AnnotationQueries { AnnotationQueries(follower: thinning, store: annotations, admission: heavyQueries) }
     }
 
     private let storage: any StorageEngine
@@ -142,7 +142,7 @@ final class TenantSpace: Sendable {
 
     private func open(_ id: TenantID) async throws -> Tenant {
         let annotations = storage.annotations(tenant: id, ids: annotationIDs)
-        let thinning = try await ThinningFollower(store: annotations)
+        let thinning = try await IndexFollower(store: annotations)
         let encoded = EncodedAnnotations(budget: annotationCacheBytes)
         backgroundTasks.withLock { tasks in
             tasks.append(Task { await thinning.follow() })

@@ -4,7 +4,7 @@ import Foundation
 import MapGeometry
 import MeridianAPI
 import OpenAPIRuntime
-import Thinning
+import AnnotationIndex
 import Timeline
 import WireJSON
 

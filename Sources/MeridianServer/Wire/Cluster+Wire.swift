@@ -1,6 +1,6 @@
 import MapGeometry
 import MeridianAPI
-import Thinning
+import AnnotationIndex
 import Timeline
 import WireJSON
 

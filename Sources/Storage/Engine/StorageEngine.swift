@@ -2,7 +2,7 @@ public import Access
 public import Annotations
 public import Delivery
 public import Foundation
-public import Thinning
+public import AnnotationIndex
 public import Timeline
 public import Tracking
 

@@ -2,7 +2,7 @@ import Annotations
 import Foundation
 import MapGeometry
 import PostgresNIO
-import Thinning
+import AnnotationIndex
 import Timeline
 import WireJSON
 

@@ -2,7 +2,7 @@ public import Annotations
 import Foundation
 import MapGeometry
 import PostgresNIO
-public import Thinning
+public import AnnotationIndex
 public import Timeline
 
 extension PostgresAnnotationStore {

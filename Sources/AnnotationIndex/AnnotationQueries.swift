@@ -11,7 +11,7 @@ public import Timeline
 /// some only references into the index, so a caller holding copies of annotations (the fast
 /// routes' encoded JSON, by id and version) reads rows only for what it lacks;
 /// ``page(matching:)`` and ``nearest(to:limit:maxDistance:filter:)`` read them all.
-public struct SpatialQueries: Sendable {
+public struct AnnotationQueries: Sendable {
     /// Rows read per store round trip while a filter is applied.
     static let rowBatch = 256
 
@@ -28,14 +28,14 @@ public struct SpatialQueries: Sendable {
         }
     }
 
-    private let follower: ThinningFollower
+    private let follower: IndexFollower
     private let store: any AnnotationStore
     /// Where expensive queries (those that read rows to apply a filter, or read without a limit)
     /// wait their turn, each gate in order: the tenant's, so one tenant's load slows only itself,
     /// then the server's, so they never hold every database reader together.
     private let admission: [AsyncGate]
 
-    public init(follower: ThinningFollower, store: any AnnotationStore, admission: [AsyncGate] = []) {
+    public init(follower: IndexFollower, store: any AnnotationStore, admission: [AsyncGate] = []) {
         self.follower = follower
         self.store = store
         self.admission = admission
@@ -151,7 +151,7 @@ public struct SpatialQueries: Sendable {
     }
 }
 
-extension SpatialQueries.Found {
+extension AnnotationQueries.Found {
     func annotation(in rows: [AnnotationID: Annotation]) -> Annotation? {
         switch self {
         case .read(let annotation): annotation

@@ -2,7 +2,7 @@ import TestSupport
 import Annotations
 import Foundation
 import MapGeometry
-@testable import Thinning
+@testable import AnnotationIndex
 import Testing
 import Timeline
 

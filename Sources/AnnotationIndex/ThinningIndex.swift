@@ -45,7 +45,7 @@ public final class ThinningIndex: @unchecked Sendable {
         try lock.reading(body)
     }
 
-    /// Applies a batch of writes (what the ``ThinningFollower`` read from the feed): `upserts` are
+    /// Applies a batch of writes (what the ``IndexFollower`` read from the feed): `upserts` are
     /// current entries (created, moved or changed), `removals` deleted ids; afterwards the index is
     /// current up to `sequence`. One write lock per batch, so writers never queue behind queries
     /// one entry at a time.

@@ -1,6 +1,6 @@
 import Annotations
 import MapGeometry
-@testable import Thinning
+@testable import AnnotationIndex
 import Testing
 import Timeline
 

@@ -4,7 +4,7 @@ import Geodesy
 import MapGeometry
 import Testing
 import TestSupport
-@testable import Thinning
+@testable import AnnotationIndex
 import Timeline
 
 /// The point index against a brute-force scan measured with PROJ's geodesic: nearest (order,

@@ -3,12 +3,12 @@ import Foundation
 import MapGeometry
 import Storage
 import Testing
-import Thinning
+import AnnotationIndex
 import Timeline
 
 /// The follower over the real SQLite store: every answered write is in the next answer, and a
 /// feed position the database does not hold never makes it loop.
-@Suite struct ThinningFollowerTests {
+@Suite struct IndexFollowerTests {
     static let world = MapRect(origin: MapPoint(x: 0, y: 0), size: MapSize(width: Mercator.worldSize, height: Mercator.worldSize))
     static let grid = ThinningGrid(zoom: 0, cellSize: 256)
 
@@ -24,7 +24,7 @@ import Timeline
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         let database = try MeridianDatabase.open(path: path)
         let store = try await SQLiteAnnotationStore.open(on: database)
-        let follower = try await ThinningFollower(store: store)
+        let follower = try await IndexFollower(store: store)
         // The writes go through another store on the same database (the writer connection); the
         // follower reads the feed on a reader connection of the pool, with no background follow.
         let writer = try await SQLiteAnnotationStore.open(on: database)
@@ -46,8 +46,8 @@ import Timeline
         #expect(abs(south.latitude + 60) < 1e-6, "the move is in the next answer")
         try await writer.delete(ids[1], expectedVersion: .none)
         #expect(Self.count(try await follower.current()) == 49)
-        // A batch larger than one catch-up page (``ThinningFollower/pageSize``) arrives whole.
-        let many = (0..<(ThinningFollower.pageSize + 500)).map { AnnotationContent(coordinate: Coordinate(latitude: 10, longitude: Double($0 % 360) - 180)) }
+        // A batch larger than one catch-up page (``IndexFollower/pageSize``) arrives whole.
+        let many = (0..<(IndexFollower.pageSize + 500)).map { AnnotationContent(coordinate: Coordinate(latitude: 10, longitude: Double($0 % 360) - 180)) }
         _ = try await writer.importContents(many)
         #expect(try await follower.current().count == 49 + many.count)
     }
@@ -56,7 +56,7 @@ import Timeline
         let database = try MeridianDatabase.open(path: ":memory:")
         let store = try await SQLiteAnnotationStore.open(on: database)
         _ = try await store.create(AnnotationContent(coordinate: Coordinate(latitude: 1, longitude: 1)))
-        let follower = try await ThinningFollower(store: store)
+        let follower = try await IndexFollower(store: store)
         // A signal ahead of the feed (it never should be): the answer comes with what there is.
         database.annotationFeed(for: .default).advance(to: 1_000)
         let answer = Task { try await follower.current().count }

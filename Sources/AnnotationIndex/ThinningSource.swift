@@ -2,7 +2,7 @@ public import Annotations
 
 /// What the thinning index needs from a store: a snapshot to start from, the changes after a feed
 /// position, and a way to wait for the next one. The store's change feed is the truth; the index
-/// is a view of it that ``ThinningFollower`` keeps current.
+/// is a view of it that ``IndexFollower`` keeps current.
 public protocol ThinningSource: Sendable {
     /// The sequence of the last committed change (0 for none); a write's change counts once it returns.
     var latestSequence: Int64 { get }

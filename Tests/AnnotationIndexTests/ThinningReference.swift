@@ -1,7 +1,7 @@
 import Annotations
 import Foundation
 import MapGeometry
-@testable import Thinning
+@testable import AnnotationIndex
 import Timeline
 
 /// Grid clustering written the slow, obvious way from DESIGN.md's rules, to check the index against.

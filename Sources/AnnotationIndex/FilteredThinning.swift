@@ -2,7 +2,7 @@ public import Annotations
 import Synchronization
 public import Timeline
 
-/// Thinning of only the annotations a CQL2 filter matches: a ``ThinningFollower`` per filter in
+/// Thinning of only the annotations a CQL2 filter matches: a ``IndexFollower`` per filter in
 /// use (the ``maxFilters`` most recently used), over a ``ThinningSource`` that reads the store's
 /// rows and keeps the matching ones. Built on a filter's first use, caught up with the change feed
 /// on every later one, so a filtered answer includes every write that had returned before it was
@@ -13,25 +13,25 @@ public final class FilteredThinning: Sendable {
     public static let maxFilters = 8
 
     private struct Entry {
-        var follower: Task<ThinningFollower, any Error>
+        var follower: Task<IndexFollower, any Error>
         var used: UInt64
     }
 
     private let store: any AnnotationStore & ThinningSource
-    private let points: ThinningFollower
+    private let points: IndexFollower
     private let entries = Mutex<(clock: UInt64, byFilter: [Filter: Entry])>((0, [:]))
     /// Where a build's read of the rows waits its turn among the expensive queries.
     private let admission: [AsyncGate]
 
     /// - Parameter points: the tenant's own follower, whose point index finds a spatial filter's rows.
-    public init(store: any AnnotationStore & ThinningSource, points: ThinningFollower, admission: [AsyncGate] = []) {
+    public init(store: any AnnotationStore & ThinningSource, points: IndexFollower, admission: [AsyncGate] = []) {
         self.store = store
         self.points = points
         self.admission = admission
     }
 
     /// The follower of `filter`'s matches, current with every write acknowledged before the call.
-    public func follower(for filter: Filter) async throws -> ThinningFollower {
+    public func follower(for filter: Filter) async throws -> IndexFollower {
         let task = entries.withLock { state in
             state.clock += 1
             if let entry = state.byFilter[filter] {
@@ -43,8 +43,8 @@ public final class FilteredThinning: Sendable {
                 oldest.value.follower.cancel()
                 state.byFilter[oldest.key] = nil
             }
-            let source = MatchingSource(store: store, filter: filter, queries: SpatialQueries(follower: points, store: store, admission: admission))
-            let task = Task { try await ThinningFollower(store: source) }
+            let source = MatchingSource(store: store, filter: filter, queries: AnnotationQueries(follower: points, store: store, admission: admission))
+            let task = Task { try await IndexFollower(store: source) }
             state.byFilter[filter] = Entry(follower: task, used: state.clock)
             return task
         }
@@ -68,7 +68,7 @@ public final class FilteredThinning: Sendable {
 private struct MatchingSource: ThinningSource {
     let store: any AnnotationStore & ThinningSource
     let filter: Filter
-    let queries: SpatialQueries
+    let queries: AnnotationQueries
 
     var latestSequence: Int64 { store.latestSequence }
 

@@ -11,7 +11,7 @@ public import Timeline
 /// One sorted run, plus the writes since it was built (the current coordinate of each changed id,
 /// and the ids whose row in the run is out of date). When those grow past ``mergeThreshold`` they
 /// are merged into a new run. Queries copy the three out under a lock (arrays are shared, not
-/// copied) and search without it. The ``ThinningFollower`` keeps it current beside the thinning index.
+/// copied) and search without it. The ``IndexFollower`` keeps it current beside the thinning index.
 public final class PointIndex: Sendable {
     /// Parallel arrays, sorted by (code, id).
     struct Run: Sendable {

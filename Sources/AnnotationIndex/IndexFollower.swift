@@ -4,7 +4,7 @@ import Synchronization
 /// the store, then caught up with every write. ``current()`` catches up first, so a thinning
 /// answer always includes every write that had returned before it was asked (no rebuild step,
 /// no eventual window); ``follow()`` catches up in the background so that is rarely needed.
-public final class ThinningFollower: Sendable {
+public final class IndexFollower: Sendable {
     /// Feed entries read per catch-up transaction.
     public static let pageSize = 10_000
     /// The longest a background catch-up waits for the feed before it looks again.
