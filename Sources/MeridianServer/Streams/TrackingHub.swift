@@ -25,7 +25,7 @@ struct TrackingHub: Sendable {
     ) throws -> TrackingHub {
         let store = SQLiteTrackingStore(database: database, tenant: tenant)
         let feed = SequenceSignal(latest: 0)
-        let tracker = try Tracker(store: store, now: Self.now, newID: { ids.next().description }, committed: announcer(feed, appended))
+        let tracker = Tracker(writer: try GroupCommitWriter(store: store, committed: announcer(feed, appended)), now: Self.now, newID: { ids.next().description })
         feed.advance(to: tracker.loadedLastSequence)
         return TrackingHub(tracker: tracker, feed: feed, delivered: HighWaterMark())
     }
@@ -37,7 +37,7 @@ struct TrackingHub: Sendable {
     ) async throws -> TrackingHub {
         let store = PostgresTrackingStore(database: database, tenant: tenant)
         let feed = store.eventSignal
-        let tracker = try await Tracker(shared: store, now: Self.now, newID: { ids.next().description }, committed: announcer(feed, appended))
+        let tracker = Tracker(writer: try await ExclusiveWriter(store: store, committed: announcer(feed, appended)), now: Self.now, newID: { ids.next().description })
         feed.advance(to: tracker.loadedLastSequence)
         return TrackingHub(tracker: tracker, feed: feed, delivered: HighWaterMark())
     }
