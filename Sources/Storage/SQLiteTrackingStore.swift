@@ -51,7 +51,18 @@ public struct SQLiteTrackingStore: TrackingStore {
         return tails
     }
 
-    public func commit(_ plans: [IngestPlan]) throws -> [Set<Int>] {
+    public func commit(_ write: TrackingWrite) throws -> [Set<Int>] {
+        switch write {
+        case .ingest(let plans): return try commit(plans)
+        case .subscription(let subscription): try insert(subscription)
+        case .deletion(let plan): try commit(plan)
+        case .change(let plan): try commit(plan)
+        }
+        return []
+    }
+
+    /// The plans' fixes, events, devices and progress in one transaction, in order; per plan, the duplicates.
+    private func commit(_ plans: [IngestPlan]) throws -> [Set<Int>] {
         try database.writer.write { db in try plans.map { try commit($0, in: db) } }
     }
 
@@ -79,7 +90,7 @@ public struct SQLiteTrackingStore: TrackingStore {
         return duplicates
     }
 
-    public func insert(_ subscription: Subscription) throws {
+    private func insert(_ subscription: Subscription) throws {
         try database.writer.write { db in
             try db.execute(
                 sql: SubscriptionRecord.insertSQL,
@@ -88,7 +99,7 @@ public struct SQLiteTrackingStore: TrackingStore {
         }
     }
 
-    public func commit(_ plan: DeletionPlan) throws {
+    private func commit(_ plan: DeletionPlan) throws {
         try database.writer.write { db in
             try db.execute(
                 sql: "UPDATE subscription SET deletedAt = ? WHERE id = ? AND tenant = ?",
@@ -98,7 +109,7 @@ public struct SQLiteTrackingStore: TrackingStore {
         }
     }
 
-    public func commit(_ plan: ChangePlan) throws {
+    private func commit(_ plan: ChangePlan) throws {
         try database.writer.write { db in
             try db.execute(
                 sql: "UPDATE subscription SET definition = ? WHERE id = ? AND tenant = ?",

@@ -8,34 +8,28 @@ public protocol TrackingLog: Sendable {
     func fixes(deviceId: String, from: Instant?, to: Instant?, limit: Int) async throws -> [LocationFix]
 }
 
-/// What tracking needs from a store only this process writes (SQLite). Writes are synchronous
-/// and each is one transaction: the ``Tracker`` holds its lock across them, so evaluation, commit
-/// and the in-memory state move together.
+/// What tracking needs from a store only this process writes (SQLite), for a
+/// ``GroupCommitWriter``. Its calls are synchronous on purpose: the writer makes them on its own
+/// dispatch queues, off the concurrency pool, and each is one transaction, committed before it returns.
 public protocol TrackingStore: TrackingLog {
     /// Everything ``TrackingState`` is rebuilt from.
     func loadState() throws -> TrackingState
-    /// Stores the plans' fixes, events, devices and progress in one transaction, in order; returns
-    /// per plan the batch indexes of late fixes the device already had (duplicates, not stored again).
-    func commit(_ plans: [IngestPlan]) throws -> [Set<Int>]
-    /// Stores a new subscription.
-    func insert(_ subscription: Subscription) throws
-    /// Marks a subscription deleted, stores the exits it emits and drops its progress, in one transaction.
-    func commit(_ plan: DeletionPlan) throws
-    /// Stores an edited subscription, the progress it changed and the events it emitted, in one transaction.
-    func commit(_ plan: ChangePlan) throws
+    /// Commits `write` in one transaction; returns what ``TrackingWrite`` says it returns.
+    func commit(_ write: TrackingWrite) throws -> [Set<Int>]
 }
 
-/// What tracking needs from a store several processes write (PostgreSQL): every change is
-/// planned and committed inside ``exclusively(_:)``, which holds the tenant's tracking lock, on a
-/// state first brought up to the store's revision. So one device's fixes may arrive at any
-/// process: each is evaluated once, in order, on the state every earlier one left.
+/// What tracking needs from a store several processes write (PostgreSQL), for an
+/// ``ExclusiveWriter``: every change is planned and committed inside ``exclusively(_:)``, which
+/// holds the tenant's tracking lock, on a state first brought up to the store's revision. So one
+/// device's fixes may arrive at any process: each is evaluated once, in order, on the state every
+/// earlier one left.
 public protocol SharedTrackingStore: TrackingLog {
     /// The tenant's tracking revision as committed now (every write transaction advances it).
     func revision() async throws -> Int64
     /// Everything ``TrackingState`` is rebuilt from, and the revision it is current to.
     func loadState() async throws -> (state: TrackingState, revision: Int64)
     /// Runs `body` in one transaction that holds the tenant's tracking lock (other processes'
-    /// tracking writes wait for it) and advances the revision when it commits.
+    /// tracking writes wait for it) and advances the revision by one when it commits.
     func exclusively<T: Sendable>(_ body: @escaping @Sendable (any TrackingTransaction) async throws -> T) async throws -> T
 }
 
@@ -45,9 +39,6 @@ public protocol TrackingTransaction: Sendable {
     var revision: Int64 { get }
     /// Everything ``TrackingState`` is rebuilt from, as this transaction sees it.
     func loadState() async throws -> TrackingState
-    /// As ``TrackingStore/commit(_:)-(IngestPlan)``.
-    func commit(_ plans: [IngestPlan]) async throws -> [Set<Int>]
-    func insert(_ subscription: Subscription) async throws
-    func commit(_ plan: DeletionPlan) async throws
-    func commit(_ plan: ChangePlan) async throws
+    /// Writes `write` in this transaction (committed with it); returns what ``TrackingWrite`` says it returns.
+    func commit(_ write: TrackingWrite) async throws -> [Set<Int>]
 }

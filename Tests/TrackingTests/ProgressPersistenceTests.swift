@@ -19,7 +19,7 @@ import Tracking
         let store = SQLiteTrackingStore(database: try MeridianDatabase.open(path: ":memory:"))
         let ids = UUIDv7Generator()
         let clock = Mutex(Self.start)
-        let tracker = try Tracker(store: store, now: { clock.withLock { $0 } }, newID: { ids.next().description })
+        let tracker = Tracker(writer: try GroupCommitWriter(store: store), now: { clock.withLock { $0 } }, newID: { ids.next().description })
         let centre = Coordinate(latitude: 45.5, longitude: -122.68)
         func near(_ metres: Double) -> Coordinate {
             Coordinate(latitude: centre.latitude + Double.random(in: -metres...metres, using: &generator) / 111_000,

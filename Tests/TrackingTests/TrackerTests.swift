@@ -28,7 +28,8 @@ import Tracking
             return try base.loadState()
         }
 
-        func commit(_ plans: [IngestPlan]) throws -> [Set<Int>] {
+        func commit(_ write: TrackingWrite) throws -> [Set<Int>] {
+            guard case .ingest(let plans) = write else { return try base.commit(write) }
             let (fail, hold) = faults.withLock { faults in
                 faults.commits += 1
                 faults.plansPerCommit.append(plans.count)
@@ -37,12 +38,9 @@ import Tracking
             }
             hold?.wait()
             if fail { throw InjectedFailure() }
-            return try base.commit(plans)
+            return try base.commit(write)
         }
 
-        func insert(_ subscription: Subscription) throws { try base.insert(subscription) }
-        func commit(_ plan: DeletionPlan) throws { try base.commit(plan) }
-        func commit(_ plan: ChangePlan) throws { try base.commit(plan) }
         func events(subscriptionId: String?, after sequence: Int64, limit: Int) async throws -> [TrackingEvent] {
             try await base.events(subscriptionId: subscriptionId, after: sequence, limit: limit)
         }
@@ -58,7 +56,7 @@ import Tracking
     static func tracker() async throws -> (Tracker, FaultyStore) {
         let store = FaultyStore(SQLiteTrackingStore(database: try MeridianDatabase.open(path: ":memory:")))
         let ids = UUIDv7Generator()
-        let tracker = try Tracker(store: store, now: { start.adding(seconds: 3600) }, newID: { ids.next().description })
+        let tracker = Tracker(writer: try GroupCommitWriter(store: store), now: { start.adding(seconds: 3600) }, newID: { ids.next().description })
         _ = try await tracker.subscribe { id, createdAt in
             Subscription(id: id, maxLocationAge: nil, rule: .significantChange(SignificantChangeRule()), createdAt: createdAt)
         }
@@ -142,7 +140,7 @@ import Tracking
         await #expect(throws: TrackerError.stateLost) { try await tracker.ingest(deviceId: "van", fixes: [Self.fix(1)]) }
         await #expect(throws: TrackerError.stateLost) { try await tracker.read { $0.lastSequence } }
         // A restart (a new tracker on the same store) reads the committed state again.
-        let restarted = try Tracker(store: store, now: { Self.start.adding(seconds: 3600) }, newID: { UUID().uuidString })
+        let restarted = Tracker(writer: try GroupCommitWriter(store: store), now: { Self.start.adding(seconds: 3600) }, newID: { UUID().uuidString })
         #expect(try await restarted.read { $0.lastSequence } == 0)
     }
 }

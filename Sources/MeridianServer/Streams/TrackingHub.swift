@@ -21,15 +21,9 @@ struct TrackingHub: Sendable {
     static func open(
         on engine: any StorageEngine, tenant: TenantID = .default, ids: UUIDv7Generator, appended: @escaping @Sendable (Int64) -> Void = { _ in }
     ) async throws -> TrackingHub {
-        let (tracker, feed): (Tracker, SequenceSignal)
-        switch engine.tracking(tenant: tenant) {
-        case .alone(let store):
-            feed = SequenceSignal(latest: 0)
-            tracker = try Tracker(store: store, now: Self.now, newID: { ids.next().description }, committed: announcer(feed, appended))
-        case .shared(let store, let events):
-            feed = events
-            tracker = try await Tracker(shared: store, now: Self.now, newID: { ids.next().description }, committed: announcer(feed, appended))
-        }
+        let tracking = engine.tracking(tenant: tenant)
+        let feed = tracking.events
+        let tracker = Tracker(writer: try await tracking.openWriter(announcer(feed, appended)), now: Self.now, newID: { ids.next().description })
         feed.advance(to: tracker.loadedLastSequence)
         return TrackingHub(tracker: tracker, feed: feed, delivered: HighWaterMark())
     }

@@ -3,6 +3,7 @@ public import Annotations
 public import Delivery
 public import Foundation
 public import Timeline
+import Tracking
 
 /// ``StorageEngine`` on the embedded SQLite file: one process writes it, through one writer.
 public struct SQLiteEngine: StorageEngine {
@@ -27,7 +28,8 @@ public struct SQLiteEngine: StorageEngine {
     }
 
     public func tracking(tenant: TenantID) -> TenantTracking {
-        .alone(SQLiteTrackingStore(database: database, tenant: tenant))
+        let store = SQLiteTrackingStore(database: database, tenant: tenant)
+        return TenantTracking(log: store, events: SequenceSignal(latest: 0)) { try GroupCommitWriter(store: store, committed: $0) }
     }
 
     public func webhooks(tenant: TenantID) -> (store: any WebhookStore, changes: SequenceSignal?) {

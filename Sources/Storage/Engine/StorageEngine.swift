@@ -20,7 +20,7 @@ public protocol StorageEngine: Sendable {
     func lastIssuedAnnotationID() async throws -> AnnotationID?
     /// The greatest subscription or event id ever stored, in any tenant: seed for the tracking id generator.
     func lastIssuedTrackingID() async throws -> UUIDv7?
-    /// `tenant`'s tracking store, as this engine is written: by this process alone, or shared by instances.
+    /// `tenant`'s tracking, as this engine is written: by this process alone, or shared by instances.
     func tracking(tenant: TenantID) -> TenantTracking
     /// `tenant`'s webhooks, and what moves when another instance changes them (nil: this one alone delivers).
     func webhooks(tenant: TenantID) -> (store: any WebhookStore, changes: SequenceSignal?)
@@ -59,19 +59,21 @@ extension StorageEngine {
     }
 }
 
-/// A tenant's tracking store as its engine writes it, which decides how its ``Tracker`` runs; either
-/// also reads the event log delivery sends.
-public enum TenantTracking: Sendable {
-    /// Only this process writes it (SQLite).
-    case alone(any TrackingStore & EventLogReader)
-    /// Several instances write it (PostgreSQL); `events` also moves when another instance commits events.
-    case shared(any SharedTrackingStore & EventLogReader, events: SequenceSignal)
-
+/// A tenant's tracking as its engine writes it: the writer its ``Tracker`` runs over (group commit
+/// where this process alone writes, exclusive transactions where several instances do), the
+/// signal committed events move, and the event log delivery reads.
+public struct TenantTracking: Sendable {
     /// The event log delivery reads.
-    public var log: any EventLogReader {
-        switch self {
-        case .alone(let store): store
-        case .shared(let store, _): store
-        }
+    public let log: any EventLogReader
+    /// Moves when events commit: on a store shared by instances, also when another one commits them.
+    public let events: SequenceSignal
+    /// Opens the writer (loading the tenant's tracking state), telling `committed` of each commit.
+    public let openWriter: @Sendable (_ committed: @escaping TrackingCommitted) async throws -> any TrackingWriter
+
+    public init(
+        log: any EventLogReader, events: SequenceSignal,
+        openWriter: @escaping @Sendable (_ committed: @escaping TrackingCommitted) async throws -> any TrackingWriter
+    ) {
+        (self.log, self.events, self.openWriter) = (log, events, openWriter)
     }
 }

@@ -85,7 +85,18 @@ final class PostgresTrackingTransaction: TrackingTransaction {
         return tails
     }
 
-    func commit(_ plans: [IngestPlan]) async throws -> [Set<Int>] {
+    func commit(_ write: TrackingWrite) async throws -> [Set<Int>] {
+        switch write {
+        case .ingest(let plans): return try await commit(plans)
+        case .subscription(let subscription): try await insert(subscription)
+        case .deletion(let plan): try await commit(plan)
+        case .change(let plan): try await commit(plan)
+        }
+        return []
+    }
+
+    /// The plans' fixes, events, devices and progress, in order; per plan, the duplicates.
+    private func commit(_ plans: [IngestPlan]) async throws -> [Set<Int>] {
         var duplicates: [Set<Int>] = []
         for plan in plans { duplicates.append(try await commit(plan)) }
         return duplicates
@@ -137,7 +148,7 @@ final class PostgresTrackingTransaction: TrackingTransaction {
         return duplicates
     }
 
-    func insert(_ subscription: Subscription) async throws {
+    private func insert(_ subscription: Subscription) async throws {
         try await connection.query("""
             INSERT INTO subscription (tenant, id, definition, created_at, accepted_fixes_before, deleted_at)
             VALUES (\(tenant), \(subscription.id), \(try JSONColumn.text(StoredSubscription(subscription))), \(subscription.createdAt.microseconds),
@@ -145,7 +156,7 @@ final class PostgresTrackingTransaction: TrackingTransaction {
             """, logger: logger)
     }
 
-    func commit(_ plan: DeletionPlan) async throws {
+    private func commit(_ plan: DeletionPlan) async throws {
         try await connection.query("""
             UPDATE subscription SET deleted_at = \(plan.subscription.deletedAt?.microseconds) WHERE tenant = \(tenant) AND id = \(plan.subscription.id)
             """, logger: logger)
@@ -155,7 +166,7 @@ final class PostgresTrackingTransaction: TrackingTransaction {
         try await insert(plan.events)
     }
 
-    func commit(_ plan: ChangePlan) async throws {
+    private func commit(_ plan: ChangePlan) async throws {
         try await connection.query("""
             UPDATE subscription SET definition = \(try JSONColumn.text(StoredSubscription(plan.subscription)))
             WHERE tenant = \(tenant) AND id = \(plan.subscription.id)

@@ -1,0 +1,98 @@
+import Synchronization
+import Timeline
+
+/// The ``TrackingWriter`` over a store several processes write (PostgreSQL). Each change runs in
+/// the store's exclusive transaction: the tenant's tracking lock is held, the in-memory state is
+/// reloaded when another process committed since (its revision moved), then the change is
+/// planned, applied and committed. Within a process, changes and catch-ups take turns (``gate``),
+/// so a reload never replaces a state a change is being planned on. No group commit: one
+/// transaction per request.
+public final class ExclusiveWriter: TrackingWriter {
+    private let store: any SharedTrackingStore
+    private let state: Mutex<TrackingState>
+    private let committed: TrackingCommitted
+    /// The revision the state is current to (nil: reload before use).
+    private let revision = Mutex<Int64?>(nil)
+    /// This process's changes and catch-ups, one at a time.
+    private let gate = AsyncGate()
+    public var log: any TrackingLog { store }
+    public let loadedLastSequence: Int64
+
+    /// A writer over `store`, its state loaded.
+    /// - Parameter committed: told of the events each commit appended.
+    public init(store: any SharedTrackingStore, committed: @escaping TrackingCommitted = { _, _ in }) async throws {
+        self.store = store
+        self.committed = committed
+        let (loaded, revision) = try await store.loadState()
+        loadedLastSequence = loaded.lastSequence
+        state = Mutex(loaded)
+        self.revision.withLock { $0 = revision }
+    }
+
+    public func ingest(_ plan: @escaping @Sendable (TrackingState) -> IngestPlan) async throws -> IngestPlan {
+        let result = try await exclusively { [self] transaction in
+            // Planned once the lock is held: arrival times follow the order of evaluation.
+            var planned = state.withLock { state in
+                let planned = plan(state)
+                state.apply(planned)
+                return planned
+            }
+            let duplicates = try await transaction.commit(.ingest([planned]))
+            planned.markDuplicates(duplicates[0])
+            return planned
+        }
+        announce(result.events, to: committed)
+        return result
+    }
+
+    public func change<T: Sendable>(_ plan: @escaping @Sendable (TrackingState) throws -> (answer: T, write: TrackingWrite?)) async throws -> T {
+        let (answer, write) = try await exclusively { [self] transaction in
+            // Planned first, so a change that does not fit leaves the state as it is.
+            let planned = try state.withLock { state in
+                let planned = try plan(state)
+                planned.write?.apply(to: &state)
+                return planned
+            }
+            if let write = planned.write { _ = try await transaction.commit(write) }
+            return planned
+        }
+        if let write { announce(write.events, to: committed) }
+        return answer
+    }
+
+    /// Reads the state once it holds every change the store had committed when this was called.
+    public func read<T: Sendable>(_ body: @escaping @Sendable (TrackingState) -> T) async throws -> T {
+        try await gate.run { [self] in
+            let current = try await store.revision()
+            if revision.withLock({ $0 }) != current {
+                let (loaded, loadedRevision) = try await store.loadState()
+                state.withLock { $0 = loaded }
+                revision.withLock { $0 = loadedRevision }
+            }
+            return state.withLock { body($0) }
+        }
+    }
+
+    /// Runs `body` in the store's exclusive transaction on a state brought up to the store's
+    /// revision; after any failure the next change reloads the state (the store is the truth).
+    private func exclusively<T: Sendable>(_ body: @escaping @Sendable (any TrackingTransaction) async throws -> T) async throws -> T {
+        try await gate.run { [self] in
+            do {
+                let (result, before) = try await store.exclusively { [self] transaction in
+                    if revision.withLock({ $0 }) != transaction.revision {
+                        let loaded = try await transaction.loadState()
+                        state.withLock { $0 = loaded }
+                    }
+                    revision.withLock { $0 = nil }  // until the commit is known to have held
+                    return (try await body(transaction), transaction.revision)
+                }
+                // Committed: the store advanced the revision by one.
+                revision.withLock { $0 = before + 1 }
+                return result
+            } catch {
+                revision.withLock { $0 = nil }
+                throw error
+            }
+        }
+    }
+}

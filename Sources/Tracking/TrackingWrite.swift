@@ -1,0 +1,34 @@
+/// One piece of planned tracking work as a store writes it, in one transaction: the writes
+/// tracking makes, declared once for every engine. Committing one returns, per ingest plan, the
+/// batch indexes of late fixes the device already had (duplicates, not stored again), and nothing
+/// for the other writes.
+public enum TrackingWrite: Sendable {
+    /// The plans' fixes, events, devices and progress, in order (several when commits are grouped).
+    case ingest([IngestPlan])
+    /// A new subscription.
+    case subscription(Subscription)
+    /// A subscription marked deleted, the exits it emits, its progress dropped.
+    case deletion(DeletionPlan)
+    /// An edited subscription, the progress it changed and the events it emitted.
+    case change(ChangePlan)
+
+    /// The events this write appends to the log, in sequence order.
+    public var events: [TrackingEvent] {
+        switch self {
+        case .ingest(let plans): plans.flatMap(\.events)
+        case .subscription: []
+        case .deletion(let plan): plan.events
+        case .change(let plan): plan.events
+        }
+    }
+
+    /// Brings `state` to what it is once this write is committed.
+    public func apply(to state: inout TrackingState) {
+        switch self {
+        case .ingest(let plans): for plan in plans { state.apply(plan) }
+        case .subscription(let subscription): state.add(subscription)
+        case .deletion(let plan): state.apply(plan)
+        case .change(let plan): state.apply(plan)
+        }
+    }
+}
