@@ -132,11 +132,13 @@ let package = Package(
         ),
 
         // HTTP without the domain: connection limits and channel handlers, middleware (body limits,
-        // methods, header encoding, timeouts, observability), problem+json, logging and metrics.
+        // JSON bodies, methods, header encoding, timeouts, observability), the contract reader,
+        // problem+json, logging and metrics.
         .target(
             name: "MeridianHTTP",
             dependencies: [
-                "Timeline",
+                "Timeline", "WireJSON",
+                .product(name: "Yams", package: "Yams"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

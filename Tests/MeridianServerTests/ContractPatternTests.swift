@@ -1,6 +1,7 @@
 import Annotations
 import Foundation
 import MapGeometry
+import MeridianHTTP
 @testable import MeridianServer
 import OpenAPIRuntime
 import TestSupport

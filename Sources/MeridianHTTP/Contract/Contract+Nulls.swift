@@ -1,11 +1,10 @@
-import MeridianHTTP
-import WireJSON
+public import WireJSON
 
 /// Where each operation's request body may hold `null`, read off the contract's schemas, so the
 /// rule lives in one place (`openapi.yaml`) and ``JSONBodyMiddleware`` refuses the rest.
 extension Contract {
     /// Operation id → the shape of its request body's nulls (operations without a body are absent).
-    static func requestNulls(_ document: JSONValue) -> [String: NullShape] {
+    public static func requestNulls(_ document: JSONValue) -> [String: NullShape] {
         let reader = NullShapeReader(schemas: document["components"]?["schemas"]?.objectValue ?? [:])
         var shapes: [String: NullShape] = [:]
         for (operation, _) in operations(document) {
@@ -21,12 +20,12 @@ extension Contract {
 /// Reads a ``NullShape`` off a JSON Schema (as YAML mappings): `type` lists `null` or is absent
 /// where null is allowed; `allOf` parts all hold, one of `oneOf`/`anyOf` does. Nil stands for a
 /// schema that says nothing about nulls below it (free-form values).
-struct NullShapeReader {
-    let schemas: [String: JSONValue]
+public struct NullShapeReader {
+    public let schemas: [String: JSONValue]
     /// Deeper than this the schema is taken as free (the contract has no recursive request schemas).
     private static let maxDepth = 32
 
-    func shape(_ value: JSONValue?, depth: Int = 0) -> NullShape? {
+    public func shape(_ value: JSONValue?, depth: Int = 0) -> NullShape? {
         guard depth < Self.maxDepth, let schema = value?.objectValue else { return nil }
         if let ref = schema["$ref"]?.stringValue {
             return shape(schemas[String(ref.split(separator: "/").last ?? "")], depth: depth + 1)
@@ -53,7 +52,7 @@ struct NullShapeReader {
     }
 
     /// What holds when both hold: null only where both allow it.
-    static func both(_ a: NullShape?, _ b: NullShape?) -> NullShape? {
+    public static func both(_ a: NullShape?, _ b: NullShape?) -> NullShape? {
         guard let a else { return b }
         guard let b else { return a }
         return NullShape(
@@ -65,7 +64,7 @@ struct NullShapeReader {
 
     /// What holds when either does: null wherever one allows it. A member one side does not list
     /// is free there, unless that side is closed (refuses it anyway): then the other side says.
-    static func either(_ a: NullShape?, _ b: NullShape?) -> NullShape? {
+    public static func either(_ a: NullShape?, _ b: NullShape?) -> NullShape? {
         guard let a, let b else { return nil }
         var members: [String: NullShape] = [:]
         for key in Set(a.members.keys).union(b.members.keys) {

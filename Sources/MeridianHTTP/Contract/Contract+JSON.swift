@@ -1,12 +1,12 @@
-import WireJSON
-import Yams
+public import WireJSON
+public import Yams
 
 /// The contract's YAML as the JSON value it stands for, so every reader of the contract walks one
 /// typed tree (``JSONValue``) instead of untyped dictionaries.
 extension JSONValue {
     /// The value a YAML node stands for, by its resolved tag (a quoted scalar stays a string).
     /// - Throws: ``ContractError`` on aliases, which the contract does not use.
-    init(yaml node: Node) throws(ContractError) {
+    public init(yaml node: Node) throws(ContractError) {
         switch node {
         case .scalar(let scalar):
             switch Tag.Name(rawValue: node.tag.rawValue) {
@@ -28,7 +28,7 @@ extension JSONValue {
     }
 
     /// The value as ``OpenAPIObjectContainer`` takes it: whole numbers as `Int` (as YAML wrote them), null as nil.
-    var sendable: (any Sendable)? {
+    public var sendable: (any Sendable)? {
         switch self {
         case .null: nil
         case .bool(let value): value
@@ -40,16 +40,16 @@ extension JSONValue {
     }
 
     /// The member `key` of an object; nil for a missing member or any other value.
-    subscript(_ key: String) -> JSONValue? { objectValue?[key] }
+    public subscript(_ key: String) -> JSONValue? { objectValue?[key] }
 
     /// The string, or nil for any other value.
-    var stringValue: String? {
+    public var stringValue: String? {
         if case .string(let text) = self { return text }
         return nil
     }
 
     /// The elements of an array, or nil for any other value.
-    var arrayValue: [JSONValue]? {
+    public var arrayValue: [JSONValue]? {
         if case .array(let values) = self { return values }
         return nil
     }

@@ -1,26 +1,24 @@
-import MeridianHTTP
-import Foundation
-import OpenAPIRuntime
-import WireJSON
-import Yams
+public import Foundation
+public import OpenAPIRuntime
+public import WireJSON
+public import Yams
 
-/// The contract file, `openapi.yaml`, compiled into the server (SwiftPM `embedInCode`), so the
-/// binary serves the contract it was built from wherever it runs; and the same document as JSON,
-/// converted once at startup, for tools that do not read YAML.
-struct Contract: Sendable {
+/// The contract, `openapi.yaml`: its text, the same document as JSON (converted once at startup,
+/// for tools that do not read YAML), and the rules read from it (parameter types, where bodies
+/// may hold `null`).
+public struct Contract: Sendable {
     /// The YAML text.
-    let text: String
+    public let text: String
     /// The same document as a JSON object.
-    let json: OpenAPIObjectContainer
+    public let json: OpenAPIObjectContainer
     /// Per operation id, the JSON Schema type of each query and header parameter (`integer`,
     /// `number`, `boolean`, `string`), to name the parameter a request got wrong.
-    let parameterTypes: [String: [String: String]]
+    public let parameterTypes: [String: [String: String]]
     /// Per operation id, where its request body may hold `null`.
-    let requestNulls: [String: NullShape]
+    public let requestNulls: [String: NullShape]
 
-    /// The embedded copy.
-    static func load() throws -> Contract {
-        let text = String(decoding: PackageResources.openapi_yaml, as: UTF8.self)
+    /// The contract in `text` (YAML).
+    public static func read(yaml text: String) throws -> Contract {
         guard let node = try Yams.compose(yaml: text), case .object(let members) = try JSONValue(yaml: node) else {
             throw ContractError(reason: "openapi.yaml is not a YAML mapping")
         }
@@ -32,7 +30,7 @@ struct Contract: Sendable {
     }
 
     /// Every operation of the document with the parameters its path item shares.
-    static func operations(_ document: JSONValue) -> [(operation: JSONValue, shared: [JSONValue])] {
+    public static func operations(_ document: JSONValue) -> [(operation: JSONValue, shared: [JSONValue])] {
         (document["paths"]?.objectValue ?? [:]).values.flatMap { item in
             (item.objectValue ?? [:]).values.filter { $0["operationId"] != nil }.map { ($0, item["parameters"]?.arrayValue ?? []) }
         }
@@ -57,7 +55,7 @@ struct Contract: Sendable {
 }
 
 /// The embedded contract could not be read: a build error, reported at startup.
-struct ContractError: Error, CustomStringConvertible {
-    let reason: String
-    var description: String { reason }
+public struct ContractError: Error, CustomStringConvertible {
+    public let reason: String
+    public var description: String { reason }
 }

@@ -1,21 +1,24 @@
-import MeridianHTTP
 import Foundation
-import HTTPTypes
-import OpenAPIRuntime
-import WireJSON
+public import HTTPTypes
+public import OpenAPIRuntime
+public import WireJSON
 
 /// Reads each JSON request body once before the generated decoding: one not in UTF-8 is 415
 /// (``JSONTextEncoding``, which the decoder would read anyway, unchecked), a key repeated in one object
 /// is 400 at that key (the decoder would silently keep one of the values), so is a `null` the
 /// contract does not allow (the decoder would read it as absent). Where a null means something
 /// (a merge patch's removal), the contract's type (a `typeOverrides` type in `MeridianAPI`) keeps it.
-struct JSONBodyMiddleware: ServerMiddleware {
+public struct JSONBodyMiddleware: ServerMiddleware {
     /// Operation id → where its body may hold null (``Contract/requestNulls``).
-    let nullShapes: [String: NullShape]
+    public let nullShapes: [String: NullShape]
     /// The most bytes read (the body limit middleware has already bounded bodies).
-    let maxBodySize: Int
+    public let maxBodySize: Int
 
-    func intercept(
+    public init(nullShapes: [String: NullShape], maxBodySize: Int) {
+        (self.nullShapes, self.maxBodySize) = (nullShapes, maxBodySize)
+    }
+
+    public func intercept(
         _ request: HTTPRequest,
         body: HTTPBody?,
         metadata: ServerRequestMetadata,
@@ -43,7 +46,7 @@ struct JSONBodyMiddleware: ServerMiddleware {
     }
 
     /// `application/json` and its `+json` relatives (merge patch, GeoJSON).
-    static func isJSON(_ contentType: String?) -> Bool {
+    public static func isJSON(_ contentType: String?) -> Bool {
         guard let type = contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() else { return false }
         return type == "application/json" || type.hasSuffix("+json")
     }
