@@ -2,7 +2,7 @@ public import Annotations
 import Synchronization
 public import Timeline
 
-/// Thinning of only the annotations a CQL2 filter matches: a ``IndexFollower`` per filter in
+/// Thinning of only the annotations a CQL2 filter matches: an ``IndexFollower`` per filter in
 /// use (the ``maxFilters`` most recently used), over a ``ThinningSource`` that reads the store's
 /// rows and keeps the matching ones. Built on a filter's first use, caught up with the change feed
 /// on every later one, so a filtered answer includes every write that had returned before it was

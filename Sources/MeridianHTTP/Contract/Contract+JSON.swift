@@ -27,18 +27,6 @@ extension JSONValue {
         }
     }
 
-    /// The value as ``OpenAPIObjectContainer`` takes it: whole numbers as `Int` (as YAML wrote them), null as nil.
-    public var sendable: (any Sendable)? {
-        switch self {
-        case .null: nil
-        case .bool(let value): value
-        case .number(let value): value == value.rounded() && abs(value) < 9.0e15 ? Int(value) : value
-        case .string(let value): value
-        case .array(let values): values.map(\.sendable)
-        case .object(let members): members.mapValues(\.sendable)
-        }
-    }
-
     /// The member `key` of an object; nil for a missing member or any other value.
     public subscript(_ key: String) -> JSONValue? { objectValue?[key] }
 

@@ -1,7 +1,7 @@
-public import Foundation
+import Foundation
 public import OpenAPIRuntime
 public import WireJSON
-public import Yams
+import Yams
 
 /// The contract, `openapi.yaml`: its text, the same document as JSON (converted once at startup,
 /// for tools that do not read YAML), and the rules read from it (parameter types, where bodies
@@ -24,7 +24,7 @@ public struct Contract: Sendable {
         }
         let document = JSONValue.object(members)
         return Contract(
-            text: text, json: try OpenAPIObjectContainer(unvalidatedValue: members.mapValues(\.sendable)),
+            text: text, json: try OpenAPIObjectContainer(unvalidatedValue: members.mapValues(\.runtimeValue)),
             parameterTypes: parameterTypes(document), requestNulls: requestNulls(document)
         )
     }

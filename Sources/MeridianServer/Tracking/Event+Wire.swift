@@ -1,5 +1,6 @@
 import MapGeometry
 import MeridianAPI
+import MeridianHTTP
 import OpenAPIRuntime
 import Timeline
 import Tracking

@@ -222,7 +222,11 @@ public struct PostgresAnnotationStore: AnnotationStore {
         let rows = try await connection.query("""
             SELECT id FROM annotation WHERE tenant = \(tenant.description) AND external_id = \(externalId)
             """, logger: logger)
-        for try await owner in rows.decode(UUID.self) { return AnnotationID(uuid: owner) }
+        for try await owner in rows.decode(UUID.self) {
+            // A stored id that is not a UUIDv7 is a corrupt row (never a free external id).
+            guard let id = AnnotationID(uuid: owner) else { throw StorageError.corruptRow(table: "annotation", id: owner.uuidString.lowercased()) }
+            return id
+        }
         return nil
     }
 

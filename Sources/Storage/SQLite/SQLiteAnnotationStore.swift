@@ -161,11 +161,14 @@ public struct SQLiteAnnotationStore: AnnotationStore {
             key, stored: record.map { ($0.fingerprint, AnnotationID($0.annotationId), UnixMilliseconds.date($0.createdAt)) }, content: content)
     }
 
-    /// The id of the tenant's live annotation with `externalId`, if any.
+    /// The id of the tenant's live annotation with `externalId`, if any; a stored id that does not
+    /// read as one is a corrupt row (never a free external id).
     private func owner(of externalId: String, in db: Database) throws -> AnnotationID? {
-        try String.fetchOne(
+        guard let text = try String.fetchOne(
             db.cachedStatement(sql: "SELECT id FROM annotation WHERE tenant = ? AND externalId = ?"), arguments: [tenant.description, externalId]
-        ).flatMap { AnnotationID($0) }
+        ) else { return nil }
+        guard let id = AnnotationID(text) else { throw StorageError.corruptRow(table: AnnotationRecord.databaseTableName, id: text) }
+        return id
     }
 
     /// Appends `write`'s feed entry, if it has one, and returns its sequence.

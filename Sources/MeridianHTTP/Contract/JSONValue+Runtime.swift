@@ -1,12 +1,13 @@
-import OpenAPIRuntime
-import WireJSON
+public import OpenAPIRuntime
+public import WireJSON
 
-// Free JSON (properties, merge patches) arrives as the runtime's value containers and becomes
-// `JSONValue`; the way back cannot fail.
+// Free JSON (properties, merge patches, the contract itself) arrives as the runtime's value
+// containers and becomes `JSONValue`; the way back cannot fail. One number rule both ways:
+// `JSONWriter.exactInteger` (whole and below 2^53 → Int).
 
 extension JSONValue {
     /// A value of the runtime's free-form containers: nil, Bool, Int, Double, String, arrays, objects.
-    init(runtimeValue value: (any Sendable)?) {
+    public init(runtimeValue value: (any Sendable)?) {
         switch value {
         case nil: self = .null
         case let value as Bool: self = .bool(value)
@@ -20,12 +21,12 @@ extension JSONValue {
     }
 
     /// The members of an optional free-form object; an absent object is empty.
-    static func members(of container: OpenAPIObjectContainer?) -> [String: JSONValue] {
+    public static func members(of container: OpenAPIObjectContainer?) -> [String: JSONValue] {
         container?.value.mapValues(JSONValue.init(runtimeValue:)) ?? [:]
     }
 
     /// The value as the runtime's containers hold it (whole numbers as Int, so they print without a fraction).
-    var runtimeValue: (any Sendable)? {
+    public var runtimeValue: (any Sendable)? {
         switch self {
         case .null: return nil
         case .bool(let value): return value
@@ -41,7 +42,7 @@ extension JSONValue {
 
 extension OpenAPIObjectContainer {
     /// A container holding `members`; JSON values are always valid container values.
-    init(_ members: [String: JSONValue]) {
+    public init(_ members: [String: JSONValue]) {
         self = (try? OpenAPIObjectContainer(unvalidatedValue: members.mapValues(\.runtimeValue))) ?? OpenAPIObjectContainer()
     }
 }
