@@ -151,10 +151,11 @@ final class TenantSpace: Sendable {
         }
         let metrics = metrics
         let appended: @Sendable (Int64) -> Void = { metrics.eventsAppended($0, tenant: id.description) }
-        let tracking = try await TrackingHub.open(on: storage, tenant: id, ids: trackingIDs, appended: appended)
+        let tenantTracking = storage.tracking(tenant: id)
+        let tracking = try await TrackingHub.open(tenantTracking, ids: trackingIDs, appended: appended)
         let webhooks = storage.webhooks(tenant: id)
         let delivery = try await startDelivery(
-            id, store: webhooks.store, events: LoggedEvents(hub: tracking, store: storage.tracking(tenant: id).log), changes: webhooks.changes)
+            id, store: webhooks.store, events: LoggedEvents(hub: tracking, store: tenantTracking.log), changes: webhooks.changes)
         let heavyQueries = [AsyncGate(width: min(heavyQueriesPerTenant, Self.heavyQueriesOverall)), self.heavyQueries]
         return Tenant(
             annotations: annotations, thinning: thinning, encoded: encoded,

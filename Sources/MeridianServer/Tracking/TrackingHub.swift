@@ -14,14 +14,13 @@ struct TrackingHub: Sendable {
     /// are unread, and the oldest one's age is a metric.
     let delivered: HighWaterMark
 
-    /// `tenant`'s hub on `engine`, its state loaded, issuing UUIDv7 ids from `ids`. On a store
-    /// shared with other instances its feed signal also moves when another instance commits
-    /// events (the store's notifications).
+    /// A tenant's hub over its `tracking` (``StorageEngine/tracking(tenant:)``), its state loaded,
+    /// issuing UUIDv7 ids from `ids`. On a store shared with other instances its feed signal also
+    /// moves when another instance commits events (the store's notifications).
     /// - Parameter appended: told how many events each commit appended.
     static func open(
-        on engine: any StorageEngine, tenant: TenantID = .default, ids: UUIDv7Generator, appended: @escaping @Sendable (Int64) -> Void = { _ in }
+        _ tracking: TenantTracking, ids: UUIDv7Generator, appended: @escaping @Sendable (Int64) -> Void = { _ in }
     ) async throws -> TrackingHub {
-        let tracking = engine.tracking(tenant: tenant)
         let feed = tracking.events
         let tracker = Tracker(writer: try await tracking.openWriter(announcer(feed, appended)), now: Self.now, newID: { ids.next().description })
         feed.advance(to: tracker.loadedLastSequence)
