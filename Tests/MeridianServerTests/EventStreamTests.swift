@@ -54,7 +54,7 @@ extension EventStreamTests {
                 let fixes = (0..<1_000).map { Trace.fix(Trace.at(Double($0)), Double(batch * 1_000 + $0)) }
                 _ = try await client.postFixes("car-1", fixes)
             }
-            let text = try await RawStream.read(port: port, path: "/v1/events/stream?after=0") { $0.contains("id: 5000\n") }
+            let text = try await RawStream.read(port: port, path: "/v1/events/stream?after=0", untilSeeing: "id: 5000\n")
             let ids = text.split(separator: "\n").filter { $0.hasPrefix("id: ") }.compactMap { Int($0.dropFirst(4)) }
             #expect(ids == Array(1...5_000))
         }

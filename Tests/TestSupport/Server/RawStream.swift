@@ -21,4 +21,18 @@ public enum RawStream {
             return text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "Content-Type", with: "content-type")
         }
     }
+
+    /// Reads until `marker` has arrived. Each look covers only what came since the last one (and
+    /// the marker's length before it), so a long stream is not searched again from its start at
+    /// every chunk: a backlog of megabytes is read at the speed it arrives.
+    public static func read(port: Int, path: String, headers: [String: String] = [:], untilSeeing marker: String) async throws -> String {
+        let needle = Array(marker.utf8)
+        var scanned = 0
+        return try await read(port: port, path: path, headers: headers) { text in
+            let bytes = text.utf8
+            let start = bytes.index(bytes.startIndex, offsetBy: max(0, scanned - needle.count + 1))
+            scanned = bytes.count
+            return bytes[start...].firstRange(of: needle) != nil
+        }
+    }
 }
