@@ -37,6 +37,8 @@ public enum AnnotationStoreError: Error, Hashable, Sendable {
     case externalIdTaken(String)
     /// The idempotency key was used within its lifetime for a request with other content.
     case idempotencyKeyReused(String)
+    /// The idempotency key's first request is still being processed.
+    case idempotencyKeyInFlight(String)
 }
 
 /// A client's `Idempotency-Key` with what identifies its request: the same key and fingerprint
