@@ -93,6 +93,7 @@ func buildRouterAndTenants(
     try handler.registerHandlers(on: router, configuration: APICoding.configuration, middlewares: [
         ProblemMiddleware(logger: logger, parameterTypes: contract.parameterTypes, problems: ProblemMapping.problem), HeaderEncodingMiddleware(),
         RequestOrigin.Middleware(operations: ["getBaseMapInfo", "getClusterTileInfo"]),
+        OrderedContractMiddleware(json: contract.jsonText, operations: ["getContract", "getContractJSON"]),
         JSONBodyMiddleware(nullShapes: contract.requestNulls, maxBodySize: max(configuration.maxBodySize, configuration.maxImportBodySize)),
     ])
     return (router, tenants, storage)
