@@ -71,7 +71,7 @@ def differences(left, right):
 
 def add_missing_unset_imports(package):
     """openapi-python-client 0.29.1's own bug (#1451): an operation whose required body has several media types
-    (import: GeoJSON or JSON) is written with `body: … | Unset = UNSET` without importing `Unset`, so its module
+    (import: GeoJSON or JSON; a subscription's PATCH: merge patch or JSON) is written with `body: … | Unset = UNSET` without importing `Unset`, so its module
     fails to import (NameError). Until the fix (#1478, which adds the import) is released, the import is added here.
     Returns the modules it mended."""
     mended = []
