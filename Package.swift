@@ -298,6 +298,18 @@ let package = Package(
             ],
             swiftSettings: handWrittenSettings
         ),
+        // The Swift client against a live server: the generated client over its real transport.
+        .testTarget(
+            name: "MeridianClientTests",
+            dependencies: [
+                "Access", "Delivery", "MeridianClient", "MeridianServer", "TestSupport",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+            ],
+            swiftSettings: handWrittenSettings
+        ),
         .testTarget(
             name: "MeridianServerTests",
             dependencies: [

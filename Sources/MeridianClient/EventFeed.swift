@@ -6,8 +6,10 @@ import OpenAPIRuntime
 /// gracefully with `event: shutdown`, a deadline cut it) it is opened again with `Last-Event-ID`
 /// set to the last event received, so no event is missed and none comes twice. Reconnections wait
 /// as the ``RetryPolicy`` says (honouring `Retry-After` on a 429 or 503, and the stream's own
-/// `retry:` field); an answer that retrying cannot mend (401, 403, 404, 422…) ends the loop with a
-/// ``MeridianError``, and so does an event that does not decode.
+/// `retry:` field); its attempts count failed connections in a row. An answer that retrying cannot
+/// mend (401, 403, 404, 422…) ends the loop with a ``MeridianError``, and so does an event that
+/// does not decode; when the policy gives up, a stream that ended ends the sequence and a failure
+/// is thrown (``RetryPolicy/never`` reads one connection's events).
 ///
 /// ```swift
 /// for try await event in meridian.events(after: lastSeen) {
@@ -23,7 +25,7 @@ public struct EventFeed: AsyncSequence, Sendable {
     let after: Int64?
     /// Only this subscription's events.
     let subscriptionID: String?
-    /// Waits between reconnections; its attempts count reconnections in a row without an event.
+    /// Waits between reconnections; its attempts count failed connections in a row.
     let retry: RetryPolicy
 
     public func makeAsyncIterator() -> Iterator {
@@ -39,7 +41,7 @@ public struct EventFeed: AsyncSequence, Sendable {
         var lastEventID: String?
         /// The open connection's messages; nil between connections.
         var messages: Messages.AsyncIterator?
-        /// Reconnections in a row without an event in between.
+        /// Reconnections since the last connection that was answered.
         var reconnections = 0
         /// The stream's `retry:` field: the server's wait before reconnecting, in milliseconds.
         var serverRetry: Int64?
@@ -47,9 +49,12 @@ public struct EventFeed: AsyncSequence, Sendable {
         public mutating func next() async throws -> Components.Schemas.Event? {
             while true {
                 do {
-                    if messages == nil { messages = try await connect().makeAsyncIterator() }
+                    if messages == nil {
+                        messages = try await connect().makeAsyncIterator()
+                        reconnections = 0
+                    }
                     guard let message = try await messages?.next(), message.event != "shutdown" else {
-                        try await reconnect(after: nil)
+                        guard try await reconnect(retryAfter: nil) else { return nil }
                         continue
                     }
                     if let retry = message.retry { serverRetry = retry }
@@ -57,10 +62,9 @@ public struct EventFeed: AsyncSequence, Sendable {
                     guard let data = message.data else { continue }
                     let event = try JSONDecoder().decode(Components.Schemas.Event.self, from: Data(data.utf8))
                     lastEventID = message.id ?? String(event.sequence)
-                    reconnections = 0
                     return event
                 } catch let error as MeridianError where RetryPolicy.retriedStatuses.contains(error.status) {
-                    try await reconnect(after: error, retryAfter: error.retryAfter)
+                    guard try await reconnect(retryAfter: error.retryAfter) else { throw error }
                 } catch let error as MeridianError {
                     throw error
                 } catch let error as DecodingError {
@@ -68,7 +72,7 @@ public struct EventFeed: AsyncSequence, Sendable {
                 } catch {
                     // The connection could not be made or dropped; a cancelled task stops here.
                     try Task.checkCancellation()
-                    try await reconnect(after: error)
+                    guard try await reconnect(retryAfter: nil) else { throw error }
                 }
             }
         }
@@ -82,16 +86,15 @@ public struct EventFeed: AsyncSequence, Sendable {
             return try ok.body.textEventStream.asDecodedServerSentEvents()
         }
 
-        /// Drops the connection and waits before the next, or throws when the policy gives up
-        /// (`error`, or a ``MeridianError`` saying the stream kept ending).
-        mutating func reconnect(after error: (any Error)?, retryAfter: Int? = nil) async throws {
+        /// Drops the connection and waits before the next; false when the policy gives up.
+        /// - Parameter retryAfter: the server's `Retry-After`, in seconds.
+        mutating func reconnect(retryAfter: Int?) async throws -> Bool {
             messages = nil
             reconnections += 1
             let asked = retryAfter ?? serverRetry.map { Int(($0 + 999) / 1000) }
-            guard let wait = feed.retry.delay(afterAttempt: reconnections, retryAfter: asked) else {
-                throw error ?? MeridianError(status: 0, answer: "the event stream ended \(reconnections) times without an event")
-            }
+            guard let wait = feed.retry.delay(afterAttempt: reconnections, retryAfter: asked) else { return false }
             try await Task.sleep(for: wait)
+            return true
         }
     }
 }

@@ -19,15 +19,5 @@ extension Components.Schemas.Fix {
 
     /// `date` in UTC to the microsecond, as the server keeps it (`2026-11-23T08:15:30.123456Z`): the
     /// same date always gives the same text, so a re-sent fix is recognised as a `duplicate`.
-    public static func timestamp(_ date: Date) -> String {
-        var seconds = date.timeIntervalSince1970.rounded(.down)
-        var microseconds = Int(((date.timeIntervalSince1970 - seconds) * 1_000_000).rounded())
-        if microseconds == 1_000_000 {
-            seconds += 1
-            microseconds = 0
-        }
-        let whole = Date(timeIntervalSince1970: seconds).formatted(.iso8601.year().month().day().time(includingFractionalSeconds: false))
-        let fraction = String(microseconds)
-        return "\(whole).\(String(repeating: "0", count: 6 - fraction.count))\(fraction)Z"
-    }
+    public static func timestamp(_ date: Date) -> String { RFC3339Dates.string(from: date) }
 }

@@ -18,11 +18,13 @@ import OpenAPIAsyncHTTPClient
 /// ```
 ///
 /// The transport is URLSession on Apple platforms (swift-openapi-urlsession) and AsyncHTTPClient
-/// elsewhere (swift-openapi-async-http-client, with a 2-minute request deadline so that a 60-second
-/// long poll fits); pass another to change it.
+/// elsewhere (swift-openapi-async-http-client, waiting up to 2 minutes for an answer's head, so
+/// that a 60-second long poll fits; a stream's body is not cut); pass another to change it.
 public struct Meridian: Sendable {
     /// The generated client: one method per operation, its input and output types generated too.
     public let api: Client
+    /// The server's address, as given.
+    public let serverURL: URL
 
     /// A client of the server at `serverURL` (scheme, host, port; the contract's paths start at `/`).
     /// - Parameters:
@@ -33,9 +35,11 @@ public struct Meridian: Sendable {
         serverURL: URL, apiKey: String? = nil, transport: (any ClientTransport)? = nil,
         middlewares: [any ClientMiddleware] = []
     ) {
+        self.serverURL = serverURL
         let authentication: [any ClientMiddleware] = apiKey.map { [BearerAuthentication(key: $0)] } ?? []
         self.api = Client(
             serverURL: serverURL,
+            configuration: Configuration(dateTranscoder: RFC3339Dates()),
             transport: transport ?? Self.platformTransport(),
             middlewares: authentication + middlewares
         )
