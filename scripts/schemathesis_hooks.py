@@ -100,3 +100,19 @@ def _distinct_corridor_line(case):
         points[-1] = [longitude + 0.001 if longitude <= 179.999 else longitude - 0.001] + points[-1][1:]
 
 
+
+
+# The event stream's body is declared as OpenAPI 3.1 tools read it, a string (so a generated client
+# hands it over as text), with one message's schema in `x-itemSchema`: OpenAPI 3.2's `itemSchema`
+# as an extension. Schemathesis reads 3.2's `itemSchema` and checks every event against it, so the
+# extension is handed to it under that name (and the string `schema`, which 3.2 would read as the
+# whole stream, is left out).
+@schemathesis.hook
+def before_load_schema(context, raw_schema):
+    for item in raw_schema.get("paths", {}).values():
+        for operation in item.values():
+            for response in operation.get("responses", {}).values() if isinstance(operation, dict) else []:
+                media = response.get("content", {}).get("text/event-stream") if isinstance(response, dict) else None
+                if isinstance(media, dict) and "x-itemSchema" in media:
+                    media["itemSchema"] = media.pop("x-itemSchema")
+                    media.pop("schema", None)

@@ -42,6 +42,24 @@ import TestSupport
         }
     }
 
+    @Test func theContractAsJSONKeepsTheYAMLsOrder() async throws {
+        try await TestApp.withClient { client in
+            let yaml = String(buffer: try await client.execute(uri: "/openapi.yaml", method: .get).body)
+            let json = String(buffer: try await client.execute(uri: "/openapi.json", method: .get).body)
+            let negotiated = try await client.execute(uri: "/openapi.yaml", method: .get, headers: [.accept: "application/json"])
+            #expect(String(buffer: negotiated.body) == json)
+            // Every path, in the YAML's order; then one operation's responses, the 2xx first as the YAML lists them.
+            let paths = yaml.split(separator: "\n").filter { $0.hasPrefix("  /") }.map { "\"\($0.dropFirst(2).dropLast())\":{" }
+            let offsets = paths.map { json.range(of: $0)?.lowerBound }
+            #expect(paths.count > 50 && !offsets.contains(nil) && offsets.compactMap { $0 } == offsets.compactMap { $0 }.sorted())
+            #expect(json.hasPrefix(#"{"openapi":"3.1.0","info":{"title":"Meridian""#))
+            let create = try #require(json.range(of: #""operationId":"createAnnotation""#))
+            let created = try #require(json.range(of: #""201":"#, range: create.upperBound..<json.endIndex))
+            let unauthorized = try #require(json.range(of: #""401":"#, range: create.upperBound..<json.endIndex))
+            #expect(created.lowerBound < unauthorized.lowerBound)
+        }
+    }
+
     @Test func aMethodThePathDoesNotHaveIs405WithAllow() async throws {
         try await TestApp.withClient { client in
             for (uri, method, allow) in [

@@ -53,8 +53,7 @@ import WireJSON
         for zoom in [3.0, 7.5, 9.0, 13.0, 22.0] {
             let center = zoom == 22 ? Components.Schemas.Coordinate(latitude: 40.25, longitude: 10.25) : .init(latitude: 40.5, longitude: 10.5)
             let body = Components.Schemas.ThinRequest(viewport: .init(
-                value1: .init(size: .init(width: 800, height: 600), heading: zoom == 9 ? 30 : nil, center: center, zoomLevel: zoom),
-                value2: .case3(.init())))
+                size: .init(width: 800, height: 600), heading: zoom == 9 ? 30 : nil, center: center, zoomLevel: zoom))
             let fast = ThinAnswerWriter.write(try await ThinningAnswer(ThinningQuery(body, filter: nil), tenant: tenant))
             guard case .ok(let ok) = try await handler.thinAnnotations(.init(body: .json(body))), case .json(let answer) = ok.body else {
                 Issue.record("no answer"); continue

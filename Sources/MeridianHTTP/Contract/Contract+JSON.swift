@@ -42,3 +42,33 @@ extension JSONValue {
         return nil
     }
 }
+
+extension JSONWriter {
+    /// Writes a YAML node as JSON, each mapping's members in the order the YAML lists them and each
+    /// scalar as ``JSONValue/init(yaml:)`` reads it.
+    /// - Throws: ``ContractError`` on aliases, which the contract does not use.
+    public mutating func yaml(_ node: Node) throws(ContractError) {
+        switch node {
+        case .scalar:
+            value(try JSONValue(yaml: node))
+        case .mapping(let mapping):
+            raw("{")
+            for (index, (key, member)) in mapping.enumerated() {
+                if index > 0 { raw(",") }
+                string(key.string ?? "")
+                raw(":")
+                try yaml(member)
+            }
+            raw("}")
+        case .sequence(let sequence):
+            raw("[")
+            for (index, element) in sequence.enumerated() {
+                if index > 0 { raw(",") }
+                try yaml(element)
+            }
+            raw("]")
+        case .alias:
+            throw ContractError(reason: "openapi.yaml uses a YAML alias, which the contract reader does not follow")
+        }
+    }
+}

@@ -11,6 +11,9 @@ public struct Contract: Sendable {
     public let text: String
     /// The same document as a JSON object.
     public let json: OpenAPIObjectContainer
+    /// The same document as compact JSON text with every mapping's members in the YAML's order
+    /// (generated clients follow the document's order, so both forms generate the same client).
+    public let jsonText: [UInt8]
     /// Per operation id, the JSON Schema type of each query and header parameter (`integer`,
     /// `number`, `boolean`, `string`), to name the parameter a request got wrong.
     public let parameterTypes: [String: [String: String]]
@@ -23,8 +26,10 @@ public struct Contract: Sendable {
             throw ContractError(reason: "openapi.yaml is not a YAML mapping")
         }
         let document = JSONValue.object(members)
+        var jsonText = JSONWriter(capacity: text.utf8.count)
+        try jsonText.yaml(node)
         return Contract(
-            text: text, json: try OpenAPIObjectContainer(unvalidatedValue: members.mapValues(\.runtimeValue)),
+            text: text, json: try OpenAPIObjectContainer(unvalidatedValue: members.mapValues(\.runtimeValue)), jsonText: jsonText.bytes,
             parameterTypes: parameterTypes(document), requestNulls: requestNulls(document)
         )
     }

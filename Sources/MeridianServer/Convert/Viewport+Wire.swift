@@ -5,9 +5,8 @@ import MeridianAPI
 extension MapGeometry.Viewport {
     /// A viewport from the wire: a view size greater than zero, a finite heading, and exactly
     /// one of `visibleMapRect`, `region`, or `center` with `zoomLevel`.
-    init(_ viewport: Components.Schemas.Viewport) throws(FieldError) {
-        // The contract's second part only says "exactly one area", which is checked here by name.
-        let wire = viewport.value1
+    init(_ wire: Components.Schemas.Viewport) throws(FieldError) {
+        // The contract's closed forms say "exactly one area"; ViewportInput reads any of their members, checked here by name.
         let size: MapGeometry.ScreenSize
         do { size = try .init(validatingViewWidth: wire.size.width, height: wire.size.height) } catch {
             throw error.nested(under: "size")
