@@ -154,7 +154,8 @@ let package = Package(
                 ),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(platforms: [.linux, .android, .windows, .openbsd, .wasi])),
             ],
-            swiftSettings: handWrittenSettings,
+            // Generated code, as in MeridianAPI: the common settings.
+            swiftSettings: commonSettings,
             plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
         ),
 
