@@ -56,7 +56,8 @@ extension Meridian {
     /// more than is seen; MapKit places each annotation by its coordinate.
     @MainActor
     public func thin(_ mapView: MKMapView, options: ThinOptions = ThinOptions()) async throws -> Components.Schemas.ThinAnswer {
-        let viewport = Components.Schemas.Viewport.showing(.init(mapView.visibleMapRect), size: .init(mapView.bounds.size))
+        let viewport = Components.Schemas.Viewport.showing(
+            Components.Schemas.MapRectInput(mapView.visibleMapRect), size: Components.Schemas.ViewSize(mapView.bounds.size))
         return try await thin(viewport, options: options)
     }
 }
