@@ -13,7 +13,8 @@ let handWrittenSettings: [SwiftSetting] = commonSettings + [
 
 let package = Package(
     name: "Meridian",
-    platforms: [.macOS(.v15)],
+    // iOS for MeridianClient (an app links that product only).
+    platforms: [.macOS(.v15), .iOS(.v17)],
     products: [
         .executable(name: "meridian", targets: ["meridian"]),
         .library(name: "MapGeometry", targets: ["MapGeometry"]),
@@ -30,6 +31,7 @@ let package = Package(
         .library(name: "Storage", targets: ["Storage"]),
         .library(name: "MeridianHTTP", targets: ["MeridianHTTP"]),
         .library(name: "MeridianServer", targets: ["MeridianServer"]),
+        .library(name: "MeridianClient", targets: ["MeridianClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -48,6 +50,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/swift-server/swift-openapi-async-http-client.git", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-openapi-urlsession.git", from: "1.4.0"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
@@ -127,6 +132,29 @@ let package = Package(
         .target(
             name: "MeridianAPI",
             dependencies: ["WireJSON", .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")],
+            swiftSettings: commonSettings,
+            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+        ),
+
+        // The Swift client an app links (no server module): the contract generated in client mode, its
+        // transport (URLSession on Apple platforms, AsyncHTTPClient elsewhere) and a small layer for
+        // what a map app does: thin the visible rect, page a search, follow events, send fixes.
+        .target(
+            name: "MeridianClient",
+            dependencies: [
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(
+                    name: "OpenAPIURLSession", package: "swift-openapi-urlsession",
+                    condition: .when(platforms: [.macOS, .iOS, .tvOS, .watchOS, .visionOS, .macCatalyst])
+                ),
+                .product(
+                    name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client",
+                    condition: .when(platforms: [.linux, .android, .windows, .openbsd, .wasi])
+                ),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(platforms: [.linux, .android, .windows, .openbsd, .wasi])),
+            ],
+            // Generated code, as in MeridianAPI: the common settings.
             swiftSettings: commonSettings,
             plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
         ),
@@ -268,6 +296,18 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: handWrittenSettings
+        ),
+        // The Swift client against a live server: the generated client over its real transport.
+        .testTarget(
+            name: "MeridianClientTests",
+            dependencies: [
+                "Access", "Delivery", "MeridianClient", "MeridianServer", "TestSupport",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             ],
             swiftSettings: handWrittenSettings
         ),

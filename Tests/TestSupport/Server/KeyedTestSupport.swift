@@ -10,10 +10,12 @@ import Testing
 import Timeline
 
 /// An application on a temporary database (of the engine under test) with API keys made beforehand, as
-/// `meridian keys create` makes them: `tokens["acme/writer"]` is that key's bearer token.
+/// `meridian keys create` makes them: `tokens["acme/writer"]` is that key's bearer token. `setup`
+/// `.live` serves it on 127.0.0.1 (a free port) for clients that need real HTTP.
 public enum KeyedApp {
     public static func withClient(
         keys: [(tenant: String, role: Role)],
+        setup: TestingSetup = .router,
         configure: (inout ServerConfiguration) -> Void = { _ in },
         _ body: @Sendable (_ client: any TestClientProtocol, _ tokens: [String: String], _ database: String) async throws -> Void
     ) async throws {
@@ -33,7 +35,7 @@ public enum KeyedApp {
         configure(&configuration)
         let app = try await buildApplication(configuration)
         let made = tokens
-        try await app.test(.router) { client in try await body(client, made, place) }
+        try await app.test(setup) { client in try await body(client, made, place) }
     }
 }
 
