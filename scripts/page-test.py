@@ -159,7 +159,7 @@ def keyboard(driver):
     check(zoom > 5, f"Enter on a cluster zooms in to its expansion zoom ({zoom})")
 
 
-CROSS_ORIGIN_PAGE = """<!doctype html><meta charset="utf-8"><title>another origin</title><script>
+CROSS_ORIGIN_PAGE = """<!doctype html><meta charset="utf-8"><title>another origin</title><link rel="icon" href="data:,"><script>
 window.result = (async () => {
   const api = new URLSearchParams(location.search).get("api");
   const key = {"Authorization": "Bearer mrd_page_test"};  // open mode: any key goes; the preflight must allow the field
