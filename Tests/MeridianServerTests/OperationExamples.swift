@@ -74,6 +74,7 @@ enum OperationExamples {
             "getMetrics": fixed(.get, "/metrics", repeatable: false),
             "getBaseMapInfo": fixed(.get, "/tiles/osm.json"),
             "getBaseMapTile": fixed(.get, "/tiles/osm/0/0/0.png"),
+            "getClusterTileInfo": fixed(.get, "/tiles/clusters.json"),
             "convertCoordinatesToMapPoints": fixed(.post, convert + "coordinates-to-map-points", #"{"coordinates":[\#(o)]}"#),
             "convertMapPointsToCoordinates": fixed(.post, convert + "map-points-to-coordinates", #"{"mapPoints":[{"x":1,"y":2}]}"#),
             "convertRegionsToMapRects": fixed(.post, convert + "regions-to-map-rects", #"{"regions":[\#(region)]}"#),
