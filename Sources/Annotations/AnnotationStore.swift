@@ -37,6 +37,8 @@ public enum AnnotationStoreError: Error, Hashable, Sendable {
     case externalIdTaken(String)
     /// The idempotency key was used within its lifetime for a request with other content.
     case idempotencyKeyReused(String)
+    /// The idempotency key's first request is still being processed.
+    case idempotencyKeyInFlight(String)
 }
 
 /// A client's `Idempotency-Key` with what identifies its request: the same key and fingerprint
@@ -120,12 +122,12 @@ public protocol AnnotationStore: Sendable {
     func delete(_ id: AnnotationID, expectedVersion: VersionCondition) async throws
     /// Live annotations matching `query`, in id order.
     func annotations(matching query: AnnotationQuery) async throws -> AnnotationPage
-    /// Upserts contents in one transaction, by external id when one has it, else a create; the
-    /// contents arrive in chunks while the transaction runs: `nextChunk`
-    /// returns the next chunk (it may block until one is ready), nil after the last, or throws to
-    /// abandon the import, which then changes nothing. External ids must not repeat across chunks.
-    func importContents(
-        chunks nextChunk: @escaping @Sendable () throws -> [AnnotationContent]?
+    /// Imports features in one transaction, each writing the live annotation ``ImportMatch`` finds
+    /// (named by id, else by external id) or creating one; the features arrive in chunks while the
+    /// transaction runs: `nextChunk` returns the next chunk (it may block until one is ready), nil
+    /// after the last, or throws to abandon the import, which then changes nothing.
+    func importFeatures(
+        chunks nextChunk: @escaping @Sendable () throws -> [ImportedFeature]?
     ) async throws -> [(id: AnnotationID, status: WriteStatus)]
     /// Up to `limit` feed entries with a sequence greater than `sequence`, in order.
     func changes(after sequence: Int64, limit: Int) async throws -> [AnnotationChange]
@@ -137,10 +139,14 @@ public protocol AnnotationStore: Sendable {
 }
 
 extension AnnotationStore {
-    /// Upserts every content in one transaction: by external id when it has one, else a create.
-    /// The results are in input order. External ids must not repeat within `contents`.
+    /// Imports every feature in one transaction (``importFeatures(chunks:)``); the results are in input order.
+    public func importFeatures(_ features: [ImportedFeature]) async throws -> [(id: AnnotationID, status: WriteStatus)] {
+        try await importFeatures(chunks: ImportChunks(features).next)
+    }
+
+    /// Imports contents that name no annotation by id: by external id when one has it, else a create.
     public func importContents(_ contents: [AnnotationContent]) async throws -> [(id: AnnotationID, status: WriteStatus)] {
-        try await importContents(chunks: ImportChunks(contents).next)
+        try await importFeatures(contents.map { ImportedFeature(content: $0) })
     }
 
     /// Creates without an idempotency key.

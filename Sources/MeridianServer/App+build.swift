@@ -98,6 +98,7 @@ func buildRouterAndTenants(
         thinNulls: contract.requestNulls["thinAnnotations"]))
     try handler.registerHandlers(on: router, configuration: APICoding.configuration, middlewares: [
         ProblemMiddleware(logger: logger, parameterTypes: contract.parameterTypes, problems: ProblemMapping.problem), HeaderEncodingMiddleware(),
+        RequestOrigin.Middleware(operations: ["getBaseMapInfo", "getClusterTileInfo"]),
         JSONBodyMiddleware(nullShapes: contract.requestNulls, maxBodySize: max(configuration.maxBodySize, configuration.maxImportBodySize)),
     ])
     // HEAD is a GET before the router picks the route.

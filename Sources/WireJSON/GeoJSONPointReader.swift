@@ -12,12 +12,15 @@ public enum GeoJSONPointReader {
         public var longitude: Double
         public var latitude: Double
         public var properties: Properties?
+        /// The feature's `id` when it is a string (a number id is read and ignored).
+        public var id: String?
 
         @usableFromInline
-        init(longitude: Double, latitude: Double, properties: Properties?) {
+        init(longitude: Double, latitude: Double, properties: Properties?, id: String?) {
             self.longitude = longitude
             self.latitude = latitude
             self.properties = properties
+            self.id = id
         }
     }
 
@@ -66,6 +69,7 @@ public enum GeoJSONPointReader {
         var others = Set<String>()
         var position: (Double, Double)?
         var properties: Properties?
+        var id: String?
         let complete = parser.members { key, parser in
             switch key {
             case "type":
@@ -81,13 +85,16 @@ public enum GeoJSONPointReader {
                 if parser.peek() == UInt8(ascii: "n") { return parser.value() == .null }
                 properties = readProperties(&parser)
                 return properties != nil
+            case "id":
+                guard others.insert(key).inserted, let value = parser.value() else { return false }
+                if case .string(let text) = value { id = text }
             default:
-                return others.insert(key).inserted && parser.value() != nil  // id, bbox, foreign members
+                return others.insert(key).inserted && parser.value() != nil  // bbox, foreign members
             }
             return true
         }
         guard complete, sawType, let position else { return nil }
-        return Feature(longitude: position.0, latitude: position.1, properties: properties)
+        return Feature(longitude: position.0, latitude: position.1, properties: properties, id: id)
     }
 
     /// `{"type":"Point","coordinates":[lon,lat(,alt)]}` as (longitude, latitude).

@@ -5,15 +5,15 @@ import WireJSON
 
 /// The direct GeoJSON reader must give exactly what the JSON-tree reader gives, or decline.
 @Suite struct AnnotationFeatureReaderTests {
-    func fast(_ text: String) -> [AnnotationContent]? {
-        var contents: [AnnotationContent] = []
+    func fast(_ text: String) -> [ImportedFeature]? {
+        var contents: [ImportedFeature] = []
         let accepted = Array(text.utf8).withUnsafeBytes { AnnotationFeatureReader.read($0) { contents += $0 } }
         return accepted ? contents : nil
     }
 
-    func tree(_ text: String) throws -> [AnnotationContent] {
+    func tree(_ text: String) throws -> [ImportedFeature] {
         let features = try #require(Array(text.utf8).withUnsafeBytes { JSONValueParser.parse($0).flatMap(GeoJSONFeature.features(of:)) })
-        return try GeoJSONImport.contents(of: features)
+        return try GeoJSONImport.imported(features)
     }
 
     @Test func readsTheShippedCitiesLikeTheTreeReader() throws {
@@ -29,10 +29,18 @@ import WireJSON
         #"{"type":"FeatureCollection","features":[{"type":"Feature","id":7,"geometry":{"coordinates":[1.5,2.5,100],"type":"Point"},"properties":null,"extra":{"a":[1]}}]}"#,
         #"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[-180,90]},"properties":{"externalId":"a","title":null,"kind":"k","displayPriority":1000,"height":3,"properties":{"height":4,"x":null},"version":3,"createdAt":"2020"}}]}"#,
         #"{"type":"FeatureCollection","features":[{"geometry":{"type":"Point","coordinates":[0,0]},"type":"Feature","properties":{"clusteringIdentifier":"c","subtitle":"s \"quoted\" \u00e9"}}]}"#,
+        // An exported feature names its annotation; an id that is not an annotation id names none.
+        #"{"type":"FeatureCollection","features":[{"type":"Feature","id":"019a7a3c-5f00-7c1e-8f00-000000000001","geometry":{"type":"Point","coordinates":[0,0]},"properties":{}},{"type":"Feature","id":"road-7","geometry":{"type":"Point","coordinates":[1,1]},"properties":{}}]}"#,
     ])
     func validBodiesReadTheSame(_ text: String) throws {
         let contents = try #require(fast(text))
         #expect(try contents == tree(text))
+    }
+
+    @Test func aStringFeatureIdThatIsAnAnnotationIdNamesIt() throws {
+        let text = #"{"type":"FeatureCollection","features":[{"type":"Feature","id":"019a7a3c-5f00-7c1e-8f00-000000000001","geometry":{"type":"Point","coordinates":[0,0]},"properties":{}},{"type":"Feature","id":"road-7","geometry":{"type":"Point","coordinates":[1,1]},"properties":{}},{"type":"Feature","id":7,"geometry":{"type":"Point","coordinates":[1,1]},"properties":{}}]}"#
+        let features = try #require(fast(text))
+        #expect(features.map(\.id?.description) == ["019a7a3c-5f00-7c1e-8f00-000000000001", nil, nil])
     }
 
     @Test(arguments: [

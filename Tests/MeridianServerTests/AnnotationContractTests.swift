@@ -71,7 +71,8 @@ import TestSupport
             #expect(replay.headers[.location] == first.headers[.location])
 
             let other = try await client.send(.post, "/v1/annotations", json: #"{"coordinate":{"latitude":1,"longitude":2}}"#, headers: [.idempotencyKey: "order-7"])
-            #expect(try other.problem(.conflict).errors?.first?.parameter == "Idempotency-Key")
+            // 422 for a key reused with another payload (draft-ietf-httpapi-idempotency-key-header §2.7).
+            #expect(try other.problem(.unprocessableContent).errors?.first?.parameter == "Idempotency-Key")
             let page = try await client.get("/v1/annotations", as: Page.self)
             #expect(page.annotations.count == 1)
         }

@@ -26,9 +26,9 @@ import WireJSON
         // The contract's schema takes it, so the generated decoding lets it through to the tree.
         _ = try JSONDecoder().decode(Components.Schemas.FeatureCollection.self, from: Data(text.utf8))
         let tree = try #require(parse(text).flatMap(GeoJSONFeature.features(of:)))
-        var direct: [AnnotationContent] = []
+        var direct: [ImportedFeature] = []
         #expect(Array(text.utf8).withUnsafeBytes { AnnotationFeatureReader.read($0) { direct += $0 } })
-        #expect(try GeoJSONImport.contents(of: tree) == direct)
+        #expect(try GeoJSONImport.imported(tree) == direct)
         #expect(direct.count == 3)
     }
 

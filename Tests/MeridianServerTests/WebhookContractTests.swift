@@ -32,6 +32,10 @@ import TestSupport
             let patched = try await client.send(.patch, "/v1/webhooks/\(created.id)", json: #"{"url":"http://127.0.0.1:10/x","state":"disabled"}"#,
                                                 headers: [.contentType: "application/merge-patch+json"]).decode(WireWebhook.self)
             #expect(patched.url == "http://127.0.0.1:10/x" && patched.state == "disabled" && patched.disabledReason != nil && patched.secret == nil)
+            // Plain JSON is a merge patch too, as for annotations and subscriptions.
+            let resumed = try await client.send(.patch, "/v1/webhooks/\(created.id)", json: #"{"state":"active","subscriptionIds":null}"#,
+                                                headers: [.contentType: "application/json"]).decode(WireWebhook.self)
+            #expect(resumed.state == "active" && resumed.url == "http://127.0.0.1:10/x" && resumed.subscriptionIds == nil)
 
             #expect(try await client.send(.delete, "/v1/webhooks/\(created.id)").status == .noContent)
             _ = try await client.send(.get, "/v1/webhooks/\(created.id)").problem(.notFound)

@@ -111,9 +111,45 @@ import Timeline
         #expect(results[1].id == results[0].id && results[2].id == results[0].id)
         let stored = try await store.annotation(results[0].id)
         #expect(stored.version == 2 && stored.content.coordinate == Coordinate(latitude: 2, longitude: 2))
-        let chunks = Mutex([[pin(7, 7, externalId: "b")], [pin(8, 8, externalId: "b")]])
-        let across = try await store.importContents(chunks: { chunks.withLock { $0.isEmpty ? nil : $0.removeFirst() } })
+        let chunks = Mutex([[ImportedFeature(content: pin(7, 7, externalId: "b"))], [ImportedFeature(content: pin(8, 8, externalId: "b"))]])
+        let across = try await store.importFeatures(chunks: { chunks.withLock { $0.isEmpty ? nil : $0.removeFirst() } })
         #expect(across.map(\.status) == [.created, .updated] && across[0].id == across[1].id)
+    }
+
+    /// A feature whose `id` names a live annotation of the tenant writes that one, with or without
+    /// an external id (so an export imports back unchanged); an id naming nothing, a deleted
+    /// annotation or another tenant's creates a new one under a fresh id.
+    @Test(arguments: TestEngine.available) func aFeatureNamingAnAnnotationByIdWritesIt(engine: TestEngine) async throws {
+        let store = try await makeStore(engine)
+        let plain = try await store.create(pin(1, 1))
+        let keyed = try await store.create(pin(2, 2, externalId: "k"))
+        let gone = try await store.create(pin(3, 3))
+        try await store.delete(gone.id, expectedVersion: .none)
+        let results = try await store.importFeatures([
+            ImportedFeature(id: plain.id, content: pin(1, 1)),
+            ImportedFeature(id: keyed.id, content: pin(2, 2, externalId: "renamed")),
+            ImportedFeature(id: gone.id, content: pin(3, 3)),
+            ImportedFeature(content: pin(4, 4, externalId: "k")),
+            ImportedFeature(id: plain.id, content: pin(5, 5)),
+        ])
+        #expect(results.map(\.status) == [.unchanged, .updated, .created, .created, .updated])
+        #expect(results[0].id == plain.id && results[1].id == keyed.id && results[4].id == plain.id)
+        #expect(results[2].id != gone.id, "a deleted id is never revived")
+        // `k` was released by the rename earlier in the same import: the fourth feature is a new annotation.
+        #expect(results[3].id != keyed.id)
+        #expect(try await store.annotation(keyed.id).content.externalId == "renamed")
+        #expect(try await store.annotation(plain.id).version == 2)
+    }
+
+    /// A feature naming one annotation by id and another's external id is a conflict: nothing is stored.
+    @Test(arguments: TestEngine.available) func aFeatureTakingAnotherAnnotationsExternalIdIsRefused(engine: TestEngine) async throws {
+        let store = try await makeStore(engine)
+        let plain = try await store.create(pin(1, 1))
+        _ = try await store.create(pin(2, 2, externalId: "taken"))
+        await #expect(throws: AnnotationStoreError.externalIdTaken("taken")) {
+            try await store.importFeatures([ImportedFeature(content: pin(9, 9)), ImportedFeature(id: plain.id, content: pin(1, 1, externalId: "taken"))])
+        }
+        #expect(try await store.annotations(matching: AnnotationQuery(limit: 10)).annotations.count == 2)
     }
 
     @Test(arguments: TestEngine.available) func aLongPollWakesOnTheNextWriteAndTimesOutWithout(engine: TestEngine) async throws {

@@ -11,7 +11,7 @@ import urllib.parse
 import mapbox_vector_tile
 import mercantile
 
-from .common import N, W, check, coordinates, get, map_point, post, request, rng
+from .common import N, URL, W, check, coordinates, get, map_point, post, request, rng
 
 EXTENT = 4096
 KIND = "mvt"
@@ -176,6 +176,31 @@ def cluster_tile_checks(n=4000):
     check("cluster tiles vs the thin answer: positions in tile coordinates (y down)", positions, 1)
     children_check()
     revalidation_check()
+    tilejson_check()
+
+
+def tilejson_check():
+    """The TileJSON describes what the tiles hold, as a TileJSON reader (MapLibre, GDAL) needs it:
+    an absolute tile URL that fetches the same bytes, and every property of every decoded feature
+    (zooms 0–3) listed with its type in its layer's `fields`."""
+    info = get("/tiles/clusters.json")
+    template = info["tiles"][0]
+    pairs = [("tilejson", 0 if info["tilejson"] == "3.0.0" else 1, 0),
+             ("tiles is absolute, on this server", 0 if template == URL + "/v1/tiles/clusters/{z}/{x}/{y}.mvt" else 1, 0),
+             ("minzoom", info["minzoom"], 0), ("maxzoom", info["maxzoom"], 22)]
+    fields = {layer["id"]: layer["fields"] for layer in info["vector_layers"]}
+    kinds = {"String": str, "Number": (int, float), "Boolean": bool}
+    for z in range(4):
+        for x in range(2 ** z):
+            for y in range(2 ** z):
+                layers, _ = cluster_tile(z, x, y)
+                for name, layer in layers.items():
+                    for feature in layer["features"]:
+                        for key, value in feature["properties"].items():
+                            declared = fields.get(name, {}).get(key)
+                            ok = declared in kinds and isinstance(value, kinds[declared]) and (declared == "Boolean") == isinstance(value, bool)
+                            pairs.append((f"{z}/{x}/{y} {name}.{key} ({type(value).__name__}, declared {declared})", 0 if ok else 1, 0))
+    check("cluster TileJSON: absolute tiles URL, every decoded property in vector_layers with its type", pairs, 0)
 
 
 def children_check():

@@ -1,7 +1,7 @@
 import MapGeometry
 import WireJSON
 
-/// Reads a GeoJSON import body straight into annotation contents: ``GeoJSONPointReader`` for the
+/// Reads a GeoJSON import body straight into imported features: ``GeoJSONPointReader`` for the
 /// collection, and the annotation fields of each feature's `properties` read directly (no tree
 /// for them), the free properties as ``JSONValue``.
 ///
@@ -9,19 +9,19 @@ import WireJSON
 /// feature gives false, and ``GeoJSONImport`` reads the body again as a
 /// tree, which lists every error. Tests compare both readers on the same input.
 public enum AnnotationFeatureReader {
-    /// Contents per chunk: big enough to amortize the hand-over, small enough that the writer starts early.
+    /// Features per chunk: big enough to amortize the hand-over, small enough that the writer starts early.
     public static let chunkSize = 2048
 
-    /// Reads the body, handing the contents to `emit` in chunks of `chunkSize` as it goes; false
+    /// Reads the body, handing the features to `emit` in chunks of `chunkSize` as it goes; false
     /// when it declines (the chunks already emitted must then be discarded).
-    public static func read(_ bytes: UnsafeRawBufferPointer, chunkSize: Int = chunkSize, emit: ([AnnotationContent]) -> Void) -> Bool {
-        var pending: [AnnotationContent] = []
+    public static func read(_ bytes: UnsafeRawBufferPointer, chunkSize: Int = chunkSize, emit: ([ImportedFeature]) -> Void) -> Bool {
+        var pending: [ImportedFeature] = []
         pending.reserveCapacity(chunkSize)
         let complete = GeoJSONPointReader.read(bytes, readProperties: Fields.read) { feature in
             let coordinate = Coordinate(latitude: feature.latitude, longitude: feature.longitude)
             let content = (feature.properties ?? Fields()).content(at: coordinate)
             guard (try? content.validate()) != nil else { return false }
-            pending.append(content)
+            pending.append(ImportedFeature(idText: feature.id, content: content))
             if pending.count == chunkSize {
                 emit(pending)
                 pending.removeAll(keepingCapacity: true)

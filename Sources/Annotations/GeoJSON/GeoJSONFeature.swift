@@ -11,11 +11,14 @@ public struct GeoJSONFeature: Sendable {
     /// Nil when the feature has no geometry (absent or null).
     public var geometry: (type: String, coordinates: JSONValue)?
     public var properties: [String: JSONValue]
+    /// The feature's `id` when it is a string (as an export writes it); a number id is ignored.
+    public var id: String?
 
-    public init(type: String, geometry: (type: String, coordinates: JSONValue)?, properties: [String: JSONValue]) {
+    public init(type: String, geometry: (type: String, coordinates: JSONValue)?, properties: [String: JSONValue], id: String? = nil) {
         self.type = type
         self.geometry = geometry
         self.properties = properties
+        self.id = id
     }
 
     /// A feature of parsed JSON, or nil when it is not of the shape the contract's decoding
@@ -24,6 +27,7 @@ public struct GeoJSONFeature: Sendable {
     public init?(_ value: JSONValue) {
         guard case .object(let members) = value, case .string(let type)? = members["type"] else { return nil }
         self.type = type
+        if case .string(let id)? = members["id"] { self.id = id }
         switch members["geometry"] {
         case nil, .null?: geometry = nil
         case .object(let geometry)?:

@@ -4,7 +4,7 @@ import WireJSON
 
 /// Importing a GeoJSON FeatureCollection of Points as annotations: the one use case behind both
 /// `POST /v1/annotations/import` and `meridian import`. Every feature is checked before anything
-/// is written; the store upserts by external id in one transaction.
+/// is written; the store writes each in one transaction, matching as ``ImportMatch`` says.
 public enum GeoJSONImport {
     /// Per feature, in input order, the annotation's id and what the write did.
     public typealias Results = [(id: AnnotationID, status: WriteStatus)]
@@ -35,7 +35,7 @@ public enum GeoJSONImport {
         _ body: Data, into store: some AnnotationStore, progress: (@Sendable (Int) -> Void)? = nil
     ) async throws -> Results? {
         let chunks = ImportChunks()
-        async let written = store.importContents(chunks: { [chunks] in
+        async let written = store.importFeatures(chunks: { [chunks] in
             let chunk = try chunks.next()
             if let chunk, let progress { progress(chunks.taken(chunk.count)) }
             return chunk
@@ -48,20 +48,20 @@ public enum GeoJSONImport {
             // Declined (or the transaction failed meanwhile): nothing was written; report from the tree.
             let features = body.withUnsafeBytes { bytes in JSONValueParser.parse(bytes).flatMap(GeoJSONFeature.features(of:)) }
             guard let features else { return nil }
-            return try await store.importContents(contents(of: features))
+            return try await store.importFeatures(imported(features))
         }
     }
 
-    /// The content of every feature, or every bad feature. Features that share an external id
-    /// apply in order (the later updates what the earlier wrote).
-    public static func contents(of features: [GeoJSONFeature]) throws(InvalidFeatures) -> [AnnotationContent] {
+    /// Every feature read, or every bad feature. Features that name the same annotation apply in
+    /// order (the later updates what the earlier wrote).
+    public static func imported(_ features: [GeoJSONFeature]) throws(InvalidFeatures) -> [ImportedFeature] {
         var errors = FieldErrors()
-        var contents: [AnnotationContent] = []
+        var contents: [ImportedFeature] = []
         contents.reserveCapacity(features.count)
         for (index, feature) in features.enumerated() {
             let path = ["features", String(index)]
             guard let content = errors.value(at: path, { () throws(FieldError) in try AnnotationContent(feature: feature) }) else { continue }
-            contents.append(content)
+            contents.append(ImportedFeature(idText: feature.id, content: content))
         }
         guard errors.isEmpty else { throw InvalidFeatures(errors: errors) }
         return contents

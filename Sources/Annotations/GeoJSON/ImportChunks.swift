@@ -5,20 +5,20 @@ import Foundation
 /// the database's own thread, not on Swift's cooperative pool).
 public final class ImportChunks: @unchecked Sendable {
     private let condition = NSCondition()  // guards everything below
-    private var chunks: [[AnnotationContent]] = []
+    private var chunks: [[ImportedFeature]] = []
     private var end: Result<Void, any Error>?
     private var takenCount = 0
 
     public init() {}
 
-    /// Chunks holding `contents`, ready to read, then the end.
-    public convenience init(_ contents: [AnnotationContent]) {
+    /// Chunks holding `features`, ready to read, then the end.
+    public convenience init(_ features: [ImportedFeature]) {
         self.init()
-        send(contents)
+        send(features)
         finish()
     }
 
-    /// Counts `count` more contents taken by the writer; returns the total so far.
+    /// Counts `count` more features taken by the writer; returns the total so far.
     func taken(_ count: Int) -> Int {
         condition.withLock {
             takenCount += count
@@ -27,7 +27,7 @@ public final class ImportChunks: @unchecked Sendable {
     }
 
     /// Adds a chunk for the writer.
-    public func send(_ chunk: [AnnotationContent]) {
+    public func send(_ chunk: [ImportedFeature]) {
         condition.withLock {
             chunks.append(chunk)
             condition.signal()
@@ -45,7 +45,7 @@ public final class ImportChunks: @unchecked Sendable {
     }
 
     /// The next chunk, waiting for one; nil after the last; throws after ``fail(_:)``.
-    public func next() throws -> [AnnotationContent]? {
+    public func next() throws -> [ImportedFeature]? {
         try condition.withLock {
             while chunks.isEmpty && end == nil { condition.wait() }
             if case .failure(let error)? = end { throw error }

@@ -6,10 +6,11 @@ import HTTPTypes
 /// template. Every GET (and HEAD) reads; every other method is listed here, and a test checks the
 /// list against the contract so no operation is left to a default.
 enum OperationAccess {
-    /// Answered without a key: liveness, readiness, the contract itself, the map page and its base map
+    /// Answered without a key: liveness, readiness, the contract itself, the map page and its base map,
+    /// the cluster tiles' TileJSON (the tiles take a key)
     /// (its files under `/web/` too; the page asks for a key when the API needs one).
     static let publicPaths: Set<String> = [
-        "/healthz", "/readyz", "/openapi.yaml", "/openapi.json", "/", "/tiles/osm.json", WebPage.baseMapTileTemplate,
+        "/healthz", "/readyz", "/openapi.yaml", "/openapi.json", "/", "/tiles/osm.json", WebPage.baseMapTileTemplate, "/tiles/clusters.json",
     ]
     /// Prometheus metrics: the operator's, so an admin key of the default tenant (or open mode).
     static let metricsPath = "/metrics"

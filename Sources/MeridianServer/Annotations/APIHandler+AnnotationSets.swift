@@ -58,7 +58,7 @@ extension APIHandler {
         guard let features = GeoJSONFeature.features(of: .object(body.members)) else {
             throw ProblemError(.badRequest, detail: "the body is not a GeoJSON FeatureCollection")
         }
-        let results = try await annotations.importContents(try GeoJSONImport.contents(of: features))
+        let results = try await annotations.importFeatures(try GeoJSONImport.imported(features))
         return .ok(.init(body: .json(.init(results))))
     }
 

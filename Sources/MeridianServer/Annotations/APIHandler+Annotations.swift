@@ -22,7 +22,10 @@ extension APIHandler {
             }
             return IdempotencyKey(key: key, fingerprint: content.fingerprint)
         }
-        let (annotation, replayed) = try await annotations.create(content, idempotencyKey: key)
+        let tenant = try await tenants.current()
+        let (annotation, replayed) = try await tenant.keysInFlight.holding(key?.key) {
+            try await tenant.annotations.create(content, idempotencyKey: key)
+        }
         return .created(.init(
             headers: .init(location: annotation.location, eTag: annotation.eTag, idempotentReplayed: replayed ? ._true : nil),
             body: .json(.init(annotation))

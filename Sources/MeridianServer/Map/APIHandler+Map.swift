@@ -22,9 +22,13 @@ extension APIHandler {
         let zoom = { (key: String, fallback: Int) in metadata[key].flatMap { Int($0) } ?? fallback }
         let bounds = metadata["bounds"].map { $0.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) } }
         return .ok(.init(body: .json(.init(
-            tilejson: ._3_0_0, name: metadata["name"], format: metadata["format"], tiles: [WebPage.baseMapTileTemplate],
+            tilejson: ._3_0_0, name: metadata["name"], format: metadata["format"], tiles: [RequestOrigin.absolute(WebPage.baseMapTileTemplate)],
             minzoom: zoom("minzoom", 0), maxzoom: zoom("maxzoom", 0), bounds: bounds?.count == 4 ? bounds : nil,
             attribution: metadata["attribution"]))))
+    }
+
+    func getClusterTileInfo(_ input: Operations.GetClusterTileInfo.Input) async throws -> Operations.GetClusterTileInfo.Output {
+        .ok(.init(body: .json(ClusterTile.tileJSON(template: RequestOrigin.absolute(Paths.clusterTileTemplate)))))
     }
 
     func getBaseMapTile(_ input: Operations.GetBaseMapTile.Input) async throws -> Operations.GetBaseMapTile.Output {

@@ -1,4 +1,5 @@
 import MeridianHTTP
+import MeridianAPI
 import Annotations
 import MapGeometry
 import AnnotationIndex
@@ -53,6 +54,30 @@ enum ClusterTile {
             }
         }
         return VectorTile(layers: [clusters, pins]).encoded()
+    }
+
+    /// The fields of each layer, as ``encode(_:in:annotations:)`` writes them, by TileJSON type.
+    static let fields: [(layer: String, description: String, fields: [String: String])] = [
+        (clustersLayer, "Clusters of annotations: the thin answer's clusters whose centroid is in the tile.",
+         ["id": "String", "count": "Number", "expansionZoom": "Number", "clusteringIdentifier": "String", "kindCounts": "String"]),
+        (annotationsLayer, "Annotations the thinning shows one by one.",
+         ["id": "String", "count": "Number", "version": "Number", "displayPriority": "Number", "title": "String", "kind": "String",
+          "clusteringIdentifier": "String"]),
+    ]
+
+    /// The tile set as TileJSON 3.0.0: the tiles at `template`, zooms of the thinning grids, the Mercator world.
+    static func tileJSON(template: String) -> Components.Schemas.TileJSON {
+        let world = Mercator.maxLatitude
+        return .init(
+            tilejson: ._3_0_0, name: "Meridian clusters",
+            description: "The thinning of the caller's annotations per tile: clusters and the annotations shown alone.",
+            format: "pbf", tiles: [template],
+            minzoom: ThinningGrid.zoomLevels.lowerBound, maxzoom: ThinningGrid.zoomLevels.upperBound,
+            bounds: [-180, -world, 180, world],
+            vectorLayers: fields.map { layer in
+                .init(id: layer.layer, description: layer.description, minzoom: ThinningGrid.zoomLevels.lowerBound,
+                      maxzoom: ThinningGrid.zoomLevels.upperBound, fields: .init(additionalProperties: layer.fields))
+            })
     }
 
     /// `{"city":3,"town":9}`: vector tiles have no maps, so the counts travel as JSON text.

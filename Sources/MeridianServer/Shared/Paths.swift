@@ -16,4 +16,6 @@ enum Paths {
     static let locationsSuffix = "/locations"
     /// `GET /v1/clusters/{id}` is this prefix and an id.
     static let clusterPrefix = "/v1/clusters/"
+    /// The cluster tiles, as their TileJSON names them.
+    static let clusterTileTemplate = "/v1/tiles/clusters/{z}/{x}/{y}.mvt"
 }

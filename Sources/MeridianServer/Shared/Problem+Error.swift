@@ -105,9 +105,13 @@ enum ProblemMapping {
             return ProblemDetails(status: .conflict, detail: "another live annotation has external id \"\(externalId)\"",
                                   errors: [.init(pointer: "/externalId", detail: "is taken by another live annotation")])
         case .idempotencyKeyReused(let key):
-            // 409: the request is well formed but conflicts with the first one stored under its key.
-            return ProblemDetails(status: .conflict, detail: "Idempotency-Key \"\(key)\" was used in the last 24 hours for a request with other content",
+            // 422, as draft-ietf-httpapi-idempotency-key-header says: the key is being reused for another payload.
+            return ProblemDetails(status: .unprocessableContent, detail: "Idempotency-Key \"\(key)\" was used in the last 24 hours for a request with other content",
                                   errors: [.init(parameter: "Idempotency-Key", detail: "was used for a request with other content")])
+        case .idempotencyKeyInFlight(let key):
+            // 409, as the draft says: the first request with this key is still being processed.
+            return ProblemDetails(status: .conflict, detail: "a request with Idempotency-Key \"\(key)\" is still being processed; retry to get its answer",
+                                  errors: [.init(parameter: "Idempotency-Key", detail: "is held by a request still being processed")], retryAfter: 1)
         }
     }
 

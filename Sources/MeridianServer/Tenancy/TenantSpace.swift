@@ -1,5 +1,6 @@
 import MeridianHTTP
 import Access
+import Annotations
 import Delivery
 import DeliveryHTTP
 import Foundation
@@ -31,6 +32,8 @@ final class TenantSpace: Sendable {
         /// Where the tenant's expensive queries (filters over rows, exports) wait their turn: its
         /// own gate, then the server's.
         let heavyQueries: [AsyncGate]
+        /// The tenant's idempotency keys whose first request is still being processed here.
+        let keysInFlight = IdempotencyKeysInFlight()
 
         /// The tenant's query verbs: the point index first, the rows second, expensive ones in turn.
         var queries: AnnotationQueries { AnnotationQueries(follower: thinning, store: annotations, admission: heavyQueries) }

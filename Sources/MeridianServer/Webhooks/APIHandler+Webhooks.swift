@@ -37,7 +37,10 @@ extension APIHandler {
     }
 
     func updateWebhook(_ input: Operations.UpdateWebhook.Input) async throws -> Operations.UpdateWebhook.Output {
-        let body = switch input.body { case .applicationMergePatchJson(let body): body }
+        let body = switch input.body {
+        case .applicationMergePatchJson(let body): body
+        case .json(let body): body
+        }
         var change = WebhookChange(url: body.url, secret: try body.secret.map { try Self.secret($0) })
         if body.nulls.contains("subscriptionIds") {
             change.subscriptionIds = .some(nil)

@@ -41,15 +41,16 @@ extension PostgresAnnotationStore {
         return " AND latitude BETWEEN \(box.south) AND \(box.north) AND \(longitude)"
     }
 
-    public func importContents(
-        chunks nextChunk: @escaping @Sendable () throws -> [AnnotationContent]?
+    public func importFeatures(
+        chunks nextChunk: @escaping @Sendable () throws -> [ImportedFeature]?
     ) async throws -> [(id: AnnotationID, status: WriteStatus)] {
         let at = timestamp()
         let results = try await write { connection, appender -> [ImportResult] in
             var results: [ImportResult] = []
-            while let contents = try nextChunk() {
-                // Features apply in order: a later one with an external id an earlier one wrote updates it.
-                var existing = try await live(externalIds: contents.compactMap(\.externalId), on: connection)
+            while let features = try nextChunk() {
+                var match = ImportMatch(try await live(named: ImportMatch<Annotation>.names(in: features), on: connection)) {
+                    ($0.id, $0.content.externalId)
+                }
                 // New rows wait here and go in one statement, before any update (which may be of one of them).
                 var created: [Annotation] = []
                 var sequences: [Int64] = []
@@ -58,19 +59,19 @@ extension PostgresAnnotationStore {
                     created.removeAll(keepingCapacity: true)
                     sequences.removeAll(keepingCapacity: true)
                 }
-                for content in contents {
-                    if let externalId = content.externalId, let annotation = existing[externalId] {
+                for feature in features {
+                    if let annotation = match.existing(for: feature) {
                         try await flush()
-                        let write = AnnotationWrite.replace(annotation, with: content, at: at)
+                        let write = AnnotationWrite.replace(annotation, with: feature.content, at: at)
                         try await commit(write, on: connection, appender: &appender)
-                        existing[externalId] = write.annotation
+                        match.wrote(write.annotation, replacing: annotation)
                         results.append(ImportResult(id: write.annotation.id, status: write.status))
                     } else {
-                        // Its external id's owner is known: `existing` holds every live one of the chunk.
-                        let annotation = AnnotationWrite.create(content, id: ids.next(), at: at).annotation
+                        // Its external id's owner is known: the match holds every live one of the chunk.
+                        let annotation = AnnotationWrite.create(feature.content, id: ids.next(), at: at).annotation
                         created.append(annotation)
                         sequences.append(appender.next())
-                        if let externalId = content.externalId { existing[externalId] = annotation }
+                        match.wrote(annotation, replacing: nil)
                         results.append(ImportResult(id: annotation.id, status: .created))
                     }
                 }

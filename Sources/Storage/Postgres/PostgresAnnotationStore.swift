@@ -75,7 +75,7 @@ public struct PostgresAnnotationStore: AnnotationStore {
         let at = timestamp()
         return try await write { connection, appender -> (Annotation, WriteStatus) in
             let write = try AnnotationWrite.upsert(
-                externalId: externalId, content, existing: try await live(externalIds: [externalId], on: connection)[externalId],
+                externalId: externalId, content, existing: try await live(named: ([], [externalId]), on: connection).first,
                 expectedVersion: expectedVersion, at: at, newID: ids.next)
             try await commit(write, on: connection, appender: &appender)
             return (write.annotation, write.status)
@@ -181,17 +181,16 @@ public struct PostgresAnnotationStore: AnnotationStore {
         return .absent(id)
     }
 
-    /// The live annotations that have one of `externalIds`, by external id.
-    func live(externalIds: [String], on connection: PostgresConnection) async throws -> [String: Annotation] {
-        guard !externalIds.isEmpty else { return [:] }
+    /// The live annotations that have one of `names`' ids or external ids.
+    func live(named names: (ids: [AnnotationID], externalIds: [String]), on connection: PostgresConnection) async throws -> [Annotation] {
+        guard !names.ids.isEmpty || !names.externalIds.isEmpty else { return [] }
         let rows = try await connection.query("""
             SELECT \(unescaped: PostgresAnnotationRow.columns) FROM annotation
-            WHERE tenant = \(tenant.description) AND external_id = ANY(\(externalIds))
+            WHERE tenant = \(tenant.description) AND (external_id = ANY(\(names.externalIds)) OR id = ANY(\(names.ids.map(\.uuid))))
             """, logger: logger)
-        var found: [String: Annotation] = [:]
+        var found: [Annotation] = []
         for try await row in rows.decode(PostgresAnnotationRow.Columns.self) {
-            let annotation = try PostgresAnnotationRow.annotation(row)
-            if let externalId = annotation.content.externalId { found[externalId] = annotation }
+            found.append(try PostgresAnnotationRow.annotation(row))
         }
         return found
     }

@@ -24,35 +24,35 @@ extension SQLiteAnnotationStore {
         }
     }
 
-    public func importContents(
-        chunks nextChunk: @escaping @Sendable () throws -> [AnnotationContent]?
+    public func importFeatures(
+        chunks nextChunk: @escaping @Sendable () throws -> [ImportedFeature]?
     ) async throws -> [(id: AnnotationID, status: WriteStatus)] {
         let at = timestamp()
         let (results, sequence) = try await database.writer.write { db -> ([(id: AnnotationID, status: WriteStatus)], Int64?) in
-            // Per chunk: the live rows for its external ids in one query, then SQLite's C API per
+            // Per chunk: the live rows it names in one query or two, then SQLite's C API per
             // new row (BulkWriter): a bulk import is tens of thousands of rows.
             let writer = try BulkWriter(db)
             var results: [(id: AnnotationID, status: WriteStatus)] = []
             var last: Int64?
-            while let contents = try nextChunk() {
-                // Features apply in order: a later one with an external id an earlier one wrote updates it.
-                var existing = try live(externalIds: contents.compactMap(\.externalId), in: db)
-                for content in contents {
-                    if let externalId = content.externalId, let record = existing[externalId] {
-                        if try record.holds(content), let id = AnnotationID(record.id) {
-                            results.append((id, .unchanged))
+            while let features = try nextChunk() {
+                var match = ImportMatch(try live(named: ImportMatch<Row>.names(in: features), in: db)) { ($0.id, $0.record.externalId) }
+                for feature in features {
+                    let content = feature.content
+                    if let row = match.existing(for: feature) {
+                        if try row.record.holds(content) {
+                            results.append((row.id, .unchanged))
                             continue
                         }
-                        let write = AnnotationWrite.replace(try record.annotation(), with: content, at: at)
+                        let write = AnnotationWrite.replace(try row.record.annotation(), with: content, at: at)
                         last = try commit(write, in: db) ?? last
-                        existing[externalId] = AnnotationRecord(write.annotation, tenant: tenant)
+                        match.wrote((write.annotation.id, AnnotationRecord(write.annotation, tenant: tenant)), replacing: row)
                         results.append((write.annotation.id, write.status))
                     } else {
-                        // Its external id's owner is known: `existing` holds every live one of the chunk.
+                        // Its external id's owner is known: the match holds every live one of the chunk.
                         let annotation = AnnotationWrite.create(content, id: ids.next(), at: at).annotation
                         let record = AnnotationRecord(annotation, tenant: tenant)
                         last = try writer.insert(record)
-                        if let externalId = content.externalId { existing[externalId] = record }
+                        match.wrote((annotation.id, record), replacing: nil)
                         results.append((annotation.id, .created))
                     }
                 }
@@ -63,18 +63,24 @@ extension SQLiteAnnotationStore {
         return results
     }
 
-    /// The live rows that have one of `externalIds`, by external id.
-    private func live(externalIds: [String], in db: Database) throws -> [String: AnnotationRecord] {
-        var rows: [String: AnnotationRecord] = [:]
-        for chunk in SQLiteBatch.slices(externalIds) {
-            let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-            // Not cached: each slice length is another SQL text.
-            let statement = try db.makeStatement(sql: "SELECT * FROM annotation WHERE tenant = ? AND externalId IN (\(placeholders))")
-            for record in try AnnotationRecord.fetchAll(statement, arguments: StatementArguments([tenant.description] + chunk)) {
-                if let externalId = record.externalId { rows[externalId] = record }
+    /// A live row an import may write, with its id read.
+    private typealias Row = (id: AnnotationID, record: AnnotationRecord)
+
+    /// The live rows that have one of `names`' ids or external ids.
+    private func live(named names: (ids: [AnnotationID], externalIds: [String]), in db: Database) throws -> [Row] {
+        var rows: [AnnotationID: AnnotationRecord] = [:]
+        for (column, keys) in [("id", names.ids.map(\.description)), ("externalId", names.externalIds)] {
+            for chunk in SQLiteBatch.slices(keys) {
+                let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+                // Not cached: each slice length is another SQL text.
+                let statement = try db.makeStatement(sql: "SELECT * FROM annotation WHERE tenant = ? AND \(column) IN (\(placeholders))")
+                for record in try AnnotationRecord.fetchAll(statement, arguments: StatementArguments([tenant.description] + chunk)) {
+                    guard let id = AnnotationID(record.id) else { throw StorageError.corruptRow(table: AnnotationRecord.databaseTableName, id: record.id) }
+                    rows[id] = record
+                }
             }
         }
-        return rows
+        return rows.map { ($0.key, $0.value) }
     }
 
     public func changes(after sequence: Int64, limit: Int) async throws -> [AnnotationChange] {
