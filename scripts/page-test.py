@@ -4,12 +4,19 @@ For three views (the world, Europe at zoom 5, Paris at zoom 12) it waits for the
 answer and the base map, takes a screenshot, asks the server for the same view itself and checks
 that the page drew exactly one marker per item of that answer. It also checks a region
 subscription and a live event reach the panel, that the panel's cluster list is reachable and
-usable from the keyboard, and that the browser console holds no error.
-Usage: MERIDIAN_URL=… python scripts/page-test.py ARTIFACT_DIR
+usable from the keyboard, and that the browser console holds no error. Then a page from another
+origin (PAGE_ORIGIN_PORT on 127.0.0.1, which the server allows with --cors-origin) calls the API
+with fetch() and a Bearer key, and the same page from an origin not allowed (localhost) cannot.
+Usage: MERIDIAN_URL=… PAGE_ORIGIN_PORT=… python scripts/page-test.py ARTIFACT_DIR
 """
+import functools
+import http.server
 import json
+import os
 import pathlib
 import sys
+import tempfile
+import threading
 import time
 import urllib.request
 from datetime import datetime, timedelta, timezone
@@ -126,6 +133,7 @@ def main():
         errors = [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
         check(not errors, f"the console holds no error ({errors})")
         driver.quit()
+    cross_origin()
     if failures:
         sys.exit(f"{len(failures)} page checks failed")
     print("page: every check passed")
@@ -149,6 +157,53 @@ def keyboard(driver):
     wait(driver, f"return window.meridianPage.answers > {before}", "the zoom into the cluster")
     zoom = driver.execute_script("return window.meridianPage.viewport.zoomLevel")
     check(zoom > 5, f"Enter on a cluster zooms in to its expansion zoom ({zoom})")
+
+
+CROSS_ORIGIN_PAGE = """<!doctype html><meta charset="utf-8"><title>another origin</title><link rel="icon" href="data:,"><script>
+window.result = (async () => {
+  const api = new URLSearchParams(location.search).get("api");
+  const key = {"Authorization": "Bearer mrd_page_test"};  // open mode: any key goes; the preflight must allow the field
+  const thin = await fetch(api + "/v1/annotations/thin", {method: "POST", headers: {...key, "Content-Type": "application/json"},
+    body: JSON.stringify({viewport: {size: {width: 800, height: 600}, center: {latitude: 48.8566, longitude: 2.3522}, zoomLevel: 12}})});
+  const answer = await thin.json();
+  const list = await (await fetch(api + "/v1/annotations?limit=1", {headers: key})).json();
+  const one = await fetch(api + "/v1/annotations/" + list.annotations[0].id, {headers: key});
+  const etag = one.headers.get("ETag");
+  const again = await fetch(api + "/v1/annotations/" + list.annotations[0].id, {headers: {...key, "If-None-Match": etag}, cache: "no-store"});
+  return {status: thin.status, items: answer.items.length, requestId: thin.headers.get("X-Request-Id"), etag, again: again.status};
+})().catch(error => ({error: String(error)}));
+</script>"""
+
+
+def cross_origin():
+    """The page at http://127.0.0.1:PORT (allowed) reads answers, ETag and X-Request-Id; at http://localhost:PORT it cannot."""
+    port = int(os.environ["PAGE_ORIGIN_PORT"])
+    folder = tempfile.mkdtemp()
+    pathlib.Path(folder, "index.html").write_text(CROSS_ORIGIN_PAGE)
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=folder)
+    handler.log_message = lambda *args: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    driver = browser()
+    try:
+        result = lambda: driver.execute_async_script("const done = arguments[arguments.length - 1]; window.result.then(done)")
+        driver.get(f"http://127.0.0.1:{port}/?api={BASE}")
+        got = result()
+        expected = call("POST", "/v1/annotations/thin", {"viewport": {"size": {"width": 800, "height": 600},
+                                                                     "center": {"latitude": 48.8566, "longitude": 2.3522}, "zoomLevel": 12}})
+        check(got.get("status") == 200 and got.get("items") == len(expected["items"]) > 0,
+              f"another origin: fetch() with a Bearer key gets the thin answer ({got})")
+        check(bool(got.get("requestId")) and bool(got.get("etag")), f"another origin: X-Request-Id and ETag are readable ({got})")
+        check(got.get("again") == 304, f"another origin: If-None-Match with that ETag is 304 ({got.get('again')})")
+        errors = [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+        check(not errors, f"another origin: the console holds no error ({errors})")
+        driver.get(f"http://localhost:{port}/?api={BASE}")
+        refused = result()
+        check("error" in refused, f"an origin not allowed (localhost) cannot read the API ({refused})")
+        driver.get_log("browser")  # the refusal's CORS errors, expected
+    finally:
+        driver.quit()
+        server.shutdown()
 
 
 if __name__ == "__main__":

@@ -28,9 +28,9 @@ public func buildApplication(
     var logger = Logger(label: "meridian")
     logger.logLevel = configuration.logLevel
     let connections = ConnectionTable(limits: configuration.connections)
-    let (router, tenants, storage) = try await buildRouterAndTenants(configuration, connections: connections, logger: logger)
+    let (responder, tenants, storage) = try await buildRouterAndTenants(configuration, connections: connections, logger: logger)
     return Application(
-        router: router,
+        responder: responder,
         server: .http1(configuration: .init(additionalChannelHandlers: [
             // First, next to the codec: it sees the parser's errors and the parts as they are read.
             MalformedRequestHandler(problems: ProblemMapping.problem),
@@ -45,11 +45,12 @@ public func buildApplication(
     )
 }
 
-/// The router (problem+json for every error, access, a body limit, the fast routes, then the
-/// contract's operations) and the tenants its handlers reach (whose indexes a service keeps current).
+/// The responder (``HeadResponder`` around a router: CORS, gzip, problem+json for every error, access, a
+/// body limit, the fast routes, then the contract's operations) and the tenants its handlers reach
+/// (whose indexes a service keeps current).
 func buildRouterAndTenants(
     _ configuration: ServerConfiguration, connections: ConnectionTable, logger: Logger
-) async throws -> (router: Router<AppRequestContext>, tenants: TenantSpace, storage: any StorageEngine) {
+) async throws -> (responder: HeadResponder<RouterResponder<AppRequestContext>>, tenants: TenantSpace, storage: any StorageEngine) {
     let metrics = ServerMetrics()
     let commits = metrics.commitLatency
     let storage = try await DatabasePlace.open(configuration.databasePath, logger: logger) { commits.recordNanoseconds(Int64($0 * 1e9)) }
@@ -70,11 +71,16 @@ func buildRouterAndTenants(
         web: try WebPage(root: configuration.webRoot, baseMapPath: configuration.baseMapPath)
     )
     let routes = try RouteTable.recording { try handler.registerHandlers(on: $0) }
+    let corsOrigins = try CORSOrigins(configuration.corsOrigins, keyed: !(try gatekeeper.isOpen()))
     let router = Router(context: AppRequestContext.self)
     router.middlewares.add(ObservabilityMiddleware(routes: routes, metrics: metrics, logger: logger))
+    // HTTP's own rules, around every answer (problems included) and before any key is asked for.
+    if !corsOrigins.isEmpty { router.middlewares.add(CORSMiddleware(origins: corsOrigins, routes: routes)) }
+    router.middlewares.add(CompressionMiddleware())
     router.middlewares.add(ProblemRouterMiddleware(logger: logger, problems: ProblemMapping.problem))
     router.middlewares.add(WebFilesMiddleware(root: configuration.webRoot))
     router.middlewares.add(MethodNotAllowedMiddleware(routes: routes))
+    router.middlewares.add(NegotiationMiddleware(representations: contract.representations, routes: routes))
     router.middlewares.add(AccessMiddleware(
         gatekeeper: gatekeeper,
         routes: routes,
@@ -96,6 +102,7 @@ func buildRouterAndTenants(
         OrderedContractMiddleware(json: contract.jsonText, operations: ["getContract", "getContractJSON"]),
         JSONBodyMiddleware(nullShapes: contract.requestNulls, maxBodySize: max(configuration.maxBodySize, configuration.maxImportBodySize)),
     ])
-    return (router, tenants, storage)
+    // HEAD is a GET before the router picks the route.
+    return (HeadResponder(router.buildResponder(), routes: routes, longPolls: Paths.longPolls), tenants, storage)
 }
 

@@ -27,6 +27,7 @@ public import Storage
 /// | `heavyQueriesPerTenant` | half the cores, at least 1 | per tenant, expensive queries (filters read over rows, exports) running at once; more wait their turn |
 /// | `webRoot` | `./Web` | the map page's folder (`index.html`, `app.js`, `app.css`, and `vendor/` from `make web`) |
 /// | `baseMapPath` | `./Web/vendor/basemap.mbtiles` | the MBTiles (raster) file `/tiles/osm` serves |
+/// | `corsOrigins` | none | origins whose pages may call the API from a browser (`https://app.example.com`); `*` for any, open mode only |
 public struct ServerConfiguration: Sendable {
     /// Address to listen on.
     public var host: String
@@ -71,6 +72,9 @@ public struct ServerConfiguration: Sendable {
     public var webRoot = WebPage.defaultRoot
     /// The MBTiles (raster) file of the base map; a missing file leaves the page without one.
     public var baseMapPath = WebPage.defaultBaseMap
+    /// Origins (`scheme://host[:port]`) whose web pages may call the API (CORS); `*` allows any
+    /// page, and a server with keys refuses to start with it. Empty: no cross-origin access.
+    public var corsOrigins: [String] = []
 
     /// A configuration; every key has the documented default.
     public init(

@@ -44,6 +44,11 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "MBTiles (raster) file of the page's base map (env MERIDIAN_BASEMAP; default ./Web/vendor/basemap.mbtiles, OpenStreetMap zoom 0–6 from make web).")
     var basemap: String?
 
+    @Option(name: .customLong("cors-origin"), help: ArgumentHelp(
+        "An origin (scheme://host[:port]) whose web pages may call the API from a browser; repeat for several; * for any, open mode only (env MERIDIAN_CORS_ORIGINS, comma-separated).",
+        valueName: "origin"))
+    var corsOrigins: [String] = []
+
     @OptionGroup var webhooks: WebhookOptions
 
     @OptionGroup var limits: LimitOptions
@@ -86,6 +91,8 @@ struct Serve: AsyncParsableCommand {
         try limits.apply(to: &configuration, environment: environment)
         let mode = try await AccessMode.decide(configuration, insecureOpen: insecureOpen)
         configuration.openWhenNoKeys = mode.openWhenNoKeys
+        configuration.corsOrigins = corsOrigins.isEmpty ? (environment["MERIDIAN_CORS_ORIGINS"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } : corsOrigins
+        do { _ = try CORSOrigins(configuration.corsOrigins, keyed: mode.keysExist || !mode.openWhenNoKeys) } catch { throw ValidationError(error.description) }
         let app = try await buildApplication(configuration) { [configuration] port in
             // The first line on stdout is the one scripts and tests wait for.
             let host = configuration.host.contains(":") && !configuration.host.hasPrefix("[") ? "[\(configuration.host)]" : configuration.host
@@ -95,6 +102,7 @@ struct Serve: AsyncParsableCommand {
                 "  map \(base)/ · contract \(base)/openapi.yaml · metrics \(base)/metrics · health \(base)/healthz",
             ]
             let allowed = configuration.delivery.allowed
+            if !configuration.corsOrigins.isEmpty { lines.append("  pages from \(configuration.corsOrigins.joined(separator: ", ")) may call the API (--cors-origin)") }
             if !allowed.isEmpty { lines.append("  webhooks may reach \(allowed.map(\.description).joined(separator: ", ")) (--webhook-allow-cidr)") }
             FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
         }

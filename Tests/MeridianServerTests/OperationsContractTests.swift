@@ -63,8 +63,8 @@ import TestSupport
     @Test func aMethodThePathDoesNotHaveIs405WithAllow() async throws {
         try await TestApp.withClient { client in
             for (uri, method, allow) in [
-                ("/v1/viewport", HTTPRequest.Method.trace, "OPTIONS, POST"), ("/healthz", .delete, "GET, OPTIONS"),
-                ("/v1/annotations/0190a0a0-0000-7000-8000-000000000001", .post, "DELETE, GET, OPTIONS, PATCH"),
+                ("/v1/viewport", HTTPRequest.Method.trace, "OPTIONS, POST"), ("/healthz", .delete, "GET, HEAD, OPTIONS"),
+                ("/v1/annotations/0190a0a0-0000-7000-8000-000000000001", .post, "DELETE, GET, HEAD, OPTIONS, PATCH"),
                 ("/v1/convert/coordinates-to-map-points", .get, "OPTIONS, POST"),
             ] {
                 let response = try await client.execute(uri: uri, method: method)
@@ -72,7 +72,7 @@ import TestSupport
                 _ = try response.problem(.methodNotAllowed)
             }
             let options = try await client.execute(uri: "/v1/subscriptions", method: .options)
-            #expect(options.status == .noContent && options.headers[.allow] == "GET, OPTIONS, POST")
+            #expect(options.status == .noContent && options.headers[.allow] == "GET, HEAD, OPTIONS, POST")
             // A path the contract does not have stays 404 whatever the method.
             _ = try await client.execute(uri: "/v1/nowhere", method: .trace).problem(.notFound)
         }

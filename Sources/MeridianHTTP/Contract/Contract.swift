@@ -19,6 +19,8 @@ public struct Contract: Sendable {
     public let parameterTypes: [String: [String: String]]
     /// Per operation id, where its request body may hold `null`.
     public let requestNulls: [String: NullShape]
+    /// `"GET /openapi.yaml"` → the media types its successes answer with, first declared first.
+    public let representations: [String: [String]]
 
     /// The contract in `text` (YAML).
     public static func read(yaml text: String) throws -> Contract {
@@ -30,7 +32,7 @@ public struct Contract: Sendable {
         try jsonText.yaml(node)
         return Contract(
             text: text, json: try OpenAPIObjectContainer(unvalidatedValue: members.mapValues(\.runtimeValue)), jsonText: jsonText.bytes,
-            parameterTypes: parameterTypes(document), requestNulls: requestNulls(document)
+            parameterTypes: parameterTypes(document), requestNulls: requestNulls(document), representations: representations(node)
         )
     }
 

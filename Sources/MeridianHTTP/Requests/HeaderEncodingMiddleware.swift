@@ -13,7 +13,7 @@ public struct HeaderEncodingMiddleware: ServerMiddleware {
     public init() {}
     /// Request headers whose values handlers read as given, so they are escaped for the runtime's
     /// decoding to restore them (If-Match refuses `%` and `+` itself, as its contract says).
-    public static let requestHeaders: [HTTPField.Name] = [HTTPField.Name("Idempotency-Key")!]
+    public static let requestHeaders: [HTTPField.Name] = [HTTPField.Name("Idempotency-Key")!, HTTPField.Name("Last-Event-ID")!]
 
     public func intercept(
         _ request: HTTPRequest,

@@ -51,9 +51,10 @@ public struct RouteTable: Sendable {
         return found.filter { parameters($0) == fewest }
     }
 
-    /// The `Allow` header value for a path's methods.
+    /// The `Allow` header value for a path's methods, with `HEAD` wherever `GET` is (``HeadMiddleware``).
     public static func allowHeader(_ methods: [HTTPRequest.Method]) -> String {
-        Array(Set(methods.map(\.rawValue))).sorted().joined(separator: ", ")
+        let all = methods.contains(.get) ? methods + [.head] : methods
+        return Array(Set(all.map(\.rawValue))).sorted().joined(separator: ", ")
     }
 
     fileprivate mutating func add(_ method: HTTPRequest.Method, _ path: String) {
