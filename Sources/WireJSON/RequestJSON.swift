@@ -1,0 +1,92 @@
+import Synchronization
+
+/// The JSON body of the request being handled, read exactly: where a Double-reading decoder (the
+/// generated handlers' Foundation decoder) takes a request's free JSON, ``JSONValue``'s decoding
+/// takes the value at the same path from here instead, so numbers keep their exact value.
+///
+/// That decoder refuses numbers beyond a Double's range (`1e400`, `1e-400`: "not valid JSON"), so
+/// it reads ``decodable``: the body with each of those replaced by the nearest number it reads
+/// (±1.7976931348623157e308, ±5e-324). A typed field given one is then judged by that stand-in
+/// (out of range, not an integer); a free value is taken from here, exact.
+public final class RequestJSON: Sendable {
+    /// The body for the Double-reading decoder: the body itself unless a number had to stand in.
+    public let decodable: [UInt8]
+    private let bytes: [UInt8]
+    /// The parsed body, once asked for (nil inside: not valid JSON).
+    private let parsed = Mutex<JSONValue??>(nil)
+
+    /// The body of the request the current task handles, when a middleware has set it.
+    @TaskLocal public static var current: RequestJSON?
+
+    public init(_ bytes: [UInt8]) {
+        self.bytes = bytes
+        self.decodable = Self.standIns(bytes) ?? bytes
+    }
+
+    /// The exact value at `path` (the decoder's coding path: member names, array indexes); nil when
+    /// the body is not valid JSON or has nothing there.
+    public func value(at path: [any CodingKey]) -> JSONValue? {
+        let root = parsed.withLock { parsed in
+            if let parsed { return parsed }
+            let value = bytes.withUnsafeBytes { JSONValueParser.parse($0) }
+            parsed = .some(value)
+            return value
+        }
+        var value = root
+        for key in path {
+            switch value {
+            case .object(let members)?: value = members[key.stringValue]
+            case .array(let elements)?: value = key.intValue.flatMap { elements.indices.contains($0) ? elements[$0] : nil }
+            default: return nil
+            }
+        }
+        return value
+    }
+
+    /// The body with stand-ins for the numbers a Double-reading decoder refuses; nil when there are none.
+    static func standIns(_ bytes: [UInt8]) -> [UInt8]? {
+        bytes.withUnsafeBytes { body -> [UInt8]? in
+            var copy: [UInt8]?
+            var copied = 0  // bytes of `body` accounted for in `copy`
+            var index = 0
+            var inString = false
+            while index < body.count {
+                let byte = body[index]
+                if inString {
+                    if byte == UInt8(ascii: "\\") { index += 2; continue }
+                    if byte == UInt8(ascii: "\"") { inString = false }
+                    index += 1
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = true
+                    index += 1
+                } else if byte == UInt8(ascii: "-") || byte &- UInt8(ascii: "0") < 10 {
+                    guard let scan = DecimalParser.scan(body, from: index) else { return nil }  // not JSON: the decoder explains
+                    if let standIn = standIn(scan, UnsafeRawBufferPointer(rebasing: body[index..<(index + scan.length)])) {
+                        var out = copy ?? []
+                        out += body[copied..<index]
+                        out += standIn.utf8
+                        copy = out
+                        copied = index + scan.length
+                    }
+                    index += scan.length
+                } else {
+                    index += 1
+                }
+            }
+            guard var copy else { return nil }
+            copy += body[copied...]
+            return copy
+        }
+    }
+
+    /// The nearest number a Double-reading decoder reads, for one it refuses: one rounding to
+    /// infinity, or to zero while not zero.
+    private static func standIn(_ scan: DecimalParser.Scan, _ text: UnsafeRawBufferPointer) -> String? {
+        let negative = scan.double.sign == .minus
+        if !scan.double.isFinite { return negative ? "-1.7976931348623157e308" : "1.7976931348623157e308" }
+        guard scan.double == 0 else { return nil }
+        let mantissa = text.prefix { $0 != UInt8(ascii: "e") && $0 != UInt8(ascii: "E") }
+        guard mantissa.contains(where: { $0 >= UInt8(ascii: "1") && $0 <= UInt8(ascii: "9") }) else { return nil }
+        return negative ? "-5e-324" : "5e-324"
+    }
+}
