@@ -57,7 +57,9 @@ extension JSONValue: Codable {
         switch self {
         case .null: try container.encodeNil()
         case .bool(let value): try container.encode(value)
-        case .number(let value): try container.encode(value.double)
+        case .number(let value):
+            // Where marks are collected (``ExactNumbers/encoding(_:)``) a number no Double prints as keeps its text.
+            if let text = value.exactText, ExactNumbers.collecting { try container.encode(ExactNumbers.mark(text)) } else { try container.encode(value.double) }
         case .string(let value): try container.encode(value)
         case .array(let value): try container.encode(value)
         case .object(let value): try container.encode(value)

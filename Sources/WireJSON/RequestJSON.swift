@@ -1,8 +1,9 @@
 import Synchronization
 
-/// The JSON body of the request being handled, read exactly: where a Double-reading decoder (the
-/// generated handlers' Foundation decoder) takes a request's free JSON, ``JSONValue``'s decoding
-/// takes the value at the same path from here instead, so numbers keep their exact value.
+/// The JSON text being decoded (the body of the request being handled, a stored column), read
+/// exactly: where a Double-reading decoder (Foundation's, which the generated handlers use) takes
+/// free JSON, ``JSONValue``'s decoding takes the value at the same path from here instead, so
+/// numbers keep their exact value.
 ///
 /// That decoder refuses numbers beyond a Double's range (`1e400`, `1e-400`: "not valid JSON"), so
 /// it reads ``decodable``: the body with each of those replaced by the nearest number it reads
@@ -21,6 +22,13 @@ public final class RequestJSON: Sendable {
     public init(_ bytes: [UInt8]) {
         self.bytes = bytes
         self.decodable = Self.standIns(bytes) ?? bytes
+    }
+
+    /// `decode` (a Double-reading decoder) on `bytes` read as a body is: with stand-ins, and
+    /// ``JSONValue``s exact. For stored JSON, written by ``ExactNumbers/encoding(_:)``.
+    public static func decoding<Value>(_ bytes: [UInt8], _ decode: ([UInt8]) throws -> Value) rethrows -> Value {
+        let json = RequestJSON(bytes)
+        return try $current.withValue(json) { try decode(json.decodable) }
     }
 
     /// The exact value at `path` (the decoder's coding path: member names, array indexes); nil when

@@ -19,7 +19,7 @@ import WireJSON
 /// for random values of every shape the type can take.
 @Suite(.watchdog) struct WirePropertyTests {
     /// The runtime's encoder, with the configuration ``APICoding`` gives it.
-    static func encoded(_ value: some Encodable) throws -> String {
+    static func encoded<Value: Encodable>(_ value: @autoclosure () -> Value) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .custom { date, encoder in
@@ -27,7 +27,7 @@ import WireJSON
             try container.encode(try APICoding.configuration.dateTranscoder.encode(date))
         }
         // As the runtime's answers are: numbers no Double prints as are put back (ExactNumbersMiddleware).
-        return String(decoding: try ExactNumbers.encoding { try [UInt8](encoder.encode(value)) }, as: UTF8.self)
+        return String(decoding: try ExactNumbers.encoding { try [UInt8](encoder.encode(value())) }, as: UTF8.self)
     }
 
     /// Text with what JSON must escape (quotes, backslashes, controls, slashes) and beyond ASCII.

@@ -1,6 +1,7 @@
 public import Annotations
 public import Foundation
 import MeridianHTTP
+import WireJSON
 import MeridianAPI
 import OpenAPIRuntime
 

@@ -1,52 +1,47 @@
-public import HTTPTypes
-public import OpenAPIRuntime
 import Synchronization
 
-/// Numbers no Double prints as (`9007199254740993`, `1e-400`) through the runtime's containers and
-/// Foundation's encoder, which hold and write only Doubles and Ints: such a number travels as a
-/// string mark (a prefix unique to this process, then the number's text), and once encoded each
-/// `"<mark>"` becomes the text itself. A client cannot send a mark: it cannot know the prefix.
+/// Numbers no Double prints as (`9007199254740993`, `1e-400`) through coders that hold and write
+/// only Doubles and Ints (Foundation's encoder, the OpenAPI runtime's containers): such a number
+/// travels as a string mark (a prefix unique to this process, then the number's text), and once
+/// encoded each `"<mark>"` becomes the text itself. A client cannot send a mark: it cannot know
+/// the prefix. Reading them back exactly is ``RequestJSON``'s part.
 public enum ExactNumbers {
     /// `meridian-exact-<random>:`, chosen at start; letters, digits and punctuation no encoder escapes.
     static let prefix: [UInt8] = Array("meridian-exact-\(UInt64.random(in: .min ... .max))-\(UInt64.random(in: .min ... .max)):".utf8)
 
-    /// Whether marks were made while encoding, for the task that asked (``encoding(_:)``).
+    /// Whether marks were made, for the task that asked (``encoding(_:)``, ``marking(_:)``).
     final class Marks: Sendable {
         let made = Atomic<Bool>(false)
     }
 
     @TaskLocal static var marks: Marks?
 
+    /// Whether marks are being collected: an encoding may write them.
+    public static var collecting: Bool { marks != nil }
+
     /// The mark standing for the number spelt `text`.
-    static func mark(_ text: String) -> String {
+    public static func mark(_ text: String) -> String {
         marks?.made.store(true, ordering: .relaxed)
         return String(decoding: prefix, as: UTF8.self) + text
     }
 
-    /// Runs `encode` (which encodes values holding ``JSONValue/runtimeValue``s) and puts each number
-    /// back in place of its mark in what it returns.
+    /// Runs `encode` (which encodes ``JSONValue``s) and puts each number back in place of its mark
+    /// in what it returns.
     public static func encoding(_ encode: () throws -> [UInt8]) rethrows -> [UInt8] {
         let marks = Marks()
         let bytes = try $marks.withValue(marks) { try encode() }
         return marks.made.load(ordering: .relaxed) ? resolve(bytes) : bytes
     }
 
-    /// Runs `body` (a generated handler and its encoding) and puts each number back in place of its
-    /// mark in the answer's body.
-    public static func answering(
-        _ body: () async throws -> (HTTPResponse, HTTPBody?), maxBodySize: Int
-    ) async throws -> (HTTPResponse, HTTPBody?) {
+    /// Runs `body` and says whether it made marks (its output then goes through ``resolve(_:)``).
+    public static func marking<Result>(_ body: () async throws -> Result) async rethrows -> (Result, marked: Bool) {
         let marks = Marks()
-        let (response, answer) = try await $marks.withValue(marks) { try await body() }
-        guard marks.made.load(ordering: .relaxed), let answer else { return (response, answer) }
-        var resolved = response
-        let bytes = resolve(try await [UInt8](collecting: answer, upTo: maxBodySize))
-        if resolved.headerFields[.contentLength] != nil { resolved.headerFields[.contentLength] = String(bytes.count) }
-        return (resolved, HTTPBody(bytes))
+        let result = try await $marks.withValue(marks) { try await body() }
+        return (result, marks.made.load(ordering: .relaxed))
     }
 
     /// `json` with each `"<mark><text>"` replaced by `<text>`.
-    static func resolve(_ json: [UInt8]) -> [UInt8] {
+    public static func resolve(_ json: [UInt8]) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(json.count)
         var index = 0
