@@ -6,9 +6,9 @@ import Synchronization
 /// numbers keep their exact value.
 ///
 /// That decoder refuses numbers beyond a Double's range (`1e400`, `1e-400`: "not valid JSON"), so
-/// it reads ``decodable``: the body with each of those replaced by the nearest number it reads
-/// (±1.7976931348623157e308, ±5e-324). A typed field given one is then judged by that stand-in
-/// (out of range, not an integer); a free value is taken from here, exact.
+/// it reads ``decodable``: the text with each of those replaced by its ``ExactNumbers`` mark (a
+/// string). A typed number field given one is refused as not a number, naming the field; a free
+/// value is taken from here, exact.
 public final class RequestJSON: Sendable {
     /// The body for the Double-reading decoder: the body itself unless a number had to stand in.
     public let decodable: [UInt8]
@@ -87,14 +87,14 @@ public final class RequestJSON: Sendable {
         }
     }
 
-    /// The nearest number a Double-reading decoder reads, for one it refuses: one rounding to
-    /// infinity, or to zero while not zero.
+    /// The stand-in for a number a Double-reading decoder refuses (one rounding to infinity, or to
+    /// zero while not zero): its ``ExactNumbers`` mark as a string; nil for any other number.
     private static func standIn(_ scan: DecimalParser.Scan, _ text: UnsafeRawBufferPointer) -> String? {
-        let negative = scan.double.sign == .minus
-        if !scan.double.isFinite { return negative ? "-1.7976931348623157e308" : "1.7976931348623157e308" }
-        guard scan.double == 0 else { return nil }
-        let mantissa = text.prefix { $0 != UInt8(ascii: "e") && $0 != UInt8(ascii: "E") }
-        guard mantissa.contains(where: { $0 >= UInt8(ascii: "1") && $0 <= UInt8(ascii: "9") }) else { return nil }
-        return negative ? "-5e-324" : "5e-324"
+        if scan.double.isFinite {
+            guard scan.double == 0 else { return nil }
+            let mantissa = text.prefix { $0 != UInt8(ascii: "e") && $0 != UInt8(ascii: "E") }
+            guard mantissa.contains(where: { $0 >= UInt8(ascii: "1") && $0 <= UInt8(ascii: "9") }) else { return nil }
+        }
+        return "\"" + String(decoding: ExactNumbers.prefix, as: UTF8.self) + String(decoding: text, as: UTF8.self) + "\""
     }
 }
