@@ -92,8 +92,8 @@ func buildRouterAndTenants(
         thinNulls: contract.requestNulls["thinAnnotations"]))
     try handler.registerHandlers(on: router, configuration: APICoding.configuration, middlewares: [
         ProblemMiddleware(logger: logger, parameterTypes: contract.parameterTypes, problems: ProblemMapping.problem), HeaderEncodingMiddleware(),
-        ExactNumbersMiddleware(maxBodySize: .max),
         JSONBodyMiddleware(nullShapes: contract.requestNulls, maxBodySize: max(configuration.maxBodySize, configuration.maxImportBodySize)),
+        ExactNumbersMiddleware(maxBodySize: .max),
     ])
     return (router, tenants, storage)
 }
