@@ -24,7 +24,7 @@ extension AnnotationContent {
             case "clusteringIdentifier": result.clusteringIdentifier = try Self.optionalString(value, field)
             case "displayPriority":
                 if value == .null { result.displayPriority = Self.defaultDisplayPriority; continue }
-                guard case .number(let number) = value, let priority = Self.integerPriority(number) else {
+                guard case .number(let number) = value, let priority = number.plainDouble.flatMap(Self.integerPriority) else {
                     throw FieldError(path: [field], message: "must be an integer")
                 }
                 result.displayPriority = priority
@@ -68,8 +68,8 @@ extension AnnotationContent {
                 throw FieldError(path: ["coordinate", field], message: "must be a number")
             }
             switch field {
-            case "latitude": result.latitude = number
-            case "longitude": result.longitude = number
+            case "latitude": result.latitude = number.double
+            case "longitude": result.longitude = number.double
             default: throw FieldError(path: ["coordinate", field], message: "is not a field of a coordinate")
             }
         }

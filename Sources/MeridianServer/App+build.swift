@@ -101,6 +101,7 @@ func buildRouterAndTenants(
         RequestOrigin.Middleware(operations: ["getBaseMapInfo", "getClusterTileInfo"]),
         OrderedContractMiddleware(json: contract.jsonText, operations: ["getContract", "getContractJSON"]),
         JSONBodyMiddleware(nullShapes: contract.requestNulls, maxBodySize: max(configuration.maxBodySize, configuration.maxImportBodySize)),
+        ExactNumbersMiddleware(maxBodySize: .max),
     ])
     // HEAD is a GET before the router picks the route.
     return (HeadResponder(router.buildResponder(), routes: routes, longPolls: Paths.longPolls), tenants, storage)

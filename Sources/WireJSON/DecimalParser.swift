@@ -19,7 +19,23 @@ public enum DecimalParser {
 
     /// The number starting at `start`, and how many bytes it took; nil when the bytes there are
     /// not a JSON number or the value is not finite.
+    @inline(__always)
     public static func parse(_ bytes: UnsafeRawBufferPointer, from start: Int) -> (Double, Int)? {
+        guard let scan = scan(bytes, from: start), scan.double.isFinite else { return nil }
+        return (scan.double, scan.length)
+    }
+
+    /// What ``scan(_:from:)`` read: the nearest Double (±infinity above its range, ±0 below), the
+    /// bytes taken, and whether the number has at most 15 significant digits and |exponent| ≤ 22
+    /// (Clinger's fast path), so that the Double prints back as the same decimal.
+    public struct Scan {
+        public var double: Double
+        public var length: Int
+        public var shortest: Bool
+    }
+
+    /// The number starting at `start`; nil when the bytes there are not a JSON number.
+    public static func scan(_ bytes: UnsafeRawBufferPointer, from start: Int) -> Scan? {
         var index = start
         let count = bytes.count
         var negative = false
@@ -60,11 +76,10 @@ public enum DecimalParser {
         }
         let length = index - start
         if let magnitude = fastMagnitude(mantissa: mantissa, digits: digits, exponent: exponent, truncated: truncated) {
-            return (negative ? -magnitude : magnitude, length)
+            return Scan(double: negative ? -magnitude : magnitude, length: length, shortest: !truncated && digits <= 15 && abs(exponent) <= 22)
         }
-        let value = slowParse(bytes, start: start, length: length)  // strtod reads the sign itself
-        guard value.isFinite else { return nil }
-        return (value, length)
+        // strtod reads the sign itself, and rounds beyond the range to ±infinity or ±0.
+        return Scan(double: slowParse(bytes, start: start, length: length), length: length, shortest: false)
     }
 
     /// mantissa · 10^exponent correctly rounded, when a fast path can prove it; else nil.

@@ -46,7 +46,7 @@ public struct JSONValueParser {
         case UInt8(ascii: "f"): return literal("false", .bool(false))
         case UInt8(ascii: "n"): return literal("null", .null)
         default:
-            guard let (number, length) = DecimalParser.parse(bytes, from: index) else { return nil }
+            guard let (number, length) = JSONNumber.parse(bytes, from: index) else { return nil }
             index += length
             return .number(number)
         }

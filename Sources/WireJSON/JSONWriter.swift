@@ -57,6 +57,12 @@ public struct JSONWriter: Sendable {
         }
     }
 
+    /// A JSON number: its exact text, or the Double's by the one rule.
+    @inlinable
+    public mutating func number(_ value: JSONNumber) {
+        if let text = value.exactText { bytes += text.utf8 } else { number(value.double) }
+    }
+
     @inlinable
     public mutating func bool(_ value: Bool) {
         value ? raw("true") : raw("false")
@@ -117,6 +123,11 @@ public struct JSONWriter: Sendable {
             }
         }
         return count
+    }
+
+    /// Bytes ``number(_:)`` writes for `value`.
+    static func numberByteCount(_ value: JSONNumber) -> Int {
+        value.exactText?.utf8.count ?? numberByteCount(value.double)
     }
 
     /// Bytes ``number(_:)`` writes for `value`, counted without writing when it is an integer.

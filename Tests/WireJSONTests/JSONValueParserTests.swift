@@ -23,7 +23,7 @@ import WireJSON
 
     @Test(arguments: [
         "", "{", "[1,]", #"{"dup":1,"dup":2}"#, #"{"a":1,}"#, #"{"a" 1}"#, "[1 2]", "tru", "nul", #""unterminated"#, "\"tab\there\"", #""\x""#,
-        #""\ud800""#, #""\udc00x""#, "01", "[1] [2]", "{'a':1}", "1e400", #"{"a":1}x"#,
+        #""\ud800""#, #""\udc00x""#, "01", "[1] [2]", "{'a':1}", #"{"a":1}x"#,
     ])
     func declinesWhatIsNotJSON(_ text: String) {
         #expect(parse(text) == nil, "\(text)")

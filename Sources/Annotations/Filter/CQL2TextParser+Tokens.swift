@@ -1,4 +1,5 @@
 import MapGeometry
+import WireJSON
 
 extension CQL2TextParser {
     /// Most characters a text filter may have.
@@ -44,7 +45,7 @@ extension CQL2TextParser {
                     || ((characters[index] == "-" || characters[index] == "+") && (characters[index - 1] == "e" || characters[index - 1] == "E")) {
                     index += 1
                 }
-                guard let number = Double(String(characters[start..<index])), number.isFinite else {
+                guard let number = Self.number(String(characters[start..<index])) else {
                     throw fail("\(String(characters[start..<index])) is not a number", at: start)
                 }
                 tokens.append((.number(number), start))
@@ -71,5 +72,19 @@ extension CQL2TextParser {
             }
         }
         return tokens
+    }
+
+    /// A numeric literal's exact value: JSON's spelling, or CQL2's other ones (`+5`, `.5`, `5.`)
+    /// spelled as JSON first; nil for anything else.
+    static func number(_ text: String) -> JSONNumber? {
+        if let number = JSONNumber(text) { return number }
+        var json = text.hasPrefix("+") ? String(text.dropFirst()) : text
+        let negative = json.hasPrefix("-")
+        if negative { json.removeFirst() }
+        if json.hasPrefix(".") { json = "0" + json }
+        if let point = json.firstIndex(of: "."), json.index(after: point) == json.endIndex || "eE".contains(json[json.index(after: point)]) {
+            json.insert("0", at: json.index(after: point))
+        }
+        return JSONNumber((negative ? "-" : "") + json)
     }
 }

@@ -165,7 +165,7 @@ struct CQL2JSONReader {
     }
 
     func number(_ value: JSONValue, at path: [String]) throws(FieldError) -> Double {
-        guard case .number(let number) = value, number.isFinite else { throw FieldError(path: path, message: "must be a number") }
-        return number
+        guard case .number(let number) = value, number.double.isFinite else { throw FieldError(path: path, message: "must be a number") }
+        return number.double
     }
 }

@@ -1,4 +1,5 @@
 public import MapGeometry
+import WireJSON
 
 extension Filter {
     /// Reads CQL2-Text (`kind = 'shop' AND rating >= 4 AND S_INTERSECTS(geometry, BBOX(2.2, 48.8, 2.5, 48.9))`).
@@ -15,7 +16,7 @@ extension Filter {
 /// A recursive-descent parser over CQL2-Text tokens; its filters are checked as CQL2-JSON ones are.
 struct CQL2TextParser {
     enum Token: Hashable {
-        case word(String), quoted(String), string(String), number(Double), symbol(String)
+        case word(String), quoted(String), string(String), number(JSONNumber), symbol(String)
     }
 
     let tokens: [(token: Token, offset: Int)]
@@ -218,9 +219,9 @@ struct CQL2TextParser {
     }
 
     mutating func number() throws(FieldError) -> Double {
-        guard case .number(let value)? = peek else { throw error("expected a number, found \(describe(peek))") }
+        guard case .number(let value)? = peek, value.double.isFinite else { throw error("expected a number, found \(describe(peek))") }
         index += 1
-        return value
+        return value.double
     }
 
     mutating func scalar() throws(FieldError) -> Filter.Scalar {

@@ -35,7 +35,8 @@ public indirect enum Filter: Hashable, Sendable {
     public enum Scalar: Hashable, Sendable {
         case property(String)
         case string(String)
-        case number(Double)
+        /// Compared by exact value (`9007199254740993` is not `9007199254740992`).
+        case number(JSONNumber)
         case boolean(Bool)
     }
 

@@ -88,7 +88,7 @@ extension AnnotationContent {
         else {
             throw FieldError(path: ["geometry", "coordinates"], message: "must be [longitude, latitude] (numbers)")
         }
-        do { return try .init(validatingLatitude: latitude, longitude: longitude) } catch {
+        do { return try .init(validatingLatitude: latitude.double, longitude: longitude.double) } catch {
             // Position order is longitude first: point at the index, not the field name.
             throw FieldError(path: ["geometry", "coordinates", error.path == ["longitude"] ? "0" : "1"], message: error.message)
         }

@@ -3,7 +3,8 @@ public import WireJSON
 
 // Free JSON (properties, merge patches, the contract itself) arrives as the runtime's value
 // containers and becomes `JSONValue`; the way back cannot fail. One number rule both ways:
-// `JSONWriter.exactInteger` (whole and below 2^53 → Int).
+// `JSONWriter.exactInteger` (whole and below 2^53 → Int). A number no Double prints as travels
+// through the containers as an ``ExactNumbers`` mark, replaced by its text once encoded.
 
 extension JSONValue {
     /// A value of the runtime's free-form containers: nil, Bool, Int, Double, String, arrays, objects.
@@ -20,24 +21,41 @@ extension JSONValue {
         }
     }
 
-    /// The members of an optional free-form object; an absent object is empty.
-    public static func members(of container: OpenAPIObjectContainer?) -> [String: JSONValue] {
-        container?.value.mapValues(JSONValue.init(runtimeValue:)) ?? [:]
+    /// The members of an optional free-form object at `path` of the request body; an absent object
+    /// is empty. Its numbers are exact when ``RequestJSON`` holds the body (the decoder read Doubles).
+    public static func members(of container: OpenAPIObjectContainer?, at path: [String]) -> [String: JSONValue] {
+        guard let container else { return [:] }
+        let decoded = JSONValue.object(container.value.mapValues(JSONValue.init(runtimeValue:)))
+        if let exact = RequestJSON.current?.value(at: path.map { MemberKey($0) }), exact.approximates(decoded), let members = exact.objectValue {
+            return members
+        }
+        return decoded.objectValue ?? [:]
     }
 
-    /// The value as the runtime's containers hold it (whole numbers as Int, so they print without a fraction).
+    /// The value as the runtime's containers hold it (whole numbers as Int, so they print without
+    /// a fraction; a number no Double prints as, as its ``ExactNumbers`` mark).
     public var runtimeValue: (any Sendable)? {
         switch self {
         case .null: return nil
         case .bool(let value): return value
         case .number(let value):
-            if let integer = JSONWriter.exactInteger(value) { return Int(integer) }
-            return value
+            if let text = value.exactText { return ExactNumbers.mark(text) }
+            if let integer = JSONWriter.exactInteger(value.double) { return Int(integer) }
+            return value.double
         case .string(let value): return value
         case .array(let values): return values.map(\.runtimeValue)
         case .object(let members): return members.mapValues(\.runtimeValue)
         }
     }
+}
+
+/// A member name as a coding key.
+private struct MemberKey: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(_ name: String) { stringValue = name }
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
 }
 
 extension OpenAPIObjectContainer {

@@ -8,6 +8,7 @@ public import WireJSON
 /// is 400 at that key (the decoder would silently keep one of the values), so is a `null` the
 /// contract does not allow (the decoder would read it as absent). Where a null means something
 /// (a merge patch's removal), the contract's type (a `typeOverrides` type in `MeridianAPI`) keeps it.
+/// The handler runs with the body in ``RequestJSON``, so free JSON keeps its exact numbers.
 public struct JSONBodyMiddleware: ServerMiddleware {
     /// Operation id → where its body may hold null (``Contract/requestNulls``).
     public let nullShapes: [String: NullShape]
@@ -42,7 +43,9 @@ public struct JSONBodyMiddleware: ServerMiddleware {
         case nil:
             break
         }
-        return try await next(request, HTTPBody(bytes), metadata)
+        // The decoder reads the body with stand-ins for what it refuses; free JSON is read exactly from here.
+        let json = RequestJSON(bytes)
+        return try await RequestJSON.$current.withValue(json) { try await next(request, HTTPBody(json.decodable), metadata) }
     }
 
     /// `application/json` and its `+json` relatives (merge patch, GeoJSON).

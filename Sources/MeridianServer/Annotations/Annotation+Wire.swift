@@ -21,7 +21,7 @@ extension AnnotationContent {
             externalId: wire.externalId, coordinate: coordinate, title: wire.title, subtitle: wire.subtitle,
             kind: wire.kind, clusteringIdentifier: wire.clusteringIdentifier,
             displayPriority: wire.displayPriority ?? Self.defaultDisplayPriority,
-            properties: JSONValue.members(of: wire.properties)
+            properties: JSONValue.members(of: wire.properties, at: ["properties"])
         )
         try validate()
     }

@@ -33,13 +33,13 @@ enum QueryRoutes {
         guard let members = members(body, allowed: ["point", "limit", "maxDistance", "filter"]),
               case .object(let point)? = members["point"], point.count == 2,
               case .number(let latitude)? = point["latitude"], case .number(let longitude)? = point["longitude"],
-              let coordinate = try? Coordinate(validatingLatitude: latitude, longitude: longitude),
+              let coordinate = try? Coordinate(validatingLatitude: latitude.double, longitude: longitude.double),
               let limit = limit(members["limit"], default: RequestRules.defaultNearest)
         else { return nil }
         var maxDistance: Double?
         if let given = members["maxDistance"] {
-            guard case .number(let metres) = given, RequestRules.isMaxDistance(metres) else { return nil }
-            maxDistance = metres
+            guard case .number(let metres) = given, RequestRules.isMaxDistance(metres.double) else { return nil }
+            maxDistance = metres.double
         }
         var filter: Filter?
         if let given = members["filter"] {
@@ -88,7 +88,7 @@ enum QueryRoutes {
     /// A `limit` member: a whole number ``RequestRules/limit(_:default:)`` takes, or `fallback` when absent.
     private static func limit(_ value: JSONValue?, default fallback: Int) -> Int? {
         guard let value else { return RequestRules.limit(nil, default: fallback) }
-        guard case .number(let number) = value, let limit = Int(exactly: number) else { return nil }
+        guard case .number(let number) = value, let limit = number.plainDouble.flatMap({ Int(exactly: $0) }) else { return nil }
         return RequestRules.limit(limit, default: fallback)
     }
 }

@@ -28,7 +28,7 @@ struct SubscriptionRequest {
             case .region(let input): (input.name, input.properties, input.deviceIds, input.maxLocationAge, input.maxHorizontalAccuracy)
             }
         name = common.name
-        properties = JSONValue.members(of: common.properties)
+        properties = JSONValue.members(of: common.properties, at: ["properties"])
         if let name { _ = errors.value { () throws(FieldError) in try Subscription.check(name: name) } }
         _ = errors.value { [properties] () throws(FieldError) in try Subscription.check(properties: properties) }
         if common.deviceIds?.isEmpty == true { errors.record(at: ["deviceIds"], "must list at least one device (leave it out for every device)") }

@@ -168,12 +168,12 @@ struct StoredSubscription: Codable {
 /// JSON columns of tracking rows, written and read in the storage format above.
 enum JSONColumn {
     static func text<T: Encodable>(_ value: T) throws -> String {
-        String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
+        String(decoding: try ExactNumbers.encoding { try [UInt8](JSONEncoder().encode(value)) }, as: UTF8.self)
     }
 
     /// The value a column holds; a column that does not decode is a corrupt row of `table`.
     static func value<T: Decodable>(_ type: T.Type, _ text: String, table: String, id: String) throws -> T {
-        do { return try JSONDecoder().decode(type, from: Data(text.utf8)) } catch {
+        do { return try RequestJSON.decoding(Array(text.utf8)) { try JSONDecoder().decode(type, from: Data($0)) } } catch {
             throw StorageError.corruptRow(table: table, id: id)
         }
     }
