@@ -75,7 +75,7 @@ func buildRouterAndTenants(
     let router = Router(context: AppRequestContext.self)
     router.middlewares.add(ObservabilityMiddleware(routes: routes, metrics: metrics, logger: logger))
     // HTTP's own rules, around every answer (problems included) and before any key is asked for.
-    if !corsOrigins.isEmpty { router.middlewares.add(CORSMiddleware(origins: corsOrigins, routes: routes)) }
+    if !corsOrigins.isEmpty { router.middlewares.add(CORSMiddleware(origins: corsOrigins, routes: routes, isOpen: { (try? gatekeeper.isOpen()) ?? false })) }
     router.middlewares.add(CompressionMiddleware())
     router.middlewares.add(ProblemRouterMiddleware(logger: logger, problems: ProblemMapping.problem))
     router.middlewares.add(WebFilesMiddleware(root: configuration.webRoot))

@@ -6,9 +6,9 @@ import Synchronization
 /// numbers keep their exact value.
 ///
 /// That decoder refuses numbers beyond a Double's range (`1e400`, `1e-400`: "not valid JSON"), so
-/// it reads ``decodable``: the text with each of those replaced by its ``ExactNumbers`` mark (a
-/// string). A typed number field given one is refused as not a number, naming the field; a free
-/// value is taken from here, exact.
+/// it reads ``decodable``: the text with each of those replaced by an object named by its
+/// ``ExactNumbers`` mark. A typed field given one is refused as the wrong type, naming the field;
+/// a free value is taken from here, exact.
 public final class RequestJSON: Sendable {
     /// The body for the Double-reading decoder: the body itself unless a number had to stand in.
     public let decodable: [UInt8]
@@ -88,13 +88,15 @@ public final class RequestJSON: Sendable {
     }
 
     /// The stand-in for a number a Double-reading decoder refuses (one rounding to infinity, or to
-    /// zero while not zero): its ``ExactNumbers`` mark as a string; nil for any other number.
+    /// zero while not zero): an object whose one member is named by its ``ExactNumbers`` mark; nil for any other number.
     private static func standIn(_ scan: DecimalParser.Scan, _ text: UnsafeRawBufferPointer) -> String? {
         if scan.double.isFinite {
             guard scan.double == 0 else { return nil }
             let mantissa = text.prefix { $0 != UInt8(ascii: "e") && $0 != UInt8(ascii: "E") }
             guard mantissa.contains(where: { $0 >= UInt8(ascii: "1") && $0 <= UInt8(ascii: "9") }) else { return nil }
         }
-        return "\"" + String(decoding: ExactNumbers.prefix, as: UTF8.self) + String(decoding: text, as: UTF8.self) + "\""
+        // An object, not a string: a typed string, number or enum field given one is refused as the
+        // wrong type (naming the field, echoing nothing), never stored with the mark in it.
+        return "{\"" + String(decoding: ExactNumbers.prefix, as: UTF8.self) + String(decoding: text, as: UTF8.self) + "\":null}"
     }
 }

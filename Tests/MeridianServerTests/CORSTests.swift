@@ -85,9 +85,17 @@ import TestSupport
 
     @Test func originsAreSchemeHostAndPort() throws {
         let origins = try CORSOrigins(["https://App.Example", "http://localhost:5173", "http://[::1]:8080"], keyed: true)
-        #expect(origins.allowOrigin("https://app.example") == "https://app.example")
-        #expect(origins.allowOrigin("http://localhost:5173") != nil && origins.allowOrigin("http://localhost:5174") == nil)
-        #expect(origins.allowOrigin("http://[::1]:8080") != nil)
+        #expect(origins.allowOrigin("https://app.example", open: false) == "https://app.example")
+        #expect(origins.allowOrigin("http://localhost:5173", open: false) != nil && origins.allowOrigin("http://localhost:5174", open: false) == nil)
+        #expect(origins.allowOrigin("http://[::1]:8080", open: false) != nil)
         #expect(try CORSOrigins([], keyed: true).isEmpty)
+    }
+
+    /// `*` answers only while the server is open: the first key made ends it, without a restart.
+    @Test func anyOriginEndsWithOpenMode() throws {
+        let any = try CORSOrigins(["*", "https://app.example"], keyed: false)
+        #expect(any.allowOrigin("https://elsewhere.example", open: true) == "*")
+        #expect(any.allowOrigin("https://elsewhere.example", open: false) == nil)
+        #expect(any.allowOrigin("https://app.example", open: false) == "https://app.example")
     }
 }

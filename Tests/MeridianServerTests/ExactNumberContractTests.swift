@@ -87,6 +87,20 @@ import WireJSON
 
     /// Filters of each kind and path: CQL2-Text in a query, CQL2-JSON in a search body (the fast
     /// route) and in a thin body (the generated handler). One server for all (each is a database on PostgreSQL).
+    /// A number no Double holds, where a string belongs, is refused at the field (the stand-in a
+    /// Double-reading decoder sees is never a string, so it cannot be stored as one).
+    @Test func anOutOfRangeNumberInATypedFieldIsRefusedAtTheField() async throws {
+        try await TestApp.withClient { client in
+            for (field, body) in [("/title", #"{"coordinate":{"latitude":1,"longitude":2},"title":1e400}"#),
+                                  ("/kind", #"{"coordinate":{"latitude":1,"longitude":2},"kind":-1e-400}"#)] {
+                let problem = try await client.send(.post, "/v1/annotations", json: body).problem(.badRequest)
+                #expect(problem.pointers == [field], "\(body)")
+                #expect(problem.detail?.contains("meridian-exact") != true)
+            }
+            #expect(try await client.get("/v1/annotations", as: Page.self).annotations.isEmpty)
+        }
+    }
+
     @Test func filtersCompareExactly() async throws {
         try await TestApp.withClient { client in
             _ = try await client.send(.post, "/v1/annotations", json: Self.annotation("exact"))

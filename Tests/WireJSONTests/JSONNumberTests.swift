@@ -89,7 +89,7 @@ import WireJSON
     @Test func decoderRefusedNumbersGetStandIns() throws {
         let body = Array(#"{"a":1e400,"b":"1e400 \"-1e-400","c":[-1e-400,0e-999,2,-1.8e308],"d":9007199254740993}"#.utf8)
         let json = RequestJSON(body)
-        func mark(_ text: String) -> String { "\"" + ExactNumbers.mark(text) + "\"" }
+        func mark(_ text: String) -> String { "{\"" + ExactNumbers.mark(text) + "\":null}" }
         #expect(String(decoding: json.decodable, as: UTF8.self)
             == #"{"a":\#(mark("1e400")),"b":"1e400 \"-1e-400","c":[\#(mark("-1e-400")),0e-999,2,\#(mark("-1.8e308"))],"d":9007199254740993}"#)
         #expect(RequestJSON(Array(#"{"a":1.5}"#.utf8)).decodable == Array(#"{"a":1.5}"#.utf8))
@@ -98,5 +98,7 @@ import WireJSON
         #expect(decoded == Array(body).withUnsafeBytes { JSONValueParser.parse($0) })
         // A typed number field given one is refused, as Foundation refuses the number itself.
         #expect(throws: DecodingError.self) { try RequestJSON.decoding(Array(#"{"x":1e400}"#.utf8)) { try JSONDecoder().decode([String: Double].self, from: Data($0)) } }
+        // So is a typed string field: the stand-in is never a string that could be stored.
+        #expect(throws: DecodingError.self) { try RequestJSON.decoding(Array(#"{"x":1e400}"#.utf8)) { try JSONDecoder().decode([String: String].self, from: Data($0)) } }
     }
 }

@@ -8,14 +8,16 @@ public import Hummingbird
 /// answered here, before any key is asked for: a browser never sends credentials with it. Every
 /// other answer to an allowed origin (errors too: 401, 404, 422, problem+json, fast routes) says
 /// the origin may read it and which header fields it may see. Every answer varies by `Origin`.
-/// `*` allows any origin without credentials; it is refused on a server with keys
-/// (``CORSOrigins``).
+/// `*` allows any origin without credentials, and only while the server is open: it is refused
+/// at start on a server with keys (``CORSOrigins``), and stops answering once the first key is made.
 public struct CORSMiddleware<Context: RequestContext>: RouterMiddleware {
     public let origins: CORSOrigins
     public let routes: RouteTable
+    /// Whether the server is open (no keys): read per request, as the first key ends open mode.
+    public let isOpen: @Sendable () -> Bool
 
-    public init(origins: CORSOrigins, routes: RouteTable) {
-        (self.origins, self.routes) = (origins, routes)
+    public init(origins: CORSOrigins, routes: RouteTable, isOpen: @escaping @Sendable () -> Bool) {
+        (self.origins, self.routes, self.isOpen) = (origins, routes, isOpen)
     }
 
     /// Request header fields a page may send beyond the safelisted ones.
@@ -23,12 +25,12 @@ public struct CORSMiddleware<Context: RequestContext>: RouterMiddleware {
         "Authorization, Content-Type, If-Match, If-None-Match, Idempotency-Key, Last-Event-ID, X-Request-Id, Accept"
     }
     /// Response header fields a page may read beyond the safelisted ones.
-    public static var exposedHeaders: String { "ETag, Location, Link, Retry-After, X-Request-Id" }
+    public static var exposedHeaders: String { "ETag, Location, Link, Retry-After, X-Request-Id, Idempotent-Replayed, WWW-Authenticate" }
     /// Seconds a browser may keep a preflight's answer.
     public static var maxAge: String { "600" }
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard let origin = request.headers[.origin], let allowed = origins.allowOrigin(origin) else {
+        guard let origin = request.headers[.origin], let allowed = origins.allowOrigin(origin, open: origins.anyOrigin && isOpen()) else {
             var response = try await next(request, context)
             response.headers[values: .vary].append("Origin")
             return response
@@ -75,10 +77,11 @@ public struct CORSOrigins: Sendable, Equatable {
     /// Whether any origin is allowed at all.
     public var isEmpty: Bool { origins.isEmpty && !anyOrigin }
 
-    /// The `Access-Control-Allow-Origin` value for a request from `origin`, nil when refused.
-    public func allowOrigin(_ origin: String) -> String? {
+    /// The `Access-Control-Allow-Origin` value for a request from `origin`, nil when refused;
+    /// `*` only while the server is `open`.
+    public func allowOrigin(_ origin: String, open: Bool) -> String? {
         if origins.contains(origin.lowercased()) { return origin }
-        return anyOrigin ? "*" : nil
+        return anyOrigin && open ? "*" : nil
     }
 
     /// `scheme://host[:port]`: an http(s) scheme, a host, at most a port, nothing after.

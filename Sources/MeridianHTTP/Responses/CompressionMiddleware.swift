@@ -23,6 +23,8 @@ public struct CompressionMiddleware<Context: RequestContext>: RouterMiddleware {
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var response = try await next(request, context)
+        // A 304 says what its 200 would have said about encodings (RFC 9110 §15.4.5).
+        if response.status == .notModified { response.headers[values: .vary].append("Accept-Encoding") }
         guard let length = response.body.contentLength, length >= Self.minimumSize,
               response.headers[.contentEncoding] == nil, Self.compresses(response.headers[.contentType]) else { return response }
         response.headers[values: .vary].append("Accept-Encoding")
