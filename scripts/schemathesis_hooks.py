@@ -5,6 +5,8 @@ database's business, which JSON Schema cannot state. Valid examples are drawn fr
 CRSs that PROJ transforms between (geographic, Web Mercator, UTM, national grids), written the
 three ways the server reads: an authority code, a PROJ string and a WKT definition.
 """
+import uuid
+
 from hypothesis import strategies as st
 import schemathesis
 
@@ -28,10 +30,26 @@ FUZZ_WEBHOOK_URL = "http://127.0.0.1:9/meridian-fuzz"
 WEBHOOK_WRITES = {("POST", "/v1/webhooks"), ("PATCH", "/v1/webhooks/{webhookId}")}
 
 
+# An Idempotency-Key names one request: the same key with another body is 422, as the IETF draft
+# says, which JSON Schema cannot state. A valid key becomes one this run has not used (a fresh
+# suffix), so a schema-valid create is judged as one; the replay and the 422 have contract tests.
+IDEMPOTENT_CREATES = {("POST", "/v1/annotations")}
+
+
+def _fresh_idempotency_key(case):
+    if (case.operation.method.upper(), case.operation.path) not in IDEMPOTENT_CREATES or not case.headers:
+        return
+    for name, value in list(case.headers.items()):
+        if name.lower() == "idempotency-key" and isinstance(value, str) and 1 <= len(value) <= 255 and value.strip(" \t"):
+            suffix = "-" + uuid.uuid4().hex
+            case.headers[name] = (value[:255 - len(suffix)] + suffix) if value[:255 - len(suffix)].strip(" \t") else uuid.uuid4().hex
+
+
 @schemathesis.hook
 def before_call(context, case, kwargs):
     _map_filters(case)
     _distinct_corridor_line(case)
+    _fresh_idempotency_key(case)
     body = case.body
     if (case.operation.method.upper(), case.operation.path) not in WEBHOOK_WRITES or not isinstance(body, dict):
         return
