@@ -39,6 +39,11 @@ IDEMPOTENT_CREATES = {("POST", "/v1/annotations")}
 def _fresh_idempotency_key(case):
     if (case.operation.method.upper(), case.operation.path) not in IDEMPOTENT_CREATES or not case.headers:
         return
+    # A coverage case that leaves a header out (Authorization, to see the 401) is sent as drawn:
+    # changed, it would be sent with the run's key.
+    data = getattr(getattr(getattr(case, "meta", None), "phase", None), "data", None)
+    if "MISSING" in str(getattr(data, "scenario", "")).upper():
+        return
     for name, value in list(case.headers.items()):
         if name.lower() == "idempotency-key" and isinstance(value, str) and 1 <= len(value) <= 255 and value.strip(" \t"):
             suffix = "-" + uuid.uuid4().hex
