@@ -12,8 +12,9 @@ public struct HeaderEncodingMiddleware: ServerMiddleware {
 
     public init() {}
     /// Request headers whose values handlers read as given, so they are escaped for the runtime's
-    /// decoding to restore them (If-Match refuses `%` and `+` itself, as its contract says).
-    public static let requestHeaders: [HTTPField.Name] = [HTTPField.Name("Idempotency-Key")!, HTTPField.Name("Last-Event-ID")!]
+    /// decoding to restore them: If-Match and If-None-Match refuse `%` and `+` themselves, as the
+    /// contract says, so they must see them (decoded, `%0x` made the condition vanish: a 200).
+    public static let requestHeaders: [HTTPField.Name] = [HTTPField.Name("Idempotency-Key")!, HTTPField.Name("Last-Event-ID")!, .ifMatch, .ifNoneMatch]
 
     public func intercept(
         _ request: HTTPRequest,
