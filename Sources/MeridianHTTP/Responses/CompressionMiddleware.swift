@@ -23,11 +23,12 @@ public struct CompressionMiddleware<Context: RequestContext>: RouterMiddleware {
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var response = try await next(request, context)
-        // A 304 says what its 200 would have said about encodings (RFC 9110 §15.4.5).
-        if response.status == .notModified { response.headers[values: .vary].append("Accept-Encoding") }
-        guard let length = response.body.contentLength, length >= Self.minimumSize,
-              response.headers[.contentEncoding] == nil, Self.compresses(response.headers[.contentType]) else { return response }
+        // Every answer of a compressible type varies by Accept-Encoding, whatever its size this time,
+        // and so does a 304, which says what its 200 would have said (RFC 9110 §15.4.5).
+        guard response.status == .notModified || Self.compresses(response.headers[.contentType]) else { return response }
         response.headers[values: .vary].append("Accept-Encoding")
+        guard let length = response.body.contentLength, length >= Self.minimumSize, response.headers[.contentEncoding] == nil,
+              response.status != .notModified else { return response }
         guard QualityList(request.headers[values: .acceptEncoding]).quality(ofCoding: "gzip") > 0 else { return response }
         var body = try await BodyCollector.collect(response.body, capacity: length)
         let compressor = CompressionAlgorithm.gzip().compressor
