@@ -12,9 +12,13 @@ public struct HeaderEncodingMiddleware: ServerMiddleware {
 
     public init() {}
     /// Request headers whose values handlers read as given, so they are escaped for the runtime's
-    /// decoding to restore them: If-Match and If-None-Match refuse `%` and `+` themselves, as the
-    /// contract says, so they must see them (decoded, `%0x` made the condition vanish: a 200).
-    public static let requestHeaders: [HTTPField.Name] = [HTTPField.Name("Idempotency-Key")!, HTTPField.Name("Last-Event-ID")!, .ifMatch, .ifNoneMatch]
+    /// decoding to restore them.
+    public static let requestHeaders: [HTTPField.Name] = [HTTPField.Name("Idempotency-Key")!, HTTPField.Name("Last-Event-ID")!]
+    /// Conditions, whose entity tags never hold `%` (the contract's pattern): a value with one was
+    /// percent-encoded by a client made with the same runtime (its `"3"` is `%223%22`) and is read
+    /// decoded; one that does not decode (`1X2%0x`) reaches the handler as sent, which refuses it
+    /// (the runtime's own decoding made it vanish, and the write applied unconditionally).
+    public static let conditionHeaders: [HTTPField.Name] = [.ifMatch, .ifNoneMatch]
 
     public func intercept(
         _ request: HTTPRequest,
@@ -24,10 +28,10 @@ public struct HeaderEncodingMiddleware: ServerMiddleware {
         next: @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?)
     ) async throws -> (HTTPResponse, HTTPBody?) {
         var request = request
-        for name in Self.requestHeaders {
-            if let value = request.headerFields[name], value.contains(where: { $0 == "%" || $0 == "+" }) {
-                request.headerFields[name] = value.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "+", with: "%2B")
-            }
+        for name in Self.requestHeaders + Self.conditionHeaders {
+            guard var value = request.headerFields[name], value.contains(where: { $0 == "%" || $0 == "+" }) else { continue }
+            if Self.conditionHeaders.contains(name), value.contains("%"), let decoded = value.removingPercentEncoding { value = decoded }
+            request.headerFields[name] = value.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "+", with: "%2B")
         }
         var (response, body) = try await next(request, body, metadata)
         for name in Self.headers {
