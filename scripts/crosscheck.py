@@ -14,6 +14,7 @@ import sys
 
 from oracles.common import N, SEED, URL, tally
 from oracles.conversions import conversion_checks
+from oracles.cql2_functions import cql2_function_checks
 from oracles.crossings import crossing_checks
 from oracles.filters import filter_checks
 from oracles.fit import fit_checks
@@ -33,6 +34,7 @@ def main():
     webhook_checks()
     filter_checks()  # with the nearest checks, on the filters' annotations
     cluster_tile_checks()
+    cql2_function_checks()  # last: its draws leave the other areas' cases as they were for a seed
     print(f"crosscheck: {tally.passed} passed, {tally.failed} failed")
     return 1 if tally.failed else 0
 
