@@ -3,7 +3,7 @@
 geographiclib (Karney), plus the viewport formula of DESIGN.md written out again here; its
 webhooks against the standardwebhooks package (a receiver in this script; the server must allow
 127.0.0.0/8, e.g. MERIDIAN_WEBHOOK_ALLOW_CIDR=127.0.0.0/8); and its CQL2 annotation filters against
-pygeofilter (attributes) and shapely (GEOS; spatial predicates); its cluster vector tiles, decoded
+pygeofilter (attributes), shapely (GEOS; spatial predicates) and cql2-rs (CQL2's functions); its cluster vector tiles, decoded
 with mapbox-vector-tile, against its thin answers. One module of scripts/oracles/ per area.
 
 Random cases, seeded (MERIDIAN_SEED, default: random; the seed is printed so a failure can be
