@@ -2,7 +2,7 @@
 """Spatial queries at scale: 10 nearest, a city-sized polygon and an attribute search over HTTP,
 beside cKDTree, shapely's STRtree and SQLite's R*Tree in process, all on the same data in one run.
 
-    Benchmarks/scripts/bench-queries.py MERIDIAN [--query-bench QUERYBENCH] [--points 1000000] [--queries 300] [--seed 1]
+    Benchmarks/scripts/bench-queries.py MERIDIAN [--query-bench QUERYBENCH] [--points 1000000] [--queries 300] [--seed 1] [--function-rounds 5]
 
 MERIDIAN is the server binary; QUERYBENCH the in-process benchmark (Benchmarks/, `QueryBench`). Needs numpy, scipy, shapely (Benchmarks/scripts/requirements-queries.txt) and
 pyproj (scripts/requirements.txt).
@@ -21,9 +21,11 @@ pyproj (scripts/requirements.txt).
             half in the background, the band and the caps; (b) POST /v1/annotations/search with an
             s_intersects polygon (a regular 32-gon centred near a city, sized to hold ~1 000 points;
             split at 180° into a MultiPolygon where it crosses), every page followed; (c) the same
-            attribute search `kind = 'shop' AND rating >= 4.5`, limit 100; (d) the polygons again
-            on a server started with `--annotation-cache-mb 0`, every annotation from its row.
-            Times are the request's round trip, the answer read but not parsed.
+            attribute search `kind = 'shop' AND rating >= 4.5`, limit 100; (e) CASEI, ACCENTI and
+            T_* filters beside the same filters as plain comparisons, each reading every annotation
+            (FUNCTION_ROUNDS alternating searches; see function_filters.py; target ≤ 2×); (d) the
+            polygons again on a server started with `--annotation-cache-mb 0`, every annotation
+            from its row. Times are the request's round trip, the answer read but not parsed.
   in process Meridian's point index as `serve` loads it, on the same database and queries: 10 nearest
             pulled from the index, and the polygons' ids (the index alone), then the whole verb as
             the handler calls it (index, rows from SQLite, the filter on each row), without HTTP.
@@ -48,6 +50,7 @@ from scipy.spatial import cKDTree
 from shapely.geometry import MultiPolygon, Polygon, box, mapping
 from shapely.geometry.polygon import orient
 from benchlib import Client, percentile, start_server, start_watchdog, stop_servers
+from function_filters import extra_columns, feature_extras, function_filters, report
 
 SERVER_FLAGS = ["--rate-limit", "1000000", "--rate-burst", "1000000", "--log-level", "warning"]
 # name, longitude, latitude, σ km, share of the city points
@@ -121,13 +124,14 @@ def make_points(rng, total):
     return lon[order], lat[order], kind, rating
 
 
-def write_geojson(path, lon, lat, kind, rating):
+def write_geojson(path, lon, lat, kind, rating, titles, seen):
     with open(path, "w") as f:
         f.write('{"type":"FeatureCollection","features":[\n')
         f.write(",\n".join(
             f'{{"type":"Feature","geometry":{{"type":"Point","coordinates":[{x!r},{y!r}]}},'
-            f'"properties":{{"kind":"{KINDS[k]}","properties":{{"rating":{r!r}}}}}}}'
-            for x, y, k, r in zip(lon.tolist(), lat.tolist(), kind.tolist(), rating.tolist())))
+            f'"properties":{{"kind":"{KINDS[k]}",{title},"properties":{{"rating":{r!r},{stamp}}}}}}}'
+            for x, y, k, r, (title, stamp) in zip(lon.tolist(), lat.tolist(), kind.tolist(), rating.tolist(),
+                                                   (feature_extras(t, s) for t, s in zip(titles, seen)))))
         f.write("\n]}\n")
 
 
@@ -358,6 +362,7 @@ def main():
     parser.add_argument("--points", type=int, default=1_000_000)
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--function-rounds", type=int, default=5, help="searches of each CQL2 function pair (each reads every annotation)")
     args = parser.parse_args()
     started = time.monotonic()
     folder = tempfile.mkdtemp(prefix="bench-queries-")
@@ -371,7 +376,7 @@ def main():
         began = time.monotonic()
         lon, lat, kind, rating = make_points(rng, args.points)
         geojson = os.path.join(folder, "points.geojson")
-        write_geojson(geojson, lon, lat, kind, rating)
+        write_geojson(geojson, lon, lat, kind, rating, *extra_columns(args.seed, args.points))
         generated = time.monotonic() - began
         size = os.path.getsize(geojson)
         began = time.monotonic()
@@ -417,6 +422,8 @@ def main():
         body = {"filter": ATTRIBUTE_FILTER, "limit": 100}
         timed_http(client, "/v1/annotations/search", [body] * WARMUP, problems, "attribute warm-up")
         http_attribute, attribute_answers = timed_http(client, "/v1/annotations/search", [body] * args.queries, problems, "attribute")
+        # (e) CQL2 functions beside plain comparisons, every annotation read
+        functions = function_filters(client, problems, args.function_rounds)
         stopped = stop_servers(servers, problems)
         # (d) the polygons again on a server that keeps no annotations' JSON: every answer from rows.
         process, port, _ = start_server(args.binary, database, SERVER_FLAGS + ["--annotation-cache-mb", "0"])
@@ -494,6 +501,9 @@ def main():
     print(row("polygon, STRtree query+intersects in process", len(str_times), str_times, None, 3))
     print(row("polygon, SQLite R*Tree bbox + shapely", len(rtree_times), rtree_times, None, 3))
     print(row("attribute search limit 100, HTTP (Meridian)", len(http_attribute), http_attribute))
+    print()
+    print("\n".join(report(functions)))
+    print()
     print(f"{'load: meridian import':<44} {args.points:>7} {import_took:>8.1f} s   ({args.points / import_took:,.0f} points/s; "
           f"serve start {serve_start:.1f} s)")
     print()
