@@ -63,8 +63,10 @@ import WireJSON
         #expect(throws: FilterError(.invalid, FieldError(path: ["op"], message: "t_meetings is not a supported predicate (comparisons, like, in, between, isNull, and, or, not, S_*, T_*, A_*)"))) {
             try Filter.parse(json: FilterTests.json(unknown))
         }
-        do { _ = try Filter.parse(json: FilterTests.json(#"{"op":"and","args":[true]}"#)) } catch { #expect(error.kind == .syntax && error.field.path == ["args"]) }
-        do { _ = try Filter.parse(json: FilterTests.json(#"{"op":"=","args":[{"property":"n"},{"op":"casei","args":[3]}]}"#)) } catch {
+        let short = try FilterTests.json(#"{"op":"and","args":[true]}"#)
+        do { _ = try Filter.parse(json: short) } catch { #expect(error.kind == .syntax && error.field.path == ["args"]) }
+        let number = try FilterTests.json(#"{"op":"=","args":[{"property":"n"},{"op":"casei","args":[3]}]}"#)
+        do { _ = try Filter.parse(json: number) } catch {
             #expect(error.kind == .invalid && error.field.path == ["args", "1", "args", "0"], "\(error)")
         }
     }
