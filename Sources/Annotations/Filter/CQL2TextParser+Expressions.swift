@@ -7,14 +7,27 @@ extension CQL2TextParser {
     mutating func scalar(depth: Int) throws(FilterError) -> Filter.Expression {
         guard depth < Filter.maxDepth else { throw error("nests deeper than \(Filter.maxDepth) levels") }
         var left = try product(depth: depth)
-        while case .symbol(let symbol)? = peek, let op = Filter.ArithmeticOperator(rawValue: symbol), op == .add || op == .subtract {
+        while true {
             let start = index
-            index += 1
-            let right = try product(depth: depth)
+            let op: Filter.ArithmeticOperator
+            var right: Filter.Expression
+            switch peek {
+            case .symbol("+")?, .symbol("-")?:
+                op = peek == .symbol("+") ? .add : .subtract
+                index += 1
+                right = try product(depth: depth)
+            case .number(let signed)? where signed.description.first == "-" || signed.description.first == "+":
+                // `x -1`: the tokenizer read a signed number after a space; it is a subtraction.
+                op = signed.description.first == "-" ? .subtract : .add
+                guard let magnitude = JSONNumber(String(signed.description.dropFirst())) else { throw error("\(signed) is not a number") }
+                tokens[index].token = .number(magnitude)
+                right = try product(depth: depth)
+            default:
+                return left
+            }
             let sides = (left, right)
             left = try checked(from: start) { () throws(FilterError) in try Filter.makeArithmetic(op, sides.0, sides.1) }
         }
-        return left
     }
 
     mutating func product(depth: Int) throws(FilterError) -> Filter.Expression {

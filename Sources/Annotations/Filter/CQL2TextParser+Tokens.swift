@@ -39,7 +39,7 @@ extension CQL2TextParser {
                     index += 1
                 }
                 tokens.append((character == "'" ? .string(value) : .quoted(value), start))
-            } else if character.isNumber && character.isASCII || (character == "." || (character == "-" || character == "+") && !Self.endsOperand(tokens.last?.token))
+            } else if character.isNumber && character.isASCII || (character == "." || (character == "-" || character == "+") && (!Self.endsOperand(tokens.last?.token) || index > 0 && characters[index - 1].isWhitespace))
                         && index + 1 < characters.count && (characters[index + 1].isASCII && characters[index + 1].isNumber || characters[index + 1] == ".") {
                 index += 1
                 while index < characters.count, characters[index].isASCII, characters[index].isNumber || characters[index] == "." || characters[index] == "e" || characters[index] == "E"
@@ -75,8 +75,9 @@ extension CQL2TextParser {
         return tokens
     }
 
-    /// Whether `token` ends an operand, so a `-` or `+` after it is arithmetic (`1038290-21`),
-    /// not the sign of a number.
+    /// Whether `token` ends an operand, so a `-` or `+` right after it is arithmetic
+    /// (`1038290-21`), not the sign of a number. After a space the sign stays a number's
+    /// (`POINT(179 -18)`); the parser reads `x -1` as a subtraction all the same.
     static func endsOperand(_ token: Token?) -> Bool {
         switch token {
         case .number?, .string?, .quoted?: return true

@@ -8,7 +8,7 @@ struct CQL2TextParser {
         case word(String), quoted(String), string(String), number(JSONNumber), symbol(String)
     }
 
-    let tokens: [(token: Token, offset: Int)]
+    var tokens: [(token: Token, offset: Int)]
     var index = 0
 
     init(tokens: [(token: Token, offset: Int)]) {
