@@ -38,7 +38,7 @@ public indirect enum Filter: Hashable, Sendable {
         case within = "s_within", overlaps = "s_overlaps", crosses = "s_crosses", contains = "s_contains"
     }
 
-    /// The sixteen `T_*` functions (Allen's interval relations, instants read as `[t, t]`).
+    /// The fifteen `T_*` functions of CQL2 (Allen's interval relations, instants read as `[t, t]`).
     public enum TemporalPredicate: String, Hashable, Sendable, CaseIterable {
         case after = "t_after", before = "t_before", contains = "t_contains", disjoint = "t_disjoint", during = "t_during"
         case equals = "t_equals", finishedBy = "t_finishedBy", finishes = "t_finishes", intersects = "t_intersects"
