@@ -92,6 +92,26 @@ import WireJSON
         #expect(try Self.matches("CASEI(title) = CASEI('STRASSE')", Self.feature(title: "Straße")))
     }
 
+    /// The fast paths of the folding agree with Foundation's full folding and NFD on every
+    /// scalar of the first two planes, alone and between ASCII letters.
+    @Test func foldingAgreesWithFoundationOnEveryScalar() {
+        func accentless(_ text: String) -> String {
+            String(String.UnicodeScalarView(text.decomposedStringWithCanonicalMapping.unicodeScalars.filter {
+                ![.nonspacingMark, .spacingMark, .enclosingMark].contains($0.properties.generalCategory)
+            }))
+        }
+        var differences: [String] = []
+        for value in UInt32(0x80)..<0x20000 {
+            guard let scalar = Unicode.Scalar(value) else { continue }
+            for text in [String(scalar), "Ab\(scalar)Z"] {
+                let casei = text.folding(options: .caseInsensitive, locale: nil)
+                if TextFolding.casei.apply(text) != casei { differences.append("casei U+\(String(value, radix: 16))") }
+                if TextFolding.accenti.apply(text) != accentless(text) { differences.append("accenti U+\(String(value, radix: 16))") }
+            }
+        }
+        #expect(differences.isEmpty, "\(differences.count): \(differences.prefix(20))")
+    }
+
     /// A point at (5, 5) against each geometry; the DE-9IM answer by hand: the point's interior
     /// is itself, its boundary empty.
     @Test(arguments: [
