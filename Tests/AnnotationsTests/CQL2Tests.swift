@@ -93,7 +93,9 @@ import WireJSON
     }
 
     /// The fast paths of the folding agree with Foundation's full folding and NFD on every
-    /// scalar of the first two planes, alone and between ASCII letters.
+    /// scalar of the first two planes, alone and between ASCII letters; except where Foundation
+    /// (ICU) departs from Unicode's CaseFolding.txt, which the fast path follows: it lowercases the
+    /// uppercase Cherokee letters (which fold to themselves), and it predates Unicode 16's letters.
     @Test func foldingAgreesWithFoundationOnEveryScalar() {
         func accentless(_ text: String) -> String {
             String(String.UnicodeScalarView(text.decomposedStringWithCanonicalMapping.unicodeScalars.filter {
@@ -103,9 +105,10 @@ import WireJSON
         var differences: [String] = []
         for value in UInt32(0x80)..<0x20000 {
             guard let scalar = Unicode.Scalar(value) else { continue }
+            let icuDeparts = (0x13A0...0x13F5).contains(value) || (scalar.properties.age.map { $0.major >= 16 } ?? false)
             for text in [String(scalar), "Ab\(scalar)Z"] {
                 let casei = text.folding(options: .caseInsensitive, locale: nil)
-                if TextFolding.casei.apply(text) != casei { differences.append("casei U+\(String(value, radix: 16))") }
+                if !icuDeparts, TextFolding.casei.apply(text) != casei { differences.append("casei U+\(String(value, radix: 16))") }
                 if TextFolding.accenti.apply(text) != accentless(text) { differences.append("accenti U+\(String(value, radix: 16))") }
             }
         }
