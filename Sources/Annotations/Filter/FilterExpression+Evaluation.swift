@@ -17,6 +17,10 @@ extension Filter.Expression {
         case .geometry(let geometry): return .geometry(geometry)
         case .folded(let literal): return .string(literal.text)
         case .array(let items): return .array(items.map { $0.value(in: feature) })
+        case .fold(let outer, .fold(let folding, let inner)):
+            // ACCENTI(CASEI(x)) or the other way round: one pass for ASCII.
+            guard case .string(let text)? = inner.value(in: feature) else { return nil }
+            return .string(TextFolding.apply([folding, outer], text))
         case .fold(let folding, let inner):
             guard case .string(let text)? = inner.value(in: feature) else { return nil }
             return .string(folding.apply(text))

@@ -22,6 +22,13 @@ public enum TextFolding: String, Hashable, Sendable, CaseIterable {
         }
     }
 
+    /// `text` folded by each of `foldings` in turn (`ACCENTI(CASEI(x))` is `[.casei, .accenti]`),
+    /// ASCII in one pass.
+    public static func apply(_ foldings: [TextFolding], _ text: String) -> String {
+        if let ascii = (foldings.contains(.casei) ? TextFolding.casei : .accenti).asciiFolded(text) { return ascii }
+        return foldings.reduce(text) { $1.apply($0) }
+    }
+
     /// ASCII text folded (A–Z to a–z for case; nothing for accents); nil when `text` is not ASCII.
     private func asciiFolded(_ text: String) -> String? {
         var upper = false
@@ -41,7 +48,12 @@ public enum TextFolding: String, Hashable, Sendable, CaseIterable {
     /// otherwise (`ß`, ligatures, final sigma, Greek with ypogegrammeni, Cherokee).
     private static func caseFolded(_ text: String) -> String? {
         var folded = String.UnicodeScalarView()
+        folded.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars {
+            if scalar.isASCII {
+                folded.append(scalar.value &- 0x41 < 26 ? Unicode.Scalar(UInt8(scalar.value + 0x20)) : scalar)
+                continue
+            }
             let properties = scalar.properties
             guard properties.changesWhenCaseFolded else {
                 folded.append(scalar)
@@ -59,9 +71,14 @@ public enum TextFolding: String, Hashable, Sendable, CaseIterable {
     /// table; nil when a scalar past them is not a mark.
     private static func accentFolded(_ text: String) -> String? {
         var folded = String.UnicodeScalarView()
+        folded.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars {
+            if scalar.value < 0xC0 {
+                folded.append(scalar)
+                continue
+            }
             if scalar.value < 0x250 {
-                folded.append(latinBases[scalar.value].flatMap(Unicode.Scalar.init) ?? scalar)
+                folded.append(latinBaseTable[Int(scalar.value - 0xC0)] ?? scalar)
                 continue
             }
             switch scalar.properties.generalCategory {
@@ -82,6 +99,9 @@ public enum TextFolding: String, Hashable, Sendable, CaseIterable {
         }
         return String(kept)
     }
+
+    /// ``latinBases`` indexed from U+00C0, nil where the letter is its own base.
+    private static let latinBaseTable: [Unicode.Scalar?] = (0xC0..<0x250).map { latinBases[UInt32($0)].flatMap(Unicode.Scalar.init) }
 
     /// U+00C0…U+024F whose NFD without marks is another letter: that letter.
     private static let latinBases: [UInt32: UInt32] = [
