@@ -34,6 +34,8 @@ import TestSupport
             #expect(try externalIds(try await client.send(.get, "/v1/annotations?filter=\(query)")) == ["s1", "t1", "f1"])
             let jsonQuery = openShops.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
             #expect(try externalIds(try await client.send(.get, "/v1/annotations?filter=\(jsonQuery)&filter-lang=cql2-json")) == ["s1"])
+            // cql-text, the pre-standard name GDAL 3.6 sends, is CQL2-Text.
+            #expect(try externalIds(try await client.send(.get, "/v1/annotations?filter=\(query)&filter-lang=cql-text")) == ["s1", "t1", "f1"])
             // Across the antimeridian: a MultiPolygon split at 180°.
             let fiji = "S_INTERSECTS(geometry, MULTIPOLYGON(((179 -18, 180 -18, 180 -17, 179 -17, 179 -18)), ((-180 -18, -179 -18, -179 -17, -180 -17, -180 -18))))"
             #expect(try externalIds(try await client.send(.post, "/v1/annotations/search", json: #"{"filter":"\#(fiji)"}"#)) == ["f1"])
