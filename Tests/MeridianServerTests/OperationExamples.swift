@@ -149,6 +149,7 @@ enum OperationExamples {
             "replayWebhook": fixed(.post, "/v1/webhooks/\(seed.webhook)/replay", #"{"fromSequence":1}"#, repeatable: false),
             "testWebhook": fixed(.post, "/v1/webhooks/\(seed.webhook)/test", repeatable: false),
             "getOGCLanding": fixed(.get, "/ogc"),
+            "getOGCAPIDefinition": fixed(.get, "/ogc/api"),
             "getOGCConformance": fixed(.get, "/ogc/conformance"),
             "listOGCCollections": fixed(.get, "/ogc/collections"),
             "getOGCCollection": fixed(.get, "/ogc/collections/annotations"),
