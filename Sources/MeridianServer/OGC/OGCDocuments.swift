@@ -49,7 +49,7 @@ enum OGCDocuments {
                 link(path + "/queryables", rel: "http://www.opengis.net/def/rel/ogc/1.0/queryables", type: "application/schema+json", title: "What a filter may name"),
             ],
             extent: .init(spatial: spatial, temporal: temporal),
-            itemType: "feature", crs: [crs84], storageCrs: crs84
+            itemType: "feature", crs: OGCCRS.supported.map(\.uri), storageCrs: OGCCRS.crs84.uri
         )
     }
 }

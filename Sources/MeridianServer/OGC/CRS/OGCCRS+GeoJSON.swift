@@ -36,7 +36,9 @@ extension OGCCRS {
             let detail = "has a corner outside \(uri)'s domain"
             throw ProblemError(.badRequest, detail: "\(parameter) \(detail)", errors: [.init(parameter: parameter, detail: detail)])
         }
-        return [lower[0], lower[1], upper[0], upper[1]]
+        // A corner on the world's edge may come back a rounding past it.
+        func clamp(_ value: Double, _ limit: Double) -> Double { min(max(value, -limit), limit) }
+        return [clamp(lower[0], 180), clamp(lower[1], 90), clamp(upper[0], 180), clamp(upper[1], 90)]
     }
 
     /// Rebuilds `value`, replacing each position (an array of 2 or 3 numbers) of each

@@ -15,8 +15,6 @@ struct OGCPage {
     static let mapElementID = "map"
     static let leafletScript = "/web/vendor/leaflet/leaflet.js"
     static let leafletStyle = "/web/vendor/leaflet/leaflet.css"
-    /// The media type of the pages.
-    static let mediaType = "text/html; charset=utf-8"
 
     let resource: Resource
     /// The resource's JSON (in CRS84 when it holds features).
