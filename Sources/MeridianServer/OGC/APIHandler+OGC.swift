@@ -1,6 +1,7 @@
 import Foundation
 import MeridianAPI
 import MeridianHTTP
+import OpenAPIRuntime
 import Timeline
 import WireJSON
 
@@ -11,6 +12,10 @@ extension APIHandler {
     func getOGCLanding(_ input: Operations.GetOGCLanding.Input) async throws -> Operations.GetOGCLanding.Output {
         if Self.wantsHTML(input.query.f?.rawValue, input.headers.accept) { return .ok(.init(body: .html(try Self.page(.landing, OGCDocuments.landing)))) }
         return .ok(.init(body: .json(OGCDocuments.landing)))
+    }
+
+    func getOGCAPIDefinition(_ input: Operations.GetOGCAPIDefinition.Input) async throws -> Operations.GetOGCAPIDefinition.Output {
+        .ok(.init(body: .json(JSONObjectBody(OGCAPIDefinition.document(contract, root: OGCRequest.root)))))
     }
 
     func getOGCConformance(_ input: Operations.GetOGCConformance.Input) async throws -> Operations.GetOGCConformance.Output {
@@ -41,8 +46,10 @@ extension APIHandler {
     func getOGCQueryables(_ input: Operations.GetOGCQueryables.Input) async throws -> Operations.GetOGCQueryables.Output {
         let source = try OGCCollections.source(input.path.collectionId)
         let properties = try await source.queryables(in: try await tenants.current())
-        let document = OGCQueryables.document(url: OGCRequest.root + "/collections/\(source.id)/queryables", title: source.title, properties: properties)
-        return .ok(.init(body: .applicationSchemaJson(JSONObjectBody(document))))
+        let document = JSONObjectBody(OGCQueryables.document(url: OGCRequest.root + "/collections/\(source.id)/queryables", title: source.title, properties: properties))
+        // JSON Schema's own type unless the client ranks plain JSON first (GDAL 3.6 refuses the other).
+        if input.headers.accept.sortedByQuality().first?.contentType == .json { return .ok(.init(body: .json(document))) }
+        return .ok(.init(body: .applicationSchemaJson(document)))
     }
 
     func listOGCItems(_ input: Operations.ListOGCItems.Input) async throws -> Operations.ListOGCItems.Output {

@@ -32,7 +32,7 @@ extension APIHandler {
             guard !numbers.contains(nil) else {
                 throw ProblemError(.badRequest, detail: "bbox cannot be read", errors: [.init(parameter: "bbox", detail: "must be 4 or 6 comma-separated numbers in \(boxCRS.uri)")])
             }
-            bbox = try boxCRS.boxInCRS84(numbers.compactMap { $0 }, parameter: "bbox", with: pool).map { String($0) }.joined(separator: ",")
+            bbox = try boxCRS.boxInCRS84(numbers.compactMap { $0 }, parameter: "bbox", with: pool).map(OGCCRS.plainNumber).joined(separator: ",")
         }
         let literalCRS = try OGCCRS.named(filterCRS, parameter: "filter-crs")
         if let text = filter, literalCRS != .crs84 {
