@@ -52,7 +52,7 @@ enum OGCDocuments {
                 link(path + "/queryables", rel: "queryables", type: json, title: "What a filter may name"),
             ],
             extent: .init(spatial: spatial, temporal: temporal),
-            itemType: "feature", crs: [crs84], storageCrs: crs84
+            itemType: "feature", crs: OGCCRS.supported.map(\.uri), storageCrs: OGCCRS.crs84.uri
         )
     }
 }
