@@ -91,10 +91,11 @@ def check_gdal():
         gpkg = os.path.join(folder, "annotations.gpkg")
         copied = gdal("ogr2ogr", "-f", "GPKG", gpkg, source, "annotations", "-oo", "PAGE_SIZE=1000", "-where", WHERE, "-spat", *SPAT)
         fetched = re.findall(r"HTTP: Fetch\((\S+)\)", copied.stderr)
-        items = [url for url in fetched if "/ogc/collections/annotations/items?" in url and "limit=1000" in url]
+        # The first page GDAL asks for, unfiltered, is only to learn the layer's fields.
+        items = [url for url in fetched if "/ogc/collections/annotations/items?" in url and not url.endswith("/items?limit=1000")]
         pushed = [url for url in items if "filter-lang=cql-text" in url and "filter=" in url and "bbox=" in url]
         check("GDAL: ogr2ogr -where … -spat … sends both to the server (filter=…&filter-lang=cql-text, bbox=…)",
-              copied.returncode == 0 and items and len(pushed) == len(items) and "CQL text detected" in copied.stderr
+              copied.returncode == 0 and pushed and pushed == items and "CQL text detected" in copied.stderr
               and "evaluated on client side" not in copied.stderr, "\n".join(fetched[-6:]) + copied.stderr[-800:])
         got = feature_count(gpkg)
         check(f"GDAL: the GeoPackage holds what the server counts for the filter and bbox ({expected})", got == expected and expected > 0,
