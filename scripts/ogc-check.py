@@ -163,14 +163,17 @@ def check_cases():
         answers = list(pool.map(lambda run: run_case(*run), runs))
     passed, seen, wrong = collections.Counter(), collections.Counter(), []
     for (case, encoding), answer in zip(runs, answers):
-        seen[case["class"], encoding] += 1
+        seen[case["class"], case["source"], encoding] += 1
         if answer == case["expected"]:
-            passed[case["class"], encoding] += 1
+            passed[case["class"], case["source"], encoding] += 1
         else:
             wrong.append(f"{case['id']} [{encoding}] {case['text'] if encoding == 'cql2-text' else json.dumps(case['json'])}: "
                          f"expected {case['expected']}, got {answer}")
-    for name in sorted({name for name, _ in seen}):
-        print(f"     {name:32} text {passed[name, 'cql2-text']:3}/{seen[name, 'cql2-text']:<3}  json {passed[name, 'cql2-json']:3}/{seen[name, 'cql2-json']}")
+    print(f"     {'passed, per conformance class':32} {'OGC table rows':<27}generic test methods")
+    for name in sorted({name for name, _, _ in seen}):
+        cells = [f"{passed[name, source, encoding]:3}/{seen[name, source, encoding]:<3}"
+                 for source in ("ats-table", "ats-method") for encoding in ("cql2-text", "cql2-json")]
+        print(f"     {name:32} text {cells[0]} json {cells[1]}   text {cells[2]} json {cells[3]}")
     check(f"cases: all {len(cases)} CQL2 cases of Tests/Fixtures/cql2 in both encodings through /ogc/…/items?filter=",
           not wrong, f"{len(wrong)} of {len(runs)} wrong:\n  " + "\n  ".join(wrong[:40]))
 
