@@ -8,25 +8,25 @@
 - OWSLib (`owslib.ogcapi.features.Features`, the key in `headers=`): landing page, conformance,
   collections, every item paged to the end by the `next` links (as many as the server holds),
   queryables, one item by id.
-- The OGC's CQL2 table cases (Tests/Fixtures/cql2/cases.json) through
-  `/ogc/collections/annotations/items?filter=…` on a tenant holding only their 243-point layer, in
-  both encodings (`cql2-text` and `cql2-json`), counted to the last page; passes per conformance class.
+- The OGC's CQL2 cases (Tests/Fixtures/cql2/cases.json) through
+  `/ogc/collections/annotations/items?filter=…` and `POST /v1/annotations/search` on a tenant holding
+  only their 243-point layer, in both encodings, counted to the last page (scripts/ogc_cases.py);
+  passes per conformance class.
 
 Environment: MERIDIAN_URL (scripts/with-server.sh sets it), MERIDIAN_KEY (a tenant with the demo
 cities), MERIDIAN_CQL2_KEY (a tenant with only the 243 points); scripts/ogc-check.sh makes both.
 Arguments: the parts to run, any of `gdal owslib cases` (default all). Exits 1 on any failure.
 """
-import collections
-import concurrent.futures
 import json
 import os
 import re
 import subprocess
 import sys
 import tempfile
-import urllib.error
 import urllib.parse
 import urllib.request
+
+import ogc_cases
 
 URL = os.environ.get("MERIDIAN_URL", "http://127.0.0.1:8080")
 KEY = os.environ["MERIDIAN_KEY"]
@@ -46,23 +46,6 @@ def check(name, ok, detail=""):
     if not ok:
         failures.append(name)
     return ok
-
-
-def get_json(url, key):
-    request = urllib.request.Request(url, headers={"Authorization": f"Bearer {key}", "Accept": "application/geo+json, application/json"})
-    with urllib.request.urlopen(request, timeout=120) as answer:
-        return json.loads(answer.read())
-
-
-def count_items(collection, key, **query):
-    """The server's own count: every page of `collection`'s items for `query`, following `next`."""
-    url = f"{URL}/ogc/collections/{collection}/items?" + urllib.parse.urlencode(dict(limit=10000, **query))
-    ids = []
-    while url:
-        page = get_json(url, key)
-        ids += [feature["id"] for feature in page["features"]]
-        url = next((urllib.parse.urljoin(url, link["href"]) for link in page.get("links", []) if link.get("rel") == "next"), None)
-    return len(ids), page
 
 
 def gdal(*args, key=KEY):
@@ -86,7 +69,7 @@ def check_gdal():
     refused = gdal("ogrinfo", "-ro", "-q", source, key=None)
     check("GDAL: …and without the key it opens nothing", refused.returncode != 0 and "HTTP error code : 401" in refused.stderr, refused.stderr[-300:])
 
-    expected, _ = count_items("annotations", KEY, filter=WHERE, bbox=",".join(SPAT))
+    expected = ogc_cases.count_ogc(URL, KEY, filter=WHERE, bbox=",".join(SPAT))
     with tempfile.TemporaryDirectory() as folder:
         gpkg = os.path.join(folder, "annotations.gpkg")
         copied = gdal("ogr2ogr", "-f", "GPKG", gpkg, source, "annotations", "-oo", "PAGE_SIZE=1000", "-where", WHERE, "-spat", *SPAT)
@@ -101,7 +84,7 @@ def check_gdal():
         check(f"GDAL: the GeoPackage holds what the server counts for the filter and bbox ({expected})", got == expected and expected > 0,
               f"{got} vs {expected}")
 
-        first = get_json(f"{URL}/ogc/collections/annotations/items?limit=1", KEY)["features"][0]
+        first = ogc_cases.request_json(f"{URL}/ogc/collections/annotations/items?limit=1", KEY)["features"][0]
         one = os.path.join(folder, "one.gpkg")
         copied = gdal("ogr2ogr", "-f", "GPKG", one, source, "annotations", "-where", f"id = '{first['id']}'")
         check("GDAL: -where \"id = '…'\" fetches that one item (…/items/{id})",
@@ -144,45 +127,14 @@ def check_owslib():
     check("OWSLib: one item by id", item.get("id") == seen[0] and item["geometry"]["type"] == "Point", item)
 
 
-def run_case(case, encoding):
-    text = case["text"] if encoding == "cql2-text" else json.dumps(case["json"], ensure_ascii=False)
-    try:
-        return count_items("annotations", CQL2_KEY, filter=text, **{"filter-lang": encoding})[0]
-    except urllib.error.HTTPError as error:
-        return f"{error.code} {error.read()[:300].decode('utf-8', 'replace')}"
-
-
-def check_cases():
-    with open(CASES, encoding="utf-8") as file:
-        cases = json.load(file)["cases"]
-    total, _ = count_items("annotations", CQL2_KEY)
-    if not check("cases: the cql2 tenant holds only the 243 points of the OGC's layer", total == 243, total):
-        return
-    runs = [(case, encoding) for case in cases for encoding in ("cql2-text", "cql2-json")]
-    with concurrent.futures.ThreadPoolExecutor(4) as pool:
-        answers = list(pool.map(lambda run: run_case(*run), runs))
-    passed, seen, wrong = collections.Counter(), collections.Counter(), []
-    for (case, encoding), answer in zip(runs, answers):
-        seen[case["class"], case["source"], encoding] += 1
-        if answer == case["expected"]:
-            passed[case["class"], case["source"], encoding] += 1
-        else:
-            wrong.append(f"{case['id']} [{encoding}] {case['text'] if encoding == 'cql2-text' else json.dumps(case['json'])}: "
-                         f"expected {case['expected']}, got {answer}")
-    print(f"     {'passed, per conformance class':32} {'OGC table rows':<27}generic test methods")
-    for name in sorted({name for name, _, _ in seen}):
-        cells = [f"{passed[name, source, encoding]:3}/{seen[name, source, encoding]:<3}"
-                 for source in ("ats-table", "ats-method") for encoding in ("cql2-text", "cql2-json")]
-        print(f"     {name:32} text {cells[0]} json {cells[1]}   text {cells[2]} json {cells[3]}")
-    check(f"cases: all {len(cases)} CQL2 cases of Tests/Fixtures/cql2 in both encodings through /ogc/…/items?filter=",
-          not wrong, f"{len(wrong)} of {len(runs)} wrong:\n  " + "\n  ".join(wrong[:40]))
-
-
 def main():
     parts = sys.argv[1:] or ["gdal", "owslib", "cases"]
     for part in parts:
         try:
-            {"gdal": check_gdal, "owslib": check_owslib, "cases": check_cases}[part]()
+            if part == "cases":
+                ogc_cases.check_cases(URL, CQL2_KEY, CASES, ("/ogc", "/v1"), check)
+            else:
+                {"gdal": check_gdal, "owslib": check_owslib}[part]()
         except Exception as error:  # a part that cannot run is a failure of that part, and the others still run
             check(f"{part}: runs", False, f"{type(error).__name__}: {error}")
     print(f"ogc: {len(failures)} failed")
