@@ -61,10 +61,10 @@ gdal: build ## GDAL 3.6 (Debian's gdal-bin) as a client: ogrinfo on the export U
 	@scripts/install-deps.sh gdal-bin
 	scripts/with-server.sh "$$($(SWIFT) build --show-bin-path)/meridian" python3 scripts/gdal-check.py
 
-ogc: build $(PYTHON) ## GDAL 3.6's OAPIF driver and OWSLib on /ogc with API keys (collections, a -where and -spat GDAL sends to the server, items paged to the end, queryables, one item) and the OGC's CQL2 cases through /ogc/…/items?filter= in both encodings, on SQLite then on PostgreSQL
+ogc: build $(PYTHON) ## GDAL 3.6's OAPIF driver and OWSLib on /ogc with API keys (collections, a -where and -spat GDAL sends to the server, items paged to the end, queryables, one item) and the OGC's CQL2 cases through /ogc/…/items?filter= and POST /v1/annotations/search in both encodings, on SQLite (the cases again on PostgreSQL)
 	@scripts/install-deps.sh gdal-bin
 	scripts/ogc-check.sh "$$($(SWIFT) build --show-bin-path)/meridian" $(PYTHON)
-	scripts/with-postgres.sh scripts/ogc-check.sh "$$($(SWIFT) build --show-bin-path)/meridian" $(PYTHON)
+	scripts/with-postgres.sh scripts/ogc-check.sh "$$($(SWIFT) build --show-bin-path)/meridian" $(PYTHON) cases
 
 isolation: build ## one tenant's expensive filters (six at once, without pause) slow another tenant's list at most 2× (p99, same run)
 	python3 scripts/tenant-isolation.py "$$($(SWIFT) build --show-bin-path)/meridian"
