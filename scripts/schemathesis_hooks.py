@@ -33,7 +33,7 @@ WEBHOOK_WRITES = {("POST", "/v1/webhooks"), ("PATCH", "/v1/webhooks/{webhookId}"
 # An Idempotency-Key names one request: the same key with another body is 422, as the IETF draft
 # says, which JSON Schema cannot state. A valid key becomes one this run has not used (a fresh
 # suffix), so a schema-valid create is judged as one; the replay and the 422 have contract tests.
-IDEMPOTENT_CREATES = {("POST", "/v1/annotations")}
+IDEMPOTENT_CREATES = {("POST", "/v1/annotations"), ("POST", "/ogc/collections/{collectionId}/items")}
 
 
 def _fresh_idempotency_key(case):
@@ -83,7 +83,8 @@ FUZZ_TEXT_FILTERS = [
     "population > 1000000",
 ]
 FILTER_BODIES = {("POST", "/v1/annotations/search"), ("POST", "/v1/annotations/nearest"), ("POST", "/v1/annotations/thin")}
-FILTERED_LISTS = {("GET", "/v1/annotations"), ("GET", "/v1/annotations/export"), ("GET", "/v1/tiles/clusters/{z}/{x}/{y}.mvt")}
+FILTERED_LISTS = {("GET", "/v1/annotations"), ("GET", "/v1/annotations/export"), ("GET", "/v1/tiles/clusters/{z}/{x}/{y}.mvt"),
+                  ("GET", "/ogc/collections/{collectionId}/items")}
 
 
 def _fuzz_filter(value, as_json_text=False):

@@ -99,6 +99,7 @@ func buildRouterAndTenants(
     try handler.registerHandlers(on: router, configuration: APICoding.configuration, middlewares: [
         ProblemMiddleware(logger: logger, parameterTypes: contract.parameterTypes, problems: ProblemMapping.problem), HeaderEncodingMiddleware(),
         RequestOrigin.Middleware(operations: ["getBaseMapInfo", "getClusterTileInfo"]),
+        OGCRequest.Middleware(),
         OrderedContractMiddleware(json: contract.jsonText, operations: ["getContract", "getContractJSON"]),
         JSONBodyMiddleware(nullShapes: contract.requestNulls, maxBodySize: max(configuration.maxBodySize, configuration.maxImportBodySize)),
         ExactNumbersMiddleware(maxBodySize: .max),

@@ -11,6 +11,8 @@ enum OperationAccess {
     /// (its files under `/web/` too; the page asks for a key when the API needs one).
     static let publicPaths: Set<String> = [
         "/healthz", "/readyz", "/openapi.yaml", "/openapi.json", "/", "/tiles/osm.json", WebPage.baseMapTileTemplate, "/tiles/clusters.json",
+        // The OGC API's landing page and conformance declaration name no tenant's data, like the contract.
+        "/ogc", "/ogc/conformance",
     ]
     /// Prometheus metrics: the operator's, so an admin key of the default tenant (or open mode).
     static let metricsPath = "/metrics"
@@ -29,7 +31,9 @@ enum OperationAccess {
         ]
         for path in computations { table["POST \(path)"] = .read }
         for key in ["POST /v1/annotations", "PATCH /v1/annotations/{id}", "DELETE /v1/annotations/{id}",
-                    "PUT /v1/annotations/by-external-id/{externalId}", "POST /v1/annotations/import"] {
+                    "PUT /v1/annotations/by-external-id/{externalId}", "POST /v1/annotations/import",
+                    "POST /ogc/collections/{collectionId}/items", "PUT /ogc/collections/{collectionId}/items/{featureId}",
+                    "PATCH /ogc/collections/{collectionId}/items/{featureId}", "DELETE /ogc/collections/{collectionId}/items/{featureId}"] {
             table[key] = .writeAnnotations
         }
         table["POST /v1/devices/{deviceId}/locations"] = .ingestLocations

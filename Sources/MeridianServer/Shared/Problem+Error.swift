@@ -31,6 +31,8 @@ enum ProblemMapping {
             return geodesyProblem(error)
         case let error as AnnotationStoreError:
             return storeProblem(error)
+        case let error as OGCError:
+            return error.problem
         case let error as WebhookError:
             return webhookProblem(error)
         case TrackerError.stateLost:
