@@ -47,7 +47,7 @@ public struct GeoPolygon: Hashable, Sendable {
     }
 
     /// A GEOS polygon owned by the caller (destroy with GEOSGeom_destroy_r).
-    private func makeGeometry(in context: GEOSContext) throws(GeodesyError) -> OpaquePointer {
+    func makeGeometry(in context: GEOSContext) throws(GeodesyError) -> OpaquePointer {
         let shell = try Self.makeRing(exterior, in: context)
         var holeRings: [OpaquePointer?] = []
         for hole in holes {

@@ -33,8 +33,31 @@ import TestSupport
             struct Landing: Decodable { var links: [OGCWireLink] }
             let links = try await client.get("/ogc", as: Landing.self).links
             #expect(links.first { $0.rel == "data" }?.href == "http://localhost/ogc/collections")
-            #expect(links.first { $0.rel == "service-desc" }?.href == "http://localhost/openapi.json")
+            #expect(links.first { $0.rel == "describedby" }?.href == "http://localhost/openapi.json")
             _ = try await client.send(.get, "/ogc?f=xml").problem(.badRequest)
+        }
+    }
+
+    @Test func theServiceDescriptionHoldsTheOGCPathsRelativeToTheRoot() async throws {
+        try await TestApp.withClient { client in
+            struct Landing: Decodable { var links: [OGCWireLink] }
+            let described = try await client.get("/ogc", as: Landing.self).links.filter { $0.rel == "service-desc" }
+            // One service-desc: GDAL 3.6 ignores several unless one is typed OpenAPI 3.0.
+            #expect(described.map(\.href) == ["http://localhost/ogc/api"])
+            let response = try await client.send(.get, "/ogc/api", headers: [.accept: "application/vnd.oai.openapi+json;version=3.0, application/json"])
+            #expect(response.status == .ok && response.headers[.contentType] == "application/json; charset=utf-8")
+            let document = try #require(try JSONSerialization.jsonObject(with: Data(response.body.readableBytesView)) as? [String: Any])
+            #expect((document["openapi"] as? String)?.hasPrefix("3.1") == true)
+            #expect((document["servers"] as? [[String: Any]])?.first?["url"] as? String == "http://localhost/ogc")
+            let paths = try #require(document["paths"] as? [String: [String: Any]])
+            #expect(Set(paths.keys).isSuperset(of: ["/", "/conformance", "/collections", "/collections/{collectionId}/items", "/collections/{collectionId}/items/{featureId}"]))
+            #expect(!paths.keys.contains { $0.hasPrefix("/v1") || $0.hasPrefix("/ogc") })
+            // The items operation's filter-lang lists cql-text in an inline enum (what GDAL 3.6 looks for).
+            let parameters = try #require((paths["/collections/{collectionId}/items"]?["get"] as? [String: Any])?["parameters"] as? [[String: Any]])
+            let components = try #require((document["components"] as? [String: Any])?["parameters"] as? [String: [String: Any]])
+            let resolved = parameters.map { parameter in (parameter["$ref"] as? String).flatMap { components[String($0.split(separator: "/").last!)] } ?? parameter }
+            let lang = try #require(resolved.first { $0["name"] as? String == "filter-lang" })
+            #expect(((lang["schema"] as? [String: Any])?["enum"] as? [String])?.contains("cql-text") == true)
         }
     }
 
@@ -69,7 +92,7 @@ import TestSupport
             #expect(annotations.links.contains { $0.rel == "http://www.opengis.net/def/rel/ogc/1.0/queryables" })
             #expect(annotations.extent.spatial.bbox == [[-180, -90, 180, 90]])
             #expect(annotations.extent.temporal?.interval.first?.first??.isEmpty == false)
-            #expect(annotations.crs == ["http://www.opengis.net/def/crs/OGC/1.3/CRS84"])
+            #expect(annotations.crs.first == "http://www.opengis.net/def/crs/OGC/1.3/CRS84")
             let one = try await client.get("/ogc/collections/annotations", as: Collection.self)
             #expect(one.id == "annotations" && one.links.contains { $0.rel == "self" })
             _ = try await client.send(.get, "/ogc/collections/lighthouses").problem(.notFound)
@@ -196,6 +219,12 @@ import TestSupport
             _ = try await client.createAnnotation(#"{"coordinate":{"latitude":1,"longitude":2},"properties":{"rating":4.5,"name":null,"where":{"floor":2}}}"#)
             let response = try await client.send(.get, "/ogc/collections/annotations/queryables")
             #expect(response.status == .ok && response.headers[.contentType] == "application/schema+json; charset=utf-8")
+            // As GDAL 3.6 asks: plain JSON, with the pre-standard list of names beside the schema.
+            let asJSON = try await client.send(.get, "/ogc/collections/annotations/queryables", headers: [.accept: "application/geo+json, application/json"])
+            #expect(asJSON.status == .ok && asJSON.headers[.contentType] == "application/json; charset=utf-8")
+            struct Legacy: Decodable { struct Name: Decodable { var id: String }; var queryables: [Name] }
+            let names = try asJSON.decode(Legacy.self).queryables.map(\.id)
+            #expect(names.contains("kind") && names.contains("rating") && names.contains("properties.title") && names.contains("geometry"))
             struct Queryables: Decodable {
                 var schema: String; var id: String; var type: String; var properties: [String: [String: JSONAny]]
                 enum CodingKeys: String, CodingKey { case schema = "$schema", id = "$id", type, properties }
@@ -214,7 +243,7 @@ import TestSupport
 
     @Test func discoveryIsPublicAndDataTakesAKey() async throws {
         try await KeyedApp.withClient(keys: [("acme", .reader)]) { client, tokens, _ in
-            for path in ["/ogc", "/ogc/", "/ogc/conformance"] {
+            for path in ["/ogc", "/ogc/", "/ogc/api", "/ogc/conformance"] {
                 #expect(try await client.afterKeyWrites { try await client.send(.get, path) }.status == .ok, "\(path)")
             }
             for path in ["/ogc/collections", "/ogc/collections/annotations", "/ogc/collections/annotations/items", "/ogc/collections/annotations/queryables"] {

@@ -37,6 +37,7 @@ enum OperationExamples {
     static let view = #"{"size":{"width":256,"height":256},"center":{"latitude":0,"longitude":0},"zoomLevel":3}"#
     static let region = #"{"center":{"latitude":0,"longitude":0},"span":{"latitudeDelta":1,"longitudeDelta":1}}"#
     static let mapRect = #"{"origin":{"x":134217728,"y":134217728},"size":{"width":1000,"height":1000}}"#
+    static let ogcFeature = #"{"type":"Feature","geometry":{"type":"Point","coordinates":[0,0]},"properties":{"title":"ogc"}}"#
     static let screenRect = #"{"origin":{"x":10,"y":10},"size":{"width":20,"height":20}}"#
 
     /// Two annotations on one spot (a cluster at zoom 3), a device with a fix, a region
@@ -147,6 +148,22 @@ enum OperationExamples {
             "listWebhookDeliveries": fixed(.get, "/v1/webhooks/\(seed.webhook)/deliveries"),
             "replayWebhook": fixed(.post, "/v1/webhooks/\(seed.webhook)/replay", #"{"fromSequence":1}"#, repeatable: false),
             "testWebhook": fixed(.post, "/v1/webhooks/\(seed.webhook)/test", repeatable: false),
+            "getOGCLanding": fixed(.get, "/ogc"),
+            "getOGCAPIDefinition": fixed(.get, "/ogc/api"),
+            "getOGCConformance": fixed(.get, "/ogc/conformance"),
+            "listOGCCollections": fixed(.get, "/ogc/collections"),
+            "getOGCCollection": fixed(.get, "/ogc/collections/annotations"),
+            "getOGCQueryables": fixed(.get, "/ogc/collections/annotations/queryables"),
+            // Every page carries its timeStamp.
+            "listOGCItems": fixed(.get, "/ogc/collections/annotations/items?limit=1", repeatable: false),
+            "getOGCItem": fixed(.get, "/ogc/collections/annotations/items/\(seed.annotation)"),
+            "createOGCItem": fixed(.post, "/ogc/collections/annotations/items", ogcFeature, contentType: "application/geo+json", repeatable: false),
+            "replaceOGCItem": fixed(.put, "/ogc/collections/annotations/items/\(seed.annotation)", ogcFeature, contentType: "application/geo+json", repeatable: false),
+            "patchOGCItem": fixed(.patch, "/ogc/collections/annotations/items/\(seed.annotation)", #"{"properties":{"subtitle":"patched"}}"#,
+                                  contentType: "application/merge-patch+json", repeatable: false),
+            "deleteOGCItem": { client in
+                OperationExample(method: .delete, path: "/ogc/collections/annotations/items/\(try await client.createAnnotation(#"{"coordinate":\#(o)}"#).id)", repeatable: false)
+            },
         ]
     }
 

@@ -8,7 +8,7 @@ public import OpenAPIRuntime
 /// `Idempotency-Key: 50%` would reach the handler decoded (`%` alone as nothing at all).
 public struct HeaderEncodingMiddleware: ServerMiddleware {
     /// The contract's response headers whose values the handlers set.
-    public static let headers: [HTTPField.Name] = [.eTag, .location, .cacheControl]
+    public static let headers: [HTTPField.Name] = [.eTag, .location, .cacheControl, HTTPField.Name("Content-Crs")!]
 
     public init() {}
     /// Request headers whose values handlers read as given, so they are escaped for the runtime's

@@ -12,7 +12,7 @@ enum OperationAccess {
     static let publicPaths: Set<String> = [
         "/healthz", "/readyz", "/openapi.yaml", "/openapi.json", "/", "/tiles/osm.json", WebPage.baseMapTileTemplate, "/tiles/clusters.json",
         // The OGC API's landing page and conformance declaration name no tenant's data, like the contract.
-        "/ogc", "/ogc/conformance",
+        "/ogc", "/ogc/api", "/ogc/conformance",
     ]
     /// Prometheus metrics: the operator's, so an admin key of the default tenant (or open mode).
     static let metricsPath = "/metrics"

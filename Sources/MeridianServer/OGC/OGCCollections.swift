@@ -1,6 +1,6 @@
 /// The collections every tenant has under `/ogc/collections`, in the order they are listed.
 enum OGCCollections {
-    static let all: [any OGCCollectionSource] = [AnnotationsCollection()]
+    static let all: [any OGCCollectionSource] = [AnnotationsCollection(), DevicesCollection(), RegionsCollection()]
 
     /// The collection `id` names; 404 otherwise.
     static func source(_ id: String) throws(OGCError) -> any OGCCollectionSource {

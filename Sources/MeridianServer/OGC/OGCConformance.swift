@@ -14,6 +14,9 @@ enum OGCConformance {
         // Part 1
         features + "core",
         features + "geojson",
+        features + "html",
+        // Part 2
+        OGCCRS.conformanceClass,
         // Part 3
         filtering + "queryables",
         filtering + "filter",

@@ -21,8 +21,9 @@ enum OGCDocuments {
             description: "Map annotations, devices and regions as OGC API – Features collections.",
             links: [
                 link("", rel: "self", title: "This document"),
-                .init(href: origin + "/openapi.json", rel: "service-desc", _type: "application/vnd.oai.openapi+json;version=3.1", title: "The API definition (OpenAPI 3.1)"),
-                .init(href: origin + "/openapi.yaml", rel: "service-desc", _type: "application/vnd.oai.openapi;version=3.1", title: "The API definition as YAML"),
+                // One service-desc (GDAL 3.6 ignores several unless one is OpenAPI 3.0), served as application/json.
+                link("/api", rel: "service-desc", type: "application/vnd.oai.openapi+json;version=3.1", title: "The API definition (OpenAPI 3.1, served as application/json)"),
+                .init(href: origin + "/openapi.json", rel: "describedby", _type: json, title: "The whole server's contract"),
                 link("/conformance", rel: "conformance", title: "Conformance classes"),
                 link("/collections", rel: "data", title: "The collections"),
             ]
@@ -49,7 +50,7 @@ enum OGCDocuments {
                 link(path + "/queryables", rel: "http://www.opengis.net/def/rel/ogc/1.0/queryables", type: "application/schema+json", title: "What a filter may name"),
             ],
             extent: .init(spatial: spatial, temporal: temporal),
-            itemType: "feature", crs: [crs84], storageCrs: crs84
+            itemType: "feature", crs: OGCCRS.supported.map(\.uri), storageCrs: OGCCRS.crs84.uri
         )
     }
 }

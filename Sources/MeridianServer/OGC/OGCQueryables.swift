@@ -54,6 +54,12 @@ enum OGCQueryables {
             "properties": .object(properties),
             // Any free property may be named (a missing one is null), so others are allowed.
             "additionalProperties": .bool(true),
+            // The pre-standard list of names, the only form GDAL 3.6 reads (JSON Schema ignores unknown keywords).
+            "queryables": .array(properties.keys.sorted().map { name in
+                var entry: [String: JSONValue] = ["id": .string(name)]
+                if case .string(let type)? = properties[name]?.objectValue?["type"] { entry["type"] = .string(type) }
+                return .object(entry)
+            }),
         ]
     }
 }

@@ -42,7 +42,7 @@ extension TestClientProtocol {
         var pages: [OGCWirePage] = []
         var next: String? = path
         while let url = next, pages.count < 1_000 {
-            let response = try await send(.get, Self.pathOf(url))
+            let response = try await send(.get, TestClientProtocolPaths.pathOf(url))
             #expect(response.status == .ok, "\(url): \(String(buffer: response.body))", sourceLocation: sourceLocation)
             #expect(response.headers[.contentType] == "application/geo+json; charset=utf-8", sourceLocation: sourceLocation)
             let page = try response.decode(OGCWirePage.self)
@@ -52,15 +52,18 @@ extension TestClientProtocol {
         return pages
     }
 
+    /// The features `path` (an items URL) answers, all pages.
+    public func ogcFeatures(_ path: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> [OGCWireFeature] {
+        try await ogcPages(path, sourceLocation: sourceLocation).flatMap(\.features)
+    }
+}
+
+/// Links as a router test client follows them.
+public enum TestClientProtocolPaths {
     /// The path and query of a link's href (the router test client answers as `http://localhost`).
     public static func pathOf(_ href: String) -> String {
         guard let scheme = href.range(of: "://") else { return href }
         let rest = href[scheme.upperBound...]
         return rest.firstIndex(of: "/").map { String(rest[$0...]) } ?? "/"
-    }
-
-    /// The features `path` (an items URL) answers, all pages.
-    public func ogcFeatures(_ path: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> [OGCWireFeature] {
-        try await ogcPages(path, sourceLocation: sourceLocation).flatMap(\.features)
     }
 }
