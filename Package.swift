@@ -81,8 +81,8 @@ let package = Package(
         // Who may do what: API keys (made, hashed and checked with swift-crypto), roles, tenants (pure domain).
         .target(name: "Access", dependencies: ["Timeline", .product(name: "Crypto", package: "swift-crypto")], swiftSettings: handWrittenSettings),
 
-        // Annotations with stable identity: model, validation, merge patch, the GeoJSON import use case (pure domain).
-        .target(name: "Annotations", dependencies: ["MapGeometry", "Timeline", "WireJSON"], swiftSettings: handWrittenSettings),
+        // Annotations with stable identity: model, validation, merge patch, the GeoJSON import use case, CQL2 (spatial predicates exact with GEOS).
+        .target(name: "Annotations", dependencies: ["Geodesy", "MapGeometry", "Timeline", "WireJSON"], swiftSettings: handWrittenSettings),
 
         // The live annotation index: the in-memory indexes that follow the change feed (the thinning index and
         // its tiles, the point index), the one IndexFollower that keeps them current, their verbs

@@ -20,6 +20,16 @@ let package = Package(
                 .product(name: "Timeline", package: "Meridian"),
             ]
         ),
+        // CQL2 evaluation at 1 M annotations: insensitive and temporal filters beside plain comparisons.
+        .executableTarget(
+            name: "FilterBench",
+            dependencies: [
+                .product(name: "Annotations", package: "Meridian"),
+                .product(name: "MapGeometry", package: "Meridian"),
+                .product(name: "Timeline", package: "Meridian"),
+                .product(name: "WireJSON", package: "Meridian"),
+            ]
+        ),
         // The query index on bench-queries' data; `make bench-queries` runs it beside cKDTree and STRtree.
         .executableTarget(
             name: "QueryBench",

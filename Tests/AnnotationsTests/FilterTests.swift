@@ -133,7 +133,7 @@ import WireJSON
         (#"{"op":"=","args":[{"property":"kind"},{"timestamp":"2026-01-01T00:00:00Z"}]}"#, ["args", "1"]),
         (#"{"op":"or","args":[true,{"op":"s_within","args":[{"property":"geometry"},{"type":"Polygon","coordinates":[[[0,0],[1,0],[1,1],[0,0.5]]]}]}]}"#, ["args", "1", "args", "1", "coordinates", "0"]),
         (#"{"op":"s_intersects","args":[{"property":"geometry"},{"bbox":[0,10,1,5]}]}"#, ["args", "1", "bbox", "3"]),
-        (#"{"op":"s_intersects","args":[{"property":"kind"},{"bbox":[0,0,1,1]}]}"#, ["args"]),
+        (#"{"op":"s_intersects","args":[{"property":"kind"},{"bbox":[0,0,1,1]}]}"#, ["args", "0"]),
         (#"{"op":"=","args":[{"property":"geometry"},"x"]}"#, ["args", "0"]),
         (#"{"op":"in","args":[{"property":"kind"},[]]}"#, ["args", "1"]),
         (#"{"op":"s_intersects","args":[{"property":"geometry"},{"type":"Point","coordinates":[200,0]}]}"#, ["args", "1", "coordinates", "0"]),
@@ -159,7 +159,9 @@ import WireJSON
 }
 
 extension Filter {
-    static func like(subject: String, pattern: String) -> Filter { .like(.property(subject), pattern: LikePattern(pattern)) }
+    static func like(subject: String, pattern: String) -> Filter {
+        try! Filter(text: "\(subject) LIKE '\(pattern.replacingOccurrences(of: "'", with: "''"))'")
+    }
 }
 
 /// SplitMix64: a seeded generator, so a failing random case comes back the same.

@@ -76,7 +76,7 @@ import TestSupport
     @Test(arguments: [
         (#"{"filter":{"op":"=","args":[{"property":"displayPriority"},"high"]}}"#, "/filter/args/1"),
         (#"{"filter":{"op":"between","args":[{"property":"rating"},1]}}"#, "/filter/args"),
-        (#"{"filter":{"op":"s_within","args":[{"property":"geometry"},{"type":"LineString","coordinates":[[0,0],[1,1]]}]}}"#, "/filter/args/1/type"),
+        (#"{"filter":{"op":"s_within","args":[{"property":"geometry"},{"type":"Triangle","coordinates":[[0,0],[1,1]]}]}}"#, "/filter/args/1/type"),
         (#"{"filter":"kind = "}"#, "/filter"),
         (#"{"filter":true,"cursor":"nope"}"#, "/cursor"),
     ])

@@ -7,13 +7,13 @@ extension CQL2TextParser {
 
     /// Splits CQL2-Text into words, quoted names, strings, numbers and symbols, each with the
     /// offset (in characters) where it starts.
-    static func tokenize(_ text: String) throws(FieldError) -> [(token: Token, offset: Int)] {
-        guard text.count <= maxLength else { throw FieldError(path: [], message: "is longer than \(maxLength) characters") }
+    static func tokenize(_ text: String) throws(FilterError) -> [(token: Token, offset: Int)] {
+        guard text.count <= maxLength else { throw FilterError(.invalid, FieldError(path: [], message: "is longer than \(maxLength) characters")) }
         let characters = Array(text)
         var tokens: [(token: Token, offset: Int)] = []
         var index = 0
-        func fail(_ message: String, at offset: Int) -> FieldError {
-            FieldError(path: [], message: "at character \(offset + 1): \(message)")
+        func fail(_ message: String, at offset: Int) -> FilterError {
+            FilterError(.syntax, FieldError(path: [], message: "at character \(offset + 1): \(message)"))
         }
         while index < characters.count {
             let start = index
@@ -39,7 +39,8 @@ extension CQL2TextParser {
                     index += 1
                 }
                 tokens.append((character == "'" ? .string(value) : .quoted(value), start))
-            } else if character.isNumber && character.isASCII || (character == "-" || character == "+" || character == ".") && index + 1 < characters.count && (characters[index + 1].isASCII && characters[index + 1].isNumber || characters[index + 1] == ".") {
+            } else if character.isNumber && character.isASCII || (character == "." || (character == "-" || character == "+") && (!Self.endsOperand(tokens.last?.token) || index > 0 && characters[index - 1].isWhitespace))
+                        && index + 1 < characters.count && (characters[index + 1].isASCII && characters[index + 1].isNumber || characters[index + 1] == ".") {
                 index += 1
                 while index < characters.count, characters[index].isASCII, characters[index].isNumber || characters[index] == "." || characters[index] == "e" || characters[index] == "E"
                     || ((characters[index] == "-" || characters[index] == "+") && (characters[index - 1] == "e" || characters[index - 1] == "E")) {
@@ -64,7 +65,7 @@ extension CQL2TextParser {
                     tokens.append((.symbol(String(character)), start))
                     index += 1
                 }
-            } else if "(),".contains(character) {
+            } else if "(),+-*/%^".contains(character) {
                 tokens.append((.symbol(String(character)), start))
                 index += 1
             } else {
@@ -72,6 +73,18 @@ extension CQL2TextParser {
             }
         }
         return tokens
+    }
+
+    /// Whether `token` ends an operand, so a `-` or `+` right after it is arithmetic
+    /// (`1038290-21`), not the sign of a number. After a space the sign stays a number's
+    /// (`POINT(179 -18)`); the parser reads `x -1` as a subtraction all the same.
+    static func endsOperand(_ token: Token?) -> Bool {
+        switch token {
+        case .number?, .string?, .quoted?: return true
+        case .symbol(let symbol)?: return symbol == ")"
+        case .word(let word)?: return !["AND", "OR", "NOT", "LIKE", "IN", "BETWEEN", "IS", "DIV"].contains(word.uppercased())
+        case nil: return false
+        }
     }
 
     /// A numeric literal's exact value: JSON's spelling, or CQL2's other ones (`+5`, `.5`, `5.`)

@@ -3,22 +3,22 @@ import Timeline
 import WireJSON
 
 extension Filter {
-    /// Whether `annotation` matches. Comparisons with a null (missing) property or between
-    /// values of different types are unknown, and unknown combines as in SQL (Kleene logic); an
-    /// unknown result does not match.
-    public func matches(_ annotation: Annotation) -> Bool {
-        evaluate(annotation) == true
+    /// Whether `feature` matches. Comparisons with a null (missing) property or between values of
+    /// different types are unknown, and unknown combines as in SQL (Kleene logic); an unknown
+    /// result does not match.
+    public func matches(_ feature: some CQL2Feature) -> Bool {
+        evaluate(feature) == true
     }
 
     /// True, false, or nil for unknown.
-    func evaluate(_ annotation: Annotation) -> Bool? {
+    func evaluate(_ feature: some CQL2Feature) -> Bool? {
         switch self {
         case .literal(let value):
             return value
         case .and(let filters):
             var result: Bool? = true
             for filter in filters {
-                switch filter.evaluate(annotation) {
+                switch filter.evaluate(feature) {
                 case false?: return false
                 case nil: result = nil
                 case true?: continue
@@ -28,7 +28,7 @@ extension Filter {
         case .or(let filters):
             var result: Bool? = false
             for filter in filters {
-                switch filter.evaluate(annotation) {
+                switch filter.evaluate(feature) {
                 case true?: return true
                 case nil: result = nil
                 case false?: continue
@@ -36,9 +36,9 @@ extension Filter {
             }
             return result
         case .not(let filter):
-            return filter.evaluate(annotation).map(!)
+            return filter.evaluate(feature).map(!)
         case .comparison(let op, let left, let right):
-            guard let order = Self.compare(left.value(in: annotation), right.value(in: annotation)) else { return nil }
+            guard let order = Self.compare(left.value(in: feature), right.value(in: feature)) else { return nil }
             switch op {
             case .equal: return order == 0
             case .notEqual: return order != 0
@@ -47,89 +47,114 @@ extension Filter {
             case .greater: return order > 0
             case .greaterOrEqual: return order >= 0
             }
-        case .like(let scalar, let pattern):
-            guard case .string(let text)? = scalar.value(in: annotation) else { return nil }
-            return pattern.matches(text)
-        case .in(let scalar, let list):
-            let value = scalar.value(in: annotation)
+        case .like(let subject, let operand):
+            guard case .string(let text)? = subject.value(in: feature) else { return nil }
+            return operand.pattern.matches(text)
+        case .in(let subject, let list):
+            let value = subject.value(in: feature)
             var result: Bool? = false
             for item in list {
-                switch Self.compare(value, item.value(in: annotation)) {
+                switch Self.compare(value, item.value(in: feature)) {
                 case 0?: return true
                 case nil: result = nil
                 default: continue
                 }
             }
             return result
-        case .between(let scalar, let low, let high):
-            let value = scalar.value(in: annotation)
-            guard let above = Self.compare(value, low.value(in: annotation)), let below = Self.compare(value, high.value(in: annotation)) else { return nil }
+        case .between(let subject, let low, let high):
+            let value = subject.value(in: feature)
+            guard let above = Self.compare(value, low.value(in: feature)), let below = Self.compare(value, high.value(in: feature)) else { return nil }
             return above >= 0 && below <= 0
-        case .isNull(let scalar):
-            return scalar.value(in: annotation) == nil
-        case .spatial(let predicate, let geometry, let pointFirst):
-            return Self.holds(predicate, geometry, pointFirst: pointFirst, at: annotation.content.coordinate)
+        case .isNull(let subject):
+            return subject.value(in: feature) == nil
+        case .spatial(let predicate, let left, let right):
+            return Self.holds(predicate, left, right, for: feature)
+        case .temporal(let predicate, let left, let right):
+            guard let a = Self.period(left.value(in: feature)), let b = Self.period(right.value(in: feature)) else { return nil }
+            return predicate.holds(a, b)
+        case .array(let predicate, let left, let right):
+            guard case .array(let a)? = left.value(in: feature), case .array(let b)? = right.value(in: feature) else { return nil }
+            return predicate.holds(a, b)
         }
     }
 
-    /// Whether a spatial predicate holds between a point at `coordinate` and `geometry`.
-    static func holds(_ predicate: SpatialPredicate, _ geometry: FilterGeometry, pointFirst: Bool, at coordinate: Coordinate) -> Bool {
-        let location = geometry.locate(coordinate)
-        switch (predicate, pointFirst) {
-        case (.intersects, _): return location != .exterior
-        // A point within a geometry: in its interior. A geometry within a point, or a point
-        // containing a geometry: only the same point.
-        case (.within, true), (.contains, false): return location == .interior
-        case (.within, false), (.contains, true):
-            if case .point(let other) = geometry { return other == coordinate }
-            return false
-        }
-    }
-
-    /// -1, 0, 1 for two values of one type (numbers, strings by code point, booleans false < true); nil otherwise.
-    static func compare(_ a: JSONValue?, _ b: JSONValue?) -> Int? {
+    /// -1, 0, 1 for two values of one type (numbers, strings by code point, booleans false <
+    /// true, instants); nil otherwise. A string compared with a `DATE` or a `TIMESTAMP` is read as
+    /// one (RFC 3339 `full-date` or `date-time`): free properties hold dates and times as strings.
+    static func compare(_ a: Value?, _ b: Value?) -> Int? {
         switch (a, b) {
         case (.number(let x)?, .number(let y)?):
             return x < y ? -1 : x > y ? 1 : 0
         case (.string(let x)?, .string(let y)?):
-            let (u, v) = (Array(x.unicodeScalars), Array(y.unicodeScalars))
-            return u.lexicographicallyPrecedes(v, by: { $0.value < $1.value }) ? -1 : u == v ? 0 : 1
-        case (.bool(let x)?, .bool(let y)?):
+            // UTF-8 orders as code points do; equal means the same code points (not Swift's canonical equivalence).
+            if x.utf8.elementsEqual(y.utf8) { return 0 }
+            return x.utf8.lexicographicallyPrecedes(y.utf8) ? -1 : 1
+        case (.boolean(let x)?, .boolean(let y)?):
             return x == y ? 0 : (x ? 1 : -1)
+        case (.instant(let x, _)?, .instant(let y, _)?):
+            return x < y ? -1 : x > y ? 1 : 0
+        case (.string(let text)?, .instant(_, let isDate)?):
+            return compare(instant(text, isDate: isDate), b)
+        case (.instant(_, let isDate)?, .string(let text)?):
+            return compare(a, instant(text, isDate: isDate))
         default:
             return nil
         }
     }
-}
 
-extension Filter.Scalar {
-    /// The value this scalar has for `annotation`: nil when the property is missing or null.
-    func value(in annotation: Annotation) -> JSONValue? {
-        switch self {
-        case .string(let text): return .string(text)
-        case .number(let number): return .number(number)
-        case .boolean(let value): return .bool(value)
-        case .property(let name): return Self.property(name, of: annotation)
-        }
+    /// A string read as a date (`isDate`) or an RFC 3339 date-time; nil when it is not one.
+    static func instant(_ text: String, isDate: Bool) -> Value? {
+        if isDate { return TemporalLiteral.date(text).map { .instant($0, isDate: true) } }
+        return Instant(rfc3339: text).map { .instant($0.microseconds, isDate: false) }
     }
 
-    static func property(_ name: String, of annotation: Annotation) -> JSONValue? {
-        let content = annotation.content
-        switch name {
-        case "id": return .string(annotation.id.description)
-        case "kind": return content.kind.map(JSONValue.string)
-        case "clusteringIdentifier": return content.clusteringIdentifier.map(JSONValue.string)
-        case "title": return content.title.map(JSONValue.string)
-        case "subtitle": return content.subtitle.map(JSONValue.string)
-        case "externalId": return content.externalId.map(JSONValue.string)
-        case "displayPriority": return .number(Double(content.displayPriority))
-        default:
-            var value: JSONValue? = .object(content.properties)
-            for part in name.split(separator: ".", omittingEmptySubsequences: false) {
-                guard case .object(let members)? = value else { return nil }
-                value = members[String(part)]
-            }
-            return value == .null ? nil : value
+    /// An instant or interval as the closed period `[start, end]` (instants `[t, t]`, open ends
+    /// unbounded); a string is read as a date when it has the length of one, else as a date-time.
+    static func period(_ value: Value?) -> (start: Int64, end: Int64)? {
+        switch value {
+        case .instant(let t, _)?: return (t, t)
+        case .interval(let start, let end)?: return (start ?? .min, end ?? .max)
+        case .string(let text)?: return period(instant(text, isDate: text.utf8.count == 10))
+        default: return nil
+        }
+    }
+}
+
+extension Filter.TemporalPredicate {
+    /// Allen's relation between the periods `a` and `b` (OGC 21-065r2, Temporal Functions).
+    func holds(_ a: (start: Int64, end: Int64), _ b: (start: Int64, end: Int64)) -> Bool {
+        switch self {
+        case .after: return a.start > b.end
+        case .before: return a.end < b.start
+        case .contains: return a.start < b.start && a.end > b.end
+        case .disjoint: return a.end < b.start || a.start > b.end
+        case .during: return a.start > b.start && a.end < b.end
+        case .equals: return a.start == b.start && a.end == b.end
+        case .finishedBy: return a.start < b.start && a.end == b.end
+        case .finishes: return a.start > b.start && a.end == b.end
+        case .intersects: return a.start <= b.end && a.end >= b.start
+        case .meets: return a.end == b.start
+        case .metBy: return a.start == b.end
+        case .overlappedBy: return a.start > b.start && a.start < b.end && a.end > b.end
+        case .overlaps: return a.start < b.start && a.end > b.start && a.end < b.end
+        case .startedBy: return a.start == b.start && a.end > b.end
+        case .starts: return a.start == b.start && a.end < b.end
+        }
+    }
+}
+
+extension Filter.ArrayPredicate {
+    /// The relation between two arrays, elements compared as `=` does; unknown when an element
+    /// is null and the answer depends on it.
+    func holds(_ a: [Filter.Value?], _ b: [Filter.Value?]) -> Bool? {
+        func has(_ list: [Filter.Value?], _ item: Filter.Value?) -> Bool { list.contains { Filter.compare($0, item) == 0 } }
+        switch self {
+        case .equals:
+            guard a.count == b.count else { return false }
+            return zip(a, b).allSatisfy { Filter.compare($0, $1) == 0 }
+        case .contains: return b.allSatisfy { has(a, $0) }
+        case .containedBy: return a.allSatisfy { has(b, $0) }
+        case .overlaps: return a.contains { has(b, $0) }
         }
     }
 }

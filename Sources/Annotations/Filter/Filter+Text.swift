@@ -1,27 +1,15 @@
-public import MapGeometry
+import MapGeometry
 import WireJSON
 
-extension Filter {
-    /// Reads CQL2-Text (`kind = 'shop' AND rating >= 4 AND S_INTERSECTS(geometry, BBOX(2.2, 48.8, 2.5, 48.9))`).
-    /// Keywords are case-insensitive; strings are single-quoted (`''` is a quote); a property is a
-    /// name (`address.city`) or double-quoted. Errors say at which character the text went wrong.
-    public init(text: String) throws(FieldError) {
-        var parser = CQL2TextParser(tokens: try CQL2TextParser.tokenize(text))
-        let filter = try parser.expression(depth: 0)
-        guard parser.atEnd else { throw parser.error("unexpected \(parser.describe(parser.peek))") }
-        self = filter
-    }
-}
-
-/// A recursive-descent parser over CQL2-Text tokens; its filters are checked as CQL2-JSON ones are.
+/// A recursive-descent parser over CQL2-Text tokens (OGC 21-065r2's BNF); the constructs it
+/// reads are checked as CQL2-JSON ones are (``Filter`` `+Checks`).
 struct CQL2TextParser {
     enum Token: Hashable {
         case word(String), quoted(String), string(String), number(JSONNumber), symbol(String)
     }
 
-    let tokens: [(token: Token, offset: Int)]
+    var tokens: [(token: Token, offset: Int)]
     var index = 0
-    private let checks = CQL2JSONReader()
 
     init(tokens: [(token: Token, offset: Int)]) {
         self.tokens = tokens
@@ -29,10 +17,14 @@ struct CQL2TextParser {
 
     var atEnd: Bool { index >= tokens.count }
     var peek: Token? { atEnd ? nil : tokens[index].token }
+    func peek(_ ahead: Int) -> Token? { index + ahead < tokens.count ? tokens[index + ahead].token : nil }
 
-    func error(_ message: String) -> FieldError {
-        let offset = atEnd ? (tokens.last.map { $0.offset + 1 } ?? 0) : tokens[index].offset
-        return FieldError(path: [], message: "at character \(offset + 1): \(message)")
+    /// A syntax error at the current token.
+    func error(_ message: String) -> FilterError { error(message, at: index) }
+
+    func error(_ message: String, at token: Int, kind: FilterError.Kind = .syntax) -> FilterError {
+        let offset = token >= tokens.count ? (tokens.last.map { $0.offset + 1 } ?? 0) : tokens[token].offset
+        return FilterError(kind, FieldError(path: [], message: "at character \(offset + 1): \(message)"))
     }
 
     func describe(_ token: Token?) -> String {
@@ -47,45 +39,89 @@ struct CQL2TextParser {
     }
 
     mutating func keyword(_ word: String) -> Bool {
-        guard case .word(let found)? = peek, found.uppercased() == word else { return false }
+        guard isKeyword(peek, word) else { return false }
         index += 1
         return true
     }
 
-    mutating func symbol(_ symbol: String) throws(FieldError) {
+    func isKeyword(_ token: Token?, _ word: String) -> Bool {
+        guard case .word(let found)? = token else { return false }
+        return found.uppercased() == word
+    }
+
+    mutating func symbol(_ symbol: String) throws(FilterError) {
         guard peek == .symbol(symbol) else { throw error("expected \(symbol), found \(describe(peek))") }
         index += 1
     }
 
-    mutating func expression(depth: Int) throws(FieldError) -> Filter {
+    /// Runs a shared check, re-pointing its error at the construct that starts at token `start`.
+    func checked<T>(from start: Int, _ build: () throws(FilterError) -> T) throws(FilterError) -> T {
+        do { return try build() } catch { throw self.error(error.field.message, at: start, kind: error.kind) }
+    }
+
+    mutating func expression(depth: Int) throws(FilterError) -> Filter {
         guard depth < Filter.maxDepth else { throw error("nests deeper than \(Filter.maxDepth) levels") }
         var terms = [try term(depth: depth)]
         while keyword("OR") { terms.append(try term(depth: depth)) }
         return terms.count == 1 ? terms[0] : .or(terms)
     }
 
-    mutating func term(depth: Int) throws(FieldError) -> Filter {
+    mutating func term(depth: Int) throws(FilterError) -> Filter {
         var factors = [try factor(depth: depth)]
         while keyword("AND") { factors.append(try factor(depth: depth)) }
         return factors.count == 1 ? factors[0] : .and(factors)
     }
 
-    mutating func factor(depth: Int) throws(FieldError) -> Filter {
+    mutating func factor(depth: Int) throws(FilterError) -> Filter {
         guard depth < Filter.maxDepth else { throw error("nests deeper than \(Filter.maxDepth) levels") }
         if keyword("NOT") { return .not(try factor(depth: depth + 1)) }
-        if peek == .symbol("(") {
+        if peek == .symbol("("), !parenthesisOpensAValue {
             index += 1
             let inner = try expression(depth: depth + 1)
             try symbol(")")
             return inner
         }
-        if case .word(let word)? = peek, let predicate = Filter.SpatialPredicate(rawValue: word.lowercased()) {
-            index += 1
-            return try spatial(predicate)
+        if case .word(let word)? = peek, peek(1) == .symbol("(") {
+            if let predicate = Filter.SpatialPredicate(rawValue: word.lowercased()) { return try function(depth: depth) { a, b throws(FilterError) in try Filter.makeSpatial(predicate, a, b) } }
+            if let predicate = Filter.TemporalPredicate.named(word) { return try function(depth: depth) { a, b throws(FilterError) in try Filter.makeTemporal(predicate, a, b) } }
+            if let predicate = Filter.ArrayPredicate.named(word) { return try function(depth: depth, arrays: true) { a, b throws(FilterError) in try Filter.makeArray(predicate, a, b) } }
         }
-        let subject = try scalar()
+        let start = index
+        let subject = try scalar(depth: depth + 1)
         if case .boolean(let value) = subject, !isPredicateAhead { return .literal(value) }
-        return try predicate(subject)
+        return try predicate(subject, from: start, depth: depth)
+    }
+
+    /// Whether the `(` here opens a value (`(3*(900000+100000)) > x`, `(a) LIKE 'b%'`) rather than a
+    /// group of conditions: what follows its matching `)` says.
+    var parenthesisOpensAValue: Bool {
+        var level = 0
+        var position = index
+        while position < tokens.count {
+            switch tokens[position].token {
+            case .symbol("("): level += 1
+            case .symbol(")"):
+                level -= 1
+                if level == 0 {
+                    let next = position + 1 < tokens.count ? tokens[position + 1].token : nil
+                    return isPredicateOrOperator(next, after: position + 2 < tokens.count ? tokens[position + 2].token : nil)
+                }
+            default: break
+            }
+            position += 1
+        }
+        return false
+    }
+
+    func isPredicateOrOperator(_ token: Token?, after: Token?) -> Bool {
+        switch token {
+        case .symbol(let symbol)?: return symbol != ")" && symbol != ","
+        case .word(let word)?:
+            let upper = word.uppercased()
+            if upper == "NOT" { return ["LIKE", "IN", "BETWEEN"].contains { isKeyword(after, $0) } }
+            return ["LIKE", "IN", "BETWEEN", "IS", "DIV"].contains(upper)
+        default: return false
+        }
     }
 
     /// Whether a comparison or another predicate keyword follows (so `TRUE` alone is a literal filter).
@@ -97,12 +133,11 @@ struct CQL2TextParser {
         }
     }
 
-    mutating func predicate(_ subject: Filter.Scalar) throws(FieldError) -> Filter {
+    mutating func predicate(_ subject: Filter.Expression, from start: Int, depth: Int) throws(FilterError) -> Filter {
         if case .symbol(let symbol)? = peek, let comparison = Filter.Comparison(rawValue: symbol) {
             index += 1
-            let other = try scalar()
-            try checked { () throws(FieldError) in try checks.compatible(subject, other, at: []) }
-            return .comparison(comparison, subject, other)
+            let other = try scalar(depth: depth + 1)
+            return try checked(from: start) { () throws(FilterError) in try Filter.makeComparison(comparison, subject, other) }
         }
         if keyword("IS") {
             let negated = keyword("NOT")
@@ -112,147 +147,38 @@ struct CQL2TextParser {
         let negated = keyword("NOT")
         let filter: Filter
         if keyword("LIKE") {
-            guard case .string(let pattern)? = peek else { throw error("expected a pattern string, found \(describe(peek))") }
-            index += 1
-            try checked { () throws(FieldError) in try checks.expect(subject, .string, at: [], for: "like") }
-            try checked { () throws(FieldError) in _ = try LikePattern(checking: pattern, at: []) }
-            filter = .like(subject, pattern: LikePattern(pattern))
+            let patternStart = index
+            let pattern = try scalar(depth: depth + 1)
+            filter = try checked(from: patternStart) { () throws(FilterError) in try Filter.makeLike(subject, pattern) }
         } else if keyword("IN") {
             try symbol("(")
-            var list = [try scalar()]
+            var list = [try scalar(depth: depth + 1)]
             while peek == .symbol(",") {
                 index += 1
-                list.append(try scalar())
+                list.append(try scalar(depth: depth + 1))
             }
             try symbol(")")
-            for item in list { try checked { () throws(FieldError) in try checks.compatible(subject, item, at: []) } }
-            filter = .in(subject, list)
+            filter = try checked(from: start) { () throws(FilterError) in try Filter.makeIn(subject, list) }
         } else if keyword("BETWEEN") {
-            let low = try scalar()
+            let low = try scalar(depth: depth + 1)
             guard keyword("AND") else { throw error("expected AND, found \(describe(peek))") }
-            let high = try scalar()
-            for bound in [low, high] { try checked { () throws(FieldError) in try checks.compatible(subject, bound, at: []) } }
-            filter = .between(subject, low, high)
+            let high = try scalar(depth: depth + 1)
+            filter = try checked(from: start) { () throws(FilterError) in try Filter.makeBetween(subject, low, high) }
         } else {
             throw error("expected a comparison, LIKE, IN, BETWEEN or IS NULL, found \(describe(peek))")
         }
         return negated ? .not(filter) : filter
     }
 
-    mutating func spatial(_ predicate: Filter.SpatialPredicate) throws(FieldError) -> Filter {
+    /// `NAME(a, b)` of a spatial, temporal or array function; `arrays` reads `(…)` arguments as arrays.
+    mutating func function(depth: Int, arrays: Bool = false, _ build: (Filter.Expression, Filter.Expression) throws(FilterError) -> Filter) throws(FilterError) -> Filter {
+        let start = index
+        index += 1
         try symbol("(")
-        let first = try geometryOrProperty()
+        let first = arrays ? try arrayOrScalar(depth: depth + 1) : try scalar(depth: depth + 1)
         try symbol(",")
-        let second = try geometryOrProperty()
+        let second = arrays ? try arrayOrScalar(depth: depth + 1) : try scalar(depth: depth + 1)
         try symbol(")")
-        switch (first, second) {
-        case (nil, let geometry?): return .spatial(predicate, geometry, pointFirst: true)
-        case (let geometry?, nil): return .spatial(predicate, geometry, pointFirst: false)
-        default: throw error("one argument of \(predicate.rawValue.uppercased()) must be the property geometry (the annotation's point)")
-        }
-    }
-
-    /// A geometry literal, or nil for the `geometry` property.
-    mutating func geometryOrProperty() throws(FieldError) -> FilterGeometry? {
-        guard case .word(let word)? = peek else { throw error("expected geometry or a geometry literal, found \(describe(peek))") }
-        index += 1
-        switch word.uppercased() {
-        case "GEOMETRY" where word == Filter.geometryProperty: return nil
-        case "POINT":
-            try symbol("(")
-            let point = try position()
-            try symbol(")")
-            return .point(point)
-        case "POLYGON": return .polygons([try rings()])
-        case "MULTIPOLYGON":
-            try symbol("(")
-            var polygons = [try rings()]
-            while peek == .symbol(",") {
-                index += 1
-                polygons.append(try rings())
-            }
-            try symbol(")")
-            return .polygons(polygons)
-        case "BBOX":
-            try symbol("(")
-            var values = [try number()]
-            for _ in 0..<3 {
-                try symbol(",")
-                values.append(try number())
-            }
-            try symbol(")")
-            do {
-                return .bbox(try BoundingBox(validatingWest: values[0], south: values[1], east: values[2], north: values[3]))
-            } catch {
-                throw self.error("BBOX \(error.description)")
-            }
-        default:
-            throw error("expected geometry, POINT, POLYGON, MULTIPOLYGON or BBOX, found \(word)")
-        }
-    }
-
-    mutating func rings() throws(FieldError) -> [[Coordinate]] {
-        try symbol("(")
-        var rings: [[Coordinate]] = []
-        repeat {
-            if !rings.isEmpty { index += 1 }
-            try symbol("(")
-            var ring = [try position()]
-            while peek == .symbol(",") {
-                index += 1
-                ring.append(try position())
-            }
-            try symbol(")")
-            guard ring.count >= 4, ring.first == ring.last else { throw error("a ring must be closed and have at least 4 positions") }
-            rings.append(ring)
-        } while peek == .symbol(",")
-        try symbol(")")
-        return rings
-    }
-
-    mutating func position() throws(FieldError) -> Coordinate {
-        let (longitude, latitude) = (try number(), try number())
-        guard (-180...180).contains(longitude), (-90...90).contains(latitude) else {
-            throw error("a position is longitude (−180…180) then latitude (−90…90), got \(longitude) \(latitude)")
-        }
-        return Coordinate(latitude: latitude, longitude: longitude)
-    }
-
-    mutating func number() throws(FieldError) -> Double {
-        guard case .number(let value)? = peek, value.double.isFinite else { throw error("expected a number, found \(describe(peek))") }
-        index += 1
-        return value.double
-    }
-
-    mutating func scalar() throws(FieldError) -> Filter.Scalar {
-        let token = peek
-        index += 1
-        switch token {
-        case .string(let text)?: return .string(text)
-        case .number(let value)?: return .number(value)
-        case .quoted(let name)?: return try property(name)
-        case .word(let word)?:
-            switch word.uppercased() {
-            case "TRUE": return .boolean(true)
-            case "FALSE": return .boolean(false)
-            case "AND", "OR", "NOT", "LIKE", "IN", "BETWEEN", "IS", "NULL":
-                index -= 1
-                throw error("expected a value or a property, found \(word)")
-            default: return try property(word)
-            }
-        default:
-            index -= 1
-            throw error("expected a value or a property, found \(describe(token))")
-        }
-    }
-
-    func property(_ name: String) throws(FieldError) -> Filter.Scalar {
-        guard name != Filter.geometryProperty else { throw error("geometry can only be used in S_INTERSECTS, S_WITHIN or S_CONTAINS") }
-        return .property(name)
-    }
-
-    /// Runs a JSON-side check, re-pointing its error at the current place in the text.
-    func checked(_ check: () throws(FieldError) -> Void) throws(FieldError) {
-        do { try check() } catch { throw self.error(error.message) }
+        return try checked(from: start) { () throws(FilterError) in try build(first, second) }
     }
 }

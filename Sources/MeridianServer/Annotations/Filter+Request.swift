@@ -5,8 +5,8 @@ import MapGeometry
 import MeridianAPI
 import WireJSON
 
-/// CQL2 filters as requests carry them: a query parameter (CQL2-Text, or CQL2-JSON text with
-/// `filter-lang=cql2-json`) or a body member (CQL2-JSON, or CQL2-Text as a string). Errors point
+/// CQL2 filters as requests carry them: a query parameter (CQL2-Text, also when `filter-lang` is
+/// `cql-text`, its pre-standard name; CQL2-JSON text with `filter-lang=cql2-json`) or a body member (CQL2-JSON, or CQL2-Text as a string). Errors point
 /// at the parameter or into the body member.
 enum RequestFilter {
     /// The filter of `?filter=…&filter-lang=…`; nil without one.
