@@ -6,7 +6,7 @@ DATABASE ?= ./meridian.sqlite
 VENV    := .venv
 PYTHON  := $(VENV)/bin/python
 
-.PHONY: deps run run-pg test build build-release web unit crosscheck gdal isolation pg-restart contract clients page bench bench-thinning bench-tracking bench-load bench-tiles bench-auth bench-webhooks bench-queries bench-postgres venv data clean
+.PHONY: deps run run-pg test build build-release web unit crosscheck gdal ogc isolation pg-restart contract clients page bench bench-thinning bench-tracking bench-load bench-tiles bench-auth bench-webhooks bench-queries bench-postgres venv data clean
 
 deps: ## Debian packages, installed only when missing
 	@scripts/install-deps.sh
@@ -25,7 +25,7 @@ run: build-release web ## build, load the demo cities into an empty database, st
 run-pg: build-release web ## two instances (ports $(PORT) and $(PORT)+1) on a throw-away PostgreSQL + PostGIS with the demo cities; removed on Ctrl-C
 	scripts/with-postgres.sh scripts/run-pg.sh $$($(SWIFT) build -c release --show-bin-path)/meridian $(HOST) $(PORT) $$(($(PORT) + 1))
 
-test: build web unit crosscheck gdal isolation pg-restart contract clients page ## every test: Swift Testing suites, the pyproj/geographiclib/mercantile/mapbox-vector-tile cross-check, tenant isolation under load, schemathesis over the contract, the generated Python clients' flows, GDAL as a client, the page in headless Chromium
+test: build web unit crosscheck gdal ogc isolation pg-restart contract clients page ## every test: Swift Testing suites, the pyproj/geographiclib/mercantile/mapbox-vector-tile cross-check, tenant isolation under load, schemathesis over the contract, the generated Python clients' flows, GDAL as a client, GDAL and OWSLib on /ogc, the page in headless Chromium
 
 # The contract suite (MeridianServerTests) and the system tests (SystemTests: the binary itself)
 # run once per engine. Tests of a SQLite file itself (kill -9 or SIGTERM of a process on its file,
@@ -60,6 +60,11 @@ crosscheck: build $(PYTHON) ## compare the running server with pyproj, geographi
 gdal: build ## GDAL 3.6 (Debian's gdal-bin) as a client: ogrinfo on the export URL, export → GeoPackage → GeoJSON → import unchanged, the cluster tiles as layers through their TileJSON
 	@scripts/install-deps.sh gdal-bin
 	scripts/with-server.sh "$$($(SWIFT) build --show-bin-path)/meridian" python3 scripts/gdal-check.py
+
+ogc: build $(PYTHON) ## GDAL 3.6's OAPIF driver and OWSLib on /ogc with API keys (collections, a -where and -spat GDAL sends to the server, items paged to the end, queryables, one item) and the OGC's CQL2 cases through /ogc/…/items?filter= and POST /v1/annotations/search in both encodings, on SQLite (the cases again on PostgreSQL)
+	@scripts/install-deps.sh gdal-bin
+	scripts/ogc-check.sh "$$($(SWIFT) build --show-bin-path)/meridian" $(PYTHON)
+	scripts/with-postgres.sh scripts/ogc-check.sh "$$($(SWIFT) build --show-bin-path)/meridian" $(PYTHON) cases
 
 isolation: build ## one tenant's expensive filters (six at once, without pause) slow another tenant's list at most 2× (p99, same run)
 	python3 scripts/tenant-isolation.py "$$($(SWIFT) build --show-bin-path)/meridian"

@@ -39,6 +39,8 @@ enum OGCQueryables {
             switch type {
             case .string: properties[name] = .object(["type": .string("string")])
             case .number: properties[name] = .object(["type": .string(name == "displayPriority" ? "integer" : "number")])
+            case .timestamp: properties[name] = .object(["type": .string("string"), "format": .string("date-time")])
+            case .geometry: break  // the point, above
             }
         }
         return properties
