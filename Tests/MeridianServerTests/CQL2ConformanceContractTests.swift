@@ -10,7 +10,8 @@ import WireJSON
 /// The OGC's own CQL2 conformance material (Tests/Fixtures/cql2, see its README): the Natural
 /// Earth populated places imported through `POST /v1/annotations/import`, then every case of the
 /// abstract test suite's tables and methods, in CQL2-Text and CQL2-JSON, through
-/// `POST /v1/annotations/search`, paged to the end: the count is the suite's.
+/// `POST /v1/annotations/search` and through `GET /ogc/collections/annotations/items?filter=`
+/// (Part 3), paged to the end: the count is the suite's.
 @Suite(.watchdog) struct CQL2ConformanceContractTests {
     struct Case {
         var id: String
@@ -33,6 +34,25 @@ import WireJSON
         }
     }
 
+    /// Imports the layer, then every case in both encodings through `count`; the runs whose count is not the suite's.
+    static func runs(_ client: some TestClientProtocol, count: (Case, _ text: Bool) async throws -> Counted) async throws -> [String] {
+        let cases = try Self.cases()
+        #expect(cases.count == 791)
+        let layer = try String(contentsOf: Self.fixtures.appendingPathComponent("ne_110m_populated_places_simple.geojson"), encoding: .utf8)
+        let imported = try await client.send(.post, "/v1/annotations/import", json: layer, headers: [.contentType: "application/geo+json"])
+        #expect(imported.status == .ok, "\(String(buffer: imported.body).prefix(500))")
+        var failures: [String] = []
+        for item in cases {
+            for text in [true, false] {
+                let counted = try await count(item, text)
+                if counted != .count(item.expected) {
+                    failures.append("\(item.id) [\(text ? "text" : "json")] \(item.text): expected \(item.expected), got \(counted)")
+                }
+            }
+        }
+        return failures
+    }
+
     /// How many annotations `filter` (a CQL2-JSON value, or text as a JSON string) matches, paged to the end.
     static func count(_ filter: JSONValue, client: some TestClientProtocol) async throws -> Counted {
         var total = 0
@@ -49,22 +69,35 @@ import WireJSON
         return .count(total)
     }
 
-    @Test func everyOGCCaseCountsAsTheSuiteSaysInTextAndJSON() async throws {
-        let cases = try Self.cases()
-        #expect(cases.count == 791)
+    /// How many features `filter` (in `lang`) selects on /ogc, following `next` links to the end.
+    static func ogcCount(_ filter: String, lang: String, client: some TestClientProtocol) async throws -> Counted {
+        let encoded = filter.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        var next: String? = "/ogc/collections/annotations/items?limit=10000&filter-lang=\(lang)&filter=\(encoded)"
+        var total = 0
+        while let url = next {
+            let response = try await client.send(.get, TestClientProtocolPaths.pathOf(url))
+            guard response.status == .ok else { return .refused("\(response.status.code) \(String(buffer: response.body))") }
+            let page = try response.decode(OGCWirePage.self)
+            total += page.numberReturned
+            next = page.next
+        }
+        return .count(total)
+    }
+
+    @Test func everyOGCCaseCountsAsTheSuiteSaysThroughSearch() async throws {
         try await TestApp.withClient { client in
-            let layer = try String(contentsOf: Self.fixtures.appendingPathComponent("ne_110m_populated_places_simple.geojson"), encoding: .utf8)
-            let imported = try await client.send(.post, "/v1/annotations/import", json: layer, headers: [.contentType: "application/geo+json"])
-            #expect(imported.status == .ok, "\(String(buffer: imported.body).prefix(500))")
+            let failures = try await Self.runs(client) { item, text in try await Self.count(text ? .string(item.text) : item.json, client: client) }
             #expect(try await Self.count(.bool(true), client: client) == .count(243))
-            var failures: [String] = []
-            for item in cases {
-                for (encoding, filter) in [("text", JSONValue.string(item.text)), ("json", item.json)] {
-                    let counted = try await Self.count(filter, client: client)
-                    if counted != .count(item.expected) { failures.append("\(item.id) [\(encoding)] \(item.text): expected \(item.expected), got \(counted)") }
-                }
+            #expect(failures.isEmpty, "\(failures.count) of 1582 runs differ:\n\(failures.prefix(60).joined(separator: "\n"))")
+        }
+    }
+
+    @Test func everyOGCCaseCountsAsTheSuiteSaysThroughOGCItems() async throws {
+        try await TestApp.withClient { client in
+            let failures = try await Self.runs(client) { item, text in
+                try await Self.ogcCount(text ? item.text : item.json.canonicalText, lang: text ? "cql2-text" : "cql2-json", client: client)
             }
-            #expect(failures.isEmpty, "\(failures.count) of \(cases.count * 2) runs differ:\n\(failures.prefix(60).joined(separator: "\n"))")
+            #expect(failures.isEmpty, "\(failures.count) of 1582 runs differ:\n\(failures.prefix(60).joined(separator: "\n"))")
         }
     }
 

@@ -45,6 +45,13 @@ import TestSupport
             _ = try await client.send(.get, "/ogc/collections/devices/items/nobody").problem(.notFound)
             let boxed = try await client.ogcFeatures("/ogc/collections/devices/items?bbox=\(last.longitude - 0.001),\(last.latitude - 0.001),\(last.longitude + 0.001),\(last.latitude + 0.001)")
             #expect(boxed.map(\.id) == ["car-1"])
+            // The same CQL2 engine on the served properties: a number, the fix time as a timestamp, the point.
+            let fast = try await client.ogcFeatures("/ogc/collections/devices/items?filter=speed%20%3E%205")
+            #expect(fast.map(\.id) == ["car-1"])
+            let early = try await client.ogcFeatures("/ogc/collections/devices/items?filter=" + "T_BEFORE(timestamp, TIMESTAMP('\(Trace.time(45))'))".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)
+            #expect(early.map(\.id) == ["bike"])
+            let near = try await client.ogcFeatures("/ogc/collections/devices/items?filter=" + "S_INTERSECTS(geometry, BBOX(\(last.longitude - 0.001), \(last.latitude - 0.001), \(last.longitude + 0.001), \(last.latitude + 0.001)))".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)
+            #expect(near.map(\.id) == ["car-1"])
         }
     }
 
@@ -72,6 +79,11 @@ import TestSupport
             #expect(drawn.properties["properties.name"] == .string("free"), "a free property named like a field is properties.<name>")
             let band = try #require(page.features.first { $0.id == corridor.id })
             #expect(band.properties["type"] == .string("corridor") && band.properties["width"] == .number(100))
+            // Filters read the flat properties (a dotted name is first a key of its own) and the polygon.
+            let zoned = try await client.ogcFeatures("/ogc/collections/regions/items?filter=zone%20%3D%20%27a%27%20AND%20%22properties.name%22%20%3D%20%27free%27")
+            #expect(zoned.map(\.id) == [circle.id])
+            let around = try await client.ogcFeatures("/ogc/collections/regions/items?filter=" + "S_CONTAINS(geometry, POINT(\(centre.longitude) \(centre.latitude)))".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)
+            #expect(around.map(\.id) == [circle.id])
             let item = try await client.send(.get, "/ogc/collections/regions/items/\(circle.id)")
             #expect(item.status == .ok)
             _ = try await client.send(.delete, "/v1/subscriptions/\(circle.id)")

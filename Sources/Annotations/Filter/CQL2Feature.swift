@@ -81,3 +81,26 @@ extension Annotation: CQL2Feature {
 
     public var cql2Geometry: FilterGeometry { .point(content.coordinate) }
 }
+
+/// A GeoJSON feature as a filter reads it: `id`, its flat properties by name (a name with dots is
+/// first a key of its own, `properties.name`, then a path into objects) and its geometry. What
+/// the /ogc collections that are not annotations (devices, regions) filter.
+public struct GeoJSONFeatureValues: CQL2Feature {
+    let id: JSONValue?
+    let properties: [String: JSONValue]
+    public let cql2Geometry: FilterGeometry
+
+    /// The feature's `id`, `properties` and `geometry`; nil when its geometry is not one a filter reads.
+    public init?(_ feature: [String: JSONValue]) {
+        guard let geometry = feature["geometry"], let shape = try? CQL2JSONReader().geometry(geometry, at: []) else { return nil }
+        if case .object(let properties)? = feature["properties"] { self.properties = properties } else { self.properties = [:] }
+        (id, cql2Geometry) = (feature["id"], shape)
+    }
+
+    public func cql2Value(of property: String) -> Filter.Value? {
+        if property == "id", let id { return Filter.Value(id) }
+        if property == Filter.geometryProperty { return .geometry(cql2Geometry) }
+        if let value = properties[property] { return Filter.Value(value) }
+        return Filter.freeProperty(property, in: properties)
+    }
+}

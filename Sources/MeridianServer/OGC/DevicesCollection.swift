@@ -35,7 +35,7 @@ struct DevicesCollection: OGCCollectionSource {
             guard query.bbox.map({ $0.contains(fix.coordinate) }) ?? true,
                   query.datetime.map({ $0.contains(Self.date(fix.timestamp)) }) ?? true else { continue }
             let feature = Self.feature(id: deviceId, fix: fix)
-            guard try OGCFeatureFilter.matches(query.filter, feature) else { continue }
+            guard OGCFeatureFilter.matches(query.filter, feature) else { continue }
             matched.append(feature)
         }
         return OGCFeaturePaging.page(of: matched, query)

@@ -46,7 +46,7 @@ struct RegionsCollection: OGCCollectionSource {
                   query.bbox.map({ Self.overlap($0, rule.shape.bounds) }) ?? true,
                   query.datetime.map({ $0.contains(DevicesCollection.date(subscription.createdAt)) }) ?? true else { continue }
             let feature = try Self.feature(subscription)
-            guard try OGCFeatureFilter.matches(query.filter, feature) else { continue }
+            guard OGCFeatureFilter.matches(query.filter, feature) else { continue }
             matched.append(feature)
         }
         return OGCFeaturePaging.page(of: matched, query)
