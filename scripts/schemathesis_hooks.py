@@ -50,9 +50,46 @@ def _fresh_idempotency_key(case):
             case.headers[name] = (value[:255 - len(suffix)] + suffix) if value[:255 - len(suffix)].strip(" \t") else uuid.uuid4().hex
 
 
+# `datetime` must name real instants of years 0001…9999 (no 31 February, no hour 25) and an
+# interval must not end before it starts, which the contract's pattern cannot state: each date and
+# time of a schema-valid value is clamped into range and an interval's ends put in order.
+def _valid_datetime(case):
+    import re
+    if (case.operation.method.upper(), case.operation.path) != ("GET", "/ogc/collections/{collectionId}/items") or not isinstance(case.query, dict):
+        return
+    value = case.query.get("datetime")
+    if not isinstance(value, str):
+        return
+    stamp = re.compile(r"(\d{4})-(\d{2})-(\d{2})(?:([Tt ])(\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2}))?")
+
+    def clamp(match):
+        year, month, day = max(1, int(match[1])), min(max(1, int(match[2])), 12), min(max(1, int(match[3])), 28)
+        text = "%04d-%02d-%02d" % (year, month, day)
+        if match[4]:
+            offset = match[9] if match[9] in ("Z", "z") else match[9][0] + "%02d:%02d" % (min(int(match[9][1:3]), 23), min(int(match[9][4:6]), 59))
+            text += "T%02d:%02d:%02d%s%s" % (min(int(match[5]), 23), min(int(match[6]), 59), min(int(match[7]), 59), match[8] or "", offset)
+        return text
+
+    parts = [stamp.sub(clamp, part) for part in value.split("/")]
+    if len(parts) == 2 and all(stamp.fullmatch(p) for p in parts):
+        # Compare as the server does: by instant (a date is its first moment, an offset shifts the time).
+        from datetime import datetime, timezone
+        def instant(text):
+            if len(text) == 10:
+                return datetime.fromisoformat(text + "T00:00:00+00:00")
+            return datetime.fromisoformat(text.replace("z", "+00:00").replace("Z", "+00:00").replace("t", "T").replace(" ", "T", 1))
+        try:
+            if instant(parts[1]) < instant(parts[0]):
+                parts.reverse()
+        except ValueError:
+            pass
+    case.query["datetime"] = "/".join(parts)
+
+
 @schemathesis.hook
 def before_call(context, case, kwargs):
     _map_filters(case)
+    _valid_datetime(case)
     _distinct_corridor_line(case)
     _fresh_idempotency_key(case)
     body = case.body

@@ -90,6 +90,7 @@ import TestSupport
             let annotations = try #require(all.collections.first { $0.id == "annotations" })
             #expect(annotations.links.contains { $0.rel == "items" && $0.href == "http://localhost/ogc/collections/annotations/items" && $0.type == "application/geo+json" })
             #expect(annotations.links.contains { $0.rel == "http://www.opengis.net/def/rel/ogc/1.0/queryables" })
+            #expect(annotations.links.contains { $0.rel == "queryables" && $0.type == "application/json" })
             #expect(annotations.extent.spatial.bbox == [[-180, -90, 180, 90]])
             #expect(annotations.extent.temporal?.interval.first?.first??.isEmpty == false)
             #expect(annotations.crs.first == "http://www.opengis.net/def/crs/OGC/1.3/CRS84")

@@ -101,6 +101,8 @@ import TestSupport
             #expect(try await client.send(.post, Self.items, json: far, headers: Self.geoJSON()).problem(.unprocessableContent).pointers == ["/geometry/coordinates/1"])
             let priority = #"{"type":"Feature","geometry":{"type":"Point","coordinates":[0,1]},"properties":{"displayPriority":5000}}"#
             #expect(try await client.send(.post, Self.items, json: priority, headers: Self.geoJSON()).problem(.unprocessableContent).pointers == ["/properties/displayPriority"])
+            let nested = #"{"type":"Feature","geometry":{"type":"Point","coordinates":[0,1]},"properties":{"a":1,"properties":[null]}}"#
+            #expect(try await client.send(.post, Self.items, json: nested, headers: Self.geoJSON()).problem(.unprocessableContent).pointers == ["/properties/properties"])
             _ = try await client.send(.post, Self.items, json: "[1]", headers: Self.geoJSON()).problem(.badRequest)
             _ = try await client.send(.post, Self.items, json: "{", headers: Self.geoJSON()).problem(.badRequest)
             let made = try await client.send(.post, Self.items, json: Self.cafe, headers: Self.geoJSON()).decode(OGCWireFeature.self)

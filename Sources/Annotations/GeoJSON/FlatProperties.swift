@@ -88,7 +88,8 @@ public enum FlatProperties {
         }
         // Flat free names first; the nested object wins, as on import.
         nested.merge(sentNested.filter { $0.value != .null }) { _, sent in sent }
-        if !nested.isEmpty { result["properties"] = .object(nested) }
+        // A `properties` that is not an object stays as sent, for the import's reading to refuse.
+        if !nested.isEmpty, result["properties"] == nil { result["properties"] = .object(nested) }
         return result
     }
 

@@ -48,6 +48,8 @@ enum OGCDocuments {
                 link(path, rel: "self", title: "This collection"),
                 link(path + "/items", rel: "items", type: geoJSON, title: "Its features"),
                 link(path + "/queryables", rel: "http://www.opengis.net/def/rel/ogc/1.0/queryables", type: "application/schema+json", title: "What a filter may name"),
+                // The pre-standard relation, the one GDAL 3.6 follows (to the JSON answer it asks for).
+                link(path + "/queryables", rel: "queryables", type: json, title: "What a filter may name"),
             ],
             extent: .init(spatial: spatial, temporal: temporal),
             itemType: "feature", crs: OGCCRS.supported.map(\.uri), storageCrs: OGCCRS.crs84.uri
