@@ -80,10 +80,13 @@ import TestSupport
             let band = try #require(page.features.first { $0.id == corridor.id })
             #expect(band.properties["type"] == .string("corridor") && band.properties["width"] == .number(100))
             // Filters read the flat properties (a dotted name is first a key of its own) and the polygon.
-            let zoned = try await client.ogcFeatures("/ogc/collections/regions/items?filter=zone%20%3D%20%27a%27%20AND%20%22properties.name%22%20%3D%20%27free%27")
-            #expect(zoned.map(\.id) == [circle.id])
-            let around = try await client.ogcFeatures("/ogc/collections/regions/items?filter=" + "S_CONTAINS(geometry, POINT(\(centre.longitude) \(centre.latitude)))".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)
-            #expect(around.map(\.id) == [circle.id])
+            let zoned = try await client.get("/ogc/collections/regions/items?filter=zone%20%3D%20%27a%27%20AND%20%22properties.name%22%20%3D%20%27free%27", as: RegionPage.self)
+            #expect(zoned.features.map(\.id) == [circle.id])
+            let contains = "S_CONTAINS(geometry, POINT(\(centre.longitude) \(centre.latitude)))".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            let around = try await client.get("/ogc/collections/regions/items?filter=" + contains, as: RegionPage.self)
+            #expect(around.features.map(\.id) == [circle.id, corridor.id].sorted(), "the corridor's line runs through the circle's centre")
+            let beyond = Trace.at(3_500), outside = "S_INTERSECTS(geometry, POINT(\(beyond.longitude) \(beyond.latitude)))".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            #expect(try await client.get("/ogc/collections/regions/items?filter=" + outside, as: RegionPage.self).features.isEmpty)
             let item = try await client.send(.get, "/ogc/collections/regions/items/\(circle.id)")
             #expect(item.status == .ok)
             _ = try await client.send(.delete, "/v1/subscriptions/\(circle.id)")
