@@ -11,18 +11,7 @@ extension GeoPolygon {
     public static func union(_ parts: [GeoPolygon]) throws(GeodesyError) -> [GeoPolygon] {
         guard !parts.isEmpty else { return [] }
         let context = try GEOSContext()
-        var geometries: [OpaquePointer?] = []
-        for part in parts {
-            do { geometries.append(try part.makeGeometry(in: context)) } catch {
-                geometries.forEach { GEOSGeom_destroy_r(context.handle, $0) }
-                throw error
-            }
-        }
-        // GEOSGeom_createCollection_r takes ownership of the parts, also when it fails.
-        let collection = geometries.withUnsafeMutableBufferPointer { buffer in
-            GEOSGeom_createCollection_r(context.handle, Int32(GEOS_MULTIPOLYGON.rawValue), buffer.baseAddress, UInt32(buffer.count))
-        }
-        guard let collection else { throw context.failure }
+        let collection = try PlanarGeometry.multiPolygon(parts.map { [$0.exterior] + $0.holes }).make(in: context)
         defer { GEOSGeom_destroy_r(context.handle, collection) }
         guard let union = GEOSUnaryUnion_r(context.handle, collection) else { throw context.failure }
         defer { GEOSGeom_destroy_r(context.handle, union) }

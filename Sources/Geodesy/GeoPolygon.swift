@@ -46,39 +46,9 @@ public struct GeoPolygon: Hashable, Sendable {
         }
     }
 
-    /// A GEOS polygon owned by the caller (destroy with GEOSGeom_destroy_r).
+    /// A GEOS polygon owned by the caller (destroy with GEOSGeom_destroy_r), built as every planar
+    /// geometry is (``PlanarGeometry``).
     func makeGeometry(in context: GEOSContext) throws(GeodesyError) -> OpaquePointer {
-        let shell = try Self.makeRing(exterior, in: context)
-        var holeRings: [OpaquePointer?] = []
-        for hole in holes {
-            do { holeRings.append(try Self.makeRing(hole, in: context)) } catch {
-                GEOSGeom_destroy_r(context.handle, shell)
-                holeRings.forEach { GEOSGeom_destroy_r(context.handle, $0) }
-                throw error
-            }
-        }
-        // GEOSGeom_createPolygon_r takes ownership of the rings, also when it fails.
-        let polygon = holeRings.withUnsafeMutableBufferPointer { buffer in
-            GEOSGeom_createPolygon_r(context.handle, shell, buffer.baseAddress, UInt32(buffer.count))
-        }
-        guard let polygon else { throw context.failure }
-        return polygon
-    }
-
-    /// A GEOS linear ring from coordinates (x = longitude).
-    private static func makeRing(_ ring: [Coordinate], in context: GEOSContext) throws(GeodesyError) -> OpaquePointer {
-        guard let sequence = GEOSCoordSeq_create_r(context.handle, UInt32(ring.count), 2) else { throw context.failure }
-        for (index, coordinate) in ring.enumerated() {
-            // GEOSCoordSeq_setXY_r returns 0 on exception.
-            guard GEOSCoordSeq_setXY_r(context.handle, sequence, UInt32(index), coordinate.longitude, coordinate.latitude) != 0 else {
-                GEOSCoordSeq_destroy_r(context.handle, sequence)
-                throw context.failure
-            }
-        }
-        // GEOSGeom_createLinearRing_r takes ownership of the sequence; NULL when the ring is not closed.
-        guard let ring = GEOSGeom_createLinearRing_r(context.handle, sequence) else {
-            throw .invalidGeometry(reason: context.messages.last ?? "not a valid ring")
-        }
-        return ring
+        try PlanarGeometry.polygon([exterior] + holes).make(in: context)
     }
 }
