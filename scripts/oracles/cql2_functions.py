@@ -11,11 +11,11 @@ filters check covers those boxes with shapely). And no two words differ only by 
 lowercases where CQL2 folds case (CASEI('Straße') = CASEI('STRASSE') holds; the Swift tests cover it).
 """
 import json
-import urllib.parse
 
 import cql2
 
 from .common import N, answer, check, rng
+from .filters import matched
 
 WORDS = ["Chișinău", "Chicago", "Chengdu", "København", "Köln", "Koln", "ZÜRICH", "zürich", "São Paulo", "Sao Paulo",
          "Ålesund", "ÅLESUND", "Straße", "STRAẞE", "Île-de-France", "ile-de-france", "Crème", "creme", "Œuvre", "東京"]
@@ -155,24 +155,13 @@ def cql2_verdicts(text, items):
     return verdicts
 
 
-def found(sent, tag, encoding):
-    """The externalIds the server pages out for the tag and a filter, or an error message."""
-    ids, cursor = [], None
-    tagged = f"clusteringIdentifier = '{tag}' AND ({sent})"
-    for _ in range(100):
-        if encoding == "text":
-            query = {"filter": tagged, "filter-lang": "cql2-text", "limit": 1000, **({"cursor": cursor} if cursor else {})}
-            status, page = answer("GET", "/v1/annotations?" + urllib.parse.urlencode(query, quote_via=urllib.parse.quote))
-        else:
-            body = {"filter": cql2.parse_text(tagged).to_json(), "limit": 1000, **({"cursor": cursor} if cursor else {})}
-            status, page = answer("POST", "/v1/annotations/search", body)
-        if status != 200:
-            return f"HTTP {status}: {page.get('detail', page) if isinstance(page, dict) else page}"
-        ids += [a.get("externalId") for a in page["annotations"]]
-        cursor = page.get("nextCursor")
-        if not cursor:
-            return ids
-    return "more than 100 pages"
+def found(text, tag, encoding):
+    """The externalIds the server pages out for the tag and a filter (CQL2-Text in the query, or as CQL2-JSON in the
+    search body), or an error message."""
+    tagged = f"clusteringIdentifier = '{tag}' AND ({text})"
+    if encoding == "text":
+        return matched(tagged, "text-query", 1000)
+    return matched(cql2.parse_text(tagged).to_json(), "json-body", 1000)
 
 
 def cql2_function_checks():
