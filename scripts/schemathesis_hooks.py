@@ -86,10 +86,36 @@ def _valid_datetime(case):
     case.query["datetime"] = "/".join(parts)
 
 
+# `bbox` in degrees must lie within ±180 and ±90 (in `bbox-crs` order: EPSG:4326 puts latitude
+# first), which the contract's pattern cannot state beside `bbox-crs` (EPSG:3857 takes metres): a
+# schema-valid box in degrees has each number folded into its axis's range.
+def _bbox_in_range(case):
+    if (case.operation.method.upper(), case.operation.path) != ("GET", "/ogc/collections/{collectionId}/items") or not isinstance(case.query, dict):
+        return
+    value, crs = case.query.get("bbox"), str(case.query.get("bbox-crs", ""))
+    if not isinstance(value, str) or "3857" in crs:
+        return
+    try:
+        numbers = [float(n) for n in value.split(",")]
+    except ValueError:
+        return
+    if len(numbers) not in (4, 6):
+        return
+    latitude_first = "4326" in crs
+    axes = ["x", "y", "h", "x", "y", "h"] if len(numbers) == 6 else ["x", "y", "x", "y"]
+    folded = []
+    for axis, number in zip(axes, numbers):
+        is_latitude = (axis == "y") != latitude_first if axis != "h" else False
+        limit = 90 if is_latitude else 180 if axis != "h" else None
+        folded.append(number if limit is None else max(-limit, min(limit, number)))
+    case.query["bbox"] = ",".join(("%.6f" % n).rstrip("0").rstrip(".") if n != int(n) else str(int(n)) for n in folded)
+
+
 @schemathesis.hook
 def before_call(context, case, kwargs):
     _map_filters(case)
     _valid_datetime(case)
+    _bbox_in_range(case)
     _distinct_corridor_line(case)
     _fresh_idempotency_key(case)
     body = case.body

@@ -1,5 +1,6 @@
 public import Geodesy
 public import MapGeometry
+import Synchronization
 
 // A region drawn as GeoJSON polygons: what `/ogc/collections/regions` serves.
 
@@ -20,8 +21,29 @@ extension RegionShape {
     /// A circle holding a pole becomes the band from its edge to the pole, running along the
     /// antimeridian and the pole's parallel. A corridor whose line passes within `width / 2` of
     /// a pole is not drawn correctly (its vertex circle there is cut as if it held no pole).
+    ///
+    /// A segment's side has at most ``maximumSidePoints`` points, so a long segment of a narrow
+    /// corridor is drawn with a larger error than the tolerance rather than with ten thousands of
+    /// points. Outlines are kept per shape (``outlines``): a region is drawn once, not per request.
     /// - Throws: ``GeodesyError`` when GEOS fails on a corridor's union.
     public func outline() throws(GeodesyError) -> [GeoPolygon] {
+        if let kept = Self.outlines.withLock({ $0[self] }) { return kept }
+        let drawn = try draw()
+        Self.outlines.withLock { kept in
+            if kept.count >= Self.maximumKeptOutlines { kept.removeAll(keepingCapacity: true) }
+            kept[self] = drawn
+        }
+        return drawn
+    }
+
+    /// Most points on one side of a corridor's segment (2 initial steps, each halved 7 times at most).
+    public static let maximumSidePoints = 257
+    /// Most outlines kept; past it they are all dropped and drawn again as asked.
+    static let maximumKeptOutlines = 4096
+    /// The outlines drawn so far, by shape.
+    private static let outlines = Mutex<[RegionShape: [GeoPolygon]]>([:])
+
+    private func draw() throws(GeodesyError) -> [GeoPolygon] {
         switch self {
         case .polygon(let shape):
             return [shape.polygon]
@@ -64,7 +86,7 @@ extension RegionShape {
             let segment = Geodesic.wgs84.inverse(from: start, to: end)
             guard segment.distance > 0 else { continue }
             func side(_ turn: Double) -> [Coordinate] {
-                align(sample(from: 0, to: 1, initial: 2, tolerance: tolerance) { t in
+                align(sample(from: 0, to: 1, initial: 2, tolerance: tolerance, maxDepth: 7) { t in
                     let along = Geodesic.wgs84.direct(from: start, azimuth: segment.initialAzimuth, distance: t * segment.distance)
                     return Geodesic.wgs84.direct(from: along.coordinate, azimuth: along.finalAzimuth + turn, distance: reach).coordinate
                 }, near: start.longitude)
@@ -76,9 +98,9 @@ extension RegionShape {
     }
 
     /// Points of `curve` from `t0` to `t1`, both included, longitudes continuous: `initial` equal
-    /// steps, each halved (to 2⁻¹⁶ of the range at most) while the geodesic distance from the
+    /// steps, each halved (`maxDepth` times at most) while the geodesic distance from the
     /// straight edge's lon/lat midpoint to the curve's point halfway exceeds `tolerance` metres.
-    static func sample(from t0: Double, to t1: Double, initial: Int, tolerance: Double, _ curve: (Double) -> Coordinate) -> [Coordinate] {
+    static func sample(from t0: Double, to t1: Double, initial: Int, tolerance: Double, maxDepth: Int = 16, _ curve: (Double) -> Coordinate) -> [Coordinate] {
         func continuing(_ c: Coordinate, from previous: Coordinate) -> Coordinate {
             Coordinate(latitude: c.latitude, longitude: previous.longitude + Coordinate.wrapLongitude(c.longitude - previous.longitude))
         }
@@ -87,7 +109,7 @@ extension RegionShape {
             let mid = (a + b) / 2
             let pm = continuing(curve(mid), from: pa)
             let chord = Coordinate(latitude: (pa.latitude + pb.latitude) / 2, longitude: (pa.longitude + pb.longitude) / 2)
-            if depth < 16, Geodesic.wgs84.inverse(from: chord, to: pm).distance > tolerance {
+            if depth < maxDepth, Geodesic.wgs84.inverse(from: chord, to: pm).distance > tolerance {
                 refine(a, mid, pa, pm, depth: depth + 1)
                 refine(mid, b, pm, continuing(pb, from: pm), depth: depth + 1)
             } else {

@@ -57,7 +57,9 @@ import TestSupport
             let missing = Self.items + "/0190f8a0-0000-7000-8000-000000000000"
             _ = try await client.send(.put, missing, json: Self.cafe, headers: Self.geoJSON()).problem(.notFound)
             _ = try await client.send(.delete, missing).problem(.notFound)
-            _ = try await client.send(.post, "/ogc/collections/nowhere/items", json: Self.cafe, headers: Self.geoJSON()).problem(.notFound)
+            // Only `annotations` takes writes (the contract says so of collectionId): any other is a bad request.
+            _ = try await client.send(.post, "/ogc/collections/nowhere/items", json: Self.cafe, headers: Self.geoJSON()).problem(.badRequest)
+            _ = try await client.send(.post, "/ogc/collections/devices/items", json: Self.cafe, headers: Self.geoJSON()).problem(.badRequest)
         }
     }
 

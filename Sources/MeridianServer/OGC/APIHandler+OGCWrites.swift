@@ -9,7 +9,7 @@ import WireJSON
 
 extension APIHandler {
     func createOGCItem(_ input: Operations.CreateOGCItem.Input) async throws -> Operations.CreateOGCItem.Output {
-        let source = try OGCCollections.writable(input.path.collectionId)
+        let source = try OGCCollections.writable(input.path.collectionId.rawValue)
         let body = switch input.body {
         case .applicationGeoJson(let body): body
         case .json(let body): body
@@ -24,7 +24,7 @@ extension APIHandler {
     }
 
     func replaceOGCItem(_ input: Operations.ReplaceOGCItem.Input) async throws -> Operations.ReplaceOGCItem.Output {
-        let source = try OGCCollections.writable(input.path.collectionId)
+        let source = try OGCCollections.writable(input.path.collectionId.rawValue)
         let body = switch input.body {
         case .applicationGeoJson(let body): body
         case .json(let body): body
@@ -35,7 +35,7 @@ extension APIHandler {
     }
 
     func patchOGCItem(_ input: Operations.PatchOGCItem.Input) async throws -> Operations.PatchOGCItem.Output {
-        let source = try OGCCollections.writable(input.path.collectionId)
+        let source = try OGCCollections.writable(input.path.collectionId.rawValue)
         let body = switch input.body {
         case .applicationMergePatchJson(let body): body
         case .json(let body): body
@@ -46,7 +46,7 @@ extension APIHandler {
     }
 
     func deleteOGCItem(_ input: Operations.DeleteOGCItem.Input) async throws -> Operations.DeleteOGCItem.Output {
-        let source = try OGCCollections.writable(input.path.collectionId)
+        let source = try OGCCollections.writable(input.path.collectionId.rawValue)
         try await source.delete(input.path.featureId, expectedVersion: try Self.expectedVersion(input.headers.ifMatch), in: try await tenants.current())
         return .noContent(.init())
     }

@@ -121,7 +121,9 @@ struct RegionsCollection: OGCCollectionSource {
         return [
             "type": .string("Feature"),
             "id": .string(subscription.id),
-            "geometry": geometry(try rule.shape.outline()),
+            // A shape GEOS cannot draw (a corridor whose buffer passes over a pole) is served without
+            // a geometry (GeoJSON's null) rather than failing the page that holds it.
+            "geometry": (try? rule.shape.outline()).map(geometry) ?? .null,
             "properties": .object(properties),
         ]
     }
