@@ -38,6 +38,9 @@ extension RegionShape {
 
     /// Most points on one side of a corridor's segment (2 initial steps, each halved 7 times at most).
     public static let maximumSidePoints = 257
+    /// Most positions of a corridor's line that are drawn (each costs a circle and two sides of
+    /// geodesic samples and a piece of the GEOS union); a longer one has no outline.
+    public static let maximumDrawnCorridorPositions = 32
     /// Most outlines kept; past it they are all dropped and drawn again as asked.
     static let maximumKeptOutlines = 4096
     /// The outlines drawn so far, by shape.
@@ -55,6 +58,9 @@ extension RegionShape {
             if let polar { return [Self.polarCap(ring, pole: polar).rightHanded] }
             return try Self.splitAtAntimeridian([GeoPolygon(exterior: ring).rightHanded])
         case .corridor(let corridor):
+            guard corridor.line.count <= Self.maximumDrawnCorridorPositions else {
+                throw .invalidGeometry(reason: "a corridor of more than \(Self.maximumDrawnCorridorPositions) positions is not drawn")
+            }
             return try Self.splitAtAntimeridian(GeoPolygon.union(Self.buffer(corridor)).map(\.rightHanded))
         }
     }

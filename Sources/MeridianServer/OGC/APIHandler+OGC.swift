@@ -57,10 +57,10 @@ extension APIHandler {
         let given = input.query
         let html = Self.wantsHTML(given.f?.rawValue, input.headers.accept)
         // The page's map draws CRS84, whatever `crs` says.
-        let crs = html ? .crs84 : try OGCCRS.named(given.crs, parameter: "crs")
+        let crs = html ? .crs84 : try OGCCRS.named(given.crs?.rawValue, parameter: "crs")
         let (bbox, filter) = try Self.inCRS84(
-            bbox: given.bbox, bboxCRS: given.bboxCrs, filter: given.filter, filterLang: given.filterLang?.rawValue,
-            filterCRS: given.filterCrs, pool: transformers)
+            bbox: given.bbox, bboxCRS: given.bboxCrs?.rawValue, filter: given.filter, filterLang: given.filterLang?.rawValue,
+            filterCRS: given.filterCrs?.rawValue, pool: transformers)
         let query = try OGCItemsRequest.query(
             limit: given.limit, bbox: bbox, datetime: given.datetime, filter: filter,
             filterLang: given.filterLang?.rawValue, cursor: given.cursor
@@ -85,7 +85,7 @@ extension APIHandler {
     func getOGCItem(_ input: Operations.GetOGCItem.Input) async throws -> Operations.GetOGCItem.Output {
         let source = try OGCCollections.source(input.path.collectionId)
         let html = Self.wantsHTML(input.query.f?.rawValue, input.headers.accept)
-        let crs = html ? .crs84 : try OGCCRS.named(input.query.crs, parameter: "crs")
+        let crs = html ? .crs84 : try OGCCRS.named(input.query.crs?.rawValue, parameter: "crs")
         var feature = try await source.item(input.path.featureId, in: try await tenants.current())
         if let geometry = feature.members["geometry"] { feature.members["geometry"] = try crs.geometry(geometry, with: transformers) }
         let headers = Operations.GetOGCItem.Output.Ok.Headers(contentCrs: crs.contentCrsHeader, eTag: feature.eTag)

@@ -128,6 +128,10 @@ enum ProblemMapping {
             (path, detail) = (context.codingPath, "must be \(describe(type)), not null")
         case .dataCorrupted(let context):
             let unknown = context.debugDescription.hasPrefix("Additional properties are disabled")
+            if context.codingPath.isEmpty, isBodyless {
+                // A parameter's value outside its enum: the runtime does not say which parameter.
+                return ProblemDetails(status: .badRequest, detail: "a parameter has a value its enum does not list (\(context.debugDescription))")
+            }
             (path, detail) = (context.codingPath, context.codingPath.isEmpty ? "is not valid JSON"
                 : unknown ? "is not a field of this object (server fields such as id and version are set by the server)" : context.debugDescription)
         @unknown default:
