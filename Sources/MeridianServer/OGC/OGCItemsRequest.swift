@@ -21,9 +21,9 @@ enum OGCItemsRequest {
                                errors: [.init(parameter: "limit", detail: "must be between \(limits.lowerBound) and \(limits.upperBound), got \(limit)")])
         }
         // The contract's pattern for a cursor (`next` links only ever hold ids): another is no cursor of ours.
-        if let cursor, cursor.isEmpty || !cursor.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "._:@-".unicodeScalars.contains($0)) }) {
+        if let cursor, cursor.isEmpty || cursor.utf8.count > 256 || !cursor.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "._:@-".unicodeScalars.contains($0)) }) {
             throw ProblemError(.badRequest, detail: "cursor cannot be read",
-                               errors: [.init(parameter: "cursor", detail: "must be a cursor from a next link (letters, digits and ._:@-)")])
+                               errors: [.init(parameter: "cursor", detail: "must be a cursor from a next link (at most 256 letters, digits and ._:@-)")])
         }
         return OGCItemsQuery(
             limit: limit, bbox: try bbox.map(Self.bbox), datetime: try datetime.map(OGCInterval.init(parsing:)),
