@@ -14,8 +14,8 @@ import json
 
 import cql2
 
-from .common import N, answer, check, rng
-from .filters import matched
+from .common import N, check, rng
+from .filters import import_items, matched
 
 WORDS = ["Chișinău", "Chicago", "Chengdu", "København", "Köln", "Koln", "ZÜRICH", "zürich", "São Paulo", "Sao Paulo",
          "Ålesund", "ÅLESUND", "Straße", "STRAẞE", "Île-de-France", "ile-de-france", "Crème", "creme", "Œuvre", "東京"]
@@ -168,12 +168,7 @@ def cql2_function_checks():
     """Random filters over the functions and literals of CQL2 1.0 beyond Basic CQL2, by both encodings, against cql2-rs."""
     tag = f"xc-fn-{rng.randrange(1 << 30)}"
     items = functions_data(tag, 240)
-    features = [{"type": "Feature", "geometry": {"type": "Point", "coordinates": [i["lon"], i["lat"]]},
-                 "properties": {k: v for k, v in i.items() if k not in ("lon", "lat")}} for i in items]
-    status, imported = answer("POST", "/v1/annotations/import", {"type": "FeatureCollection", "features": features}, "application/geo+json")
-    created = imported.get("created", 0) if isinstance(imported, dict) else 0
-    check(f"CQL2 functions: import of {len(items)} annotations", [("status", status, 200), ("created", created, len(items))], 0)
-    if status != 200 or created != len(items):
+    if import_items(items, "CQL2 functions") is None:
         return
     pairs, judged, verdicts = [], 0, 0
     for index in range(N):

@@ -148,6 +148,17 @@ class FilterCase:
                       f"subtitle {item['subtitle']!r}, displayPriority {item['displayPriority']}, properties {json.dumps(item['properties'], ensure_ascii=False)}")
 
 
+def import_items(items, area):
+    """Imports items (dicts of feature properties plus lon, lat) as one FeatureCollection and checks it; the
+    server's answer, or None when not every item was created."""
+    features = [{"type": "Feature", "geometry": {"type": "Point", "coordinates": [item["lon"], item["lat"]]},
+                 "properties": {k: v for k, v in item.items() if k not in ("lon", "lat")}} for item in items]
+    status, imported = answer("POST", "/v1/annotations/import", {"type": "FeatureCollection", "features": features}, "application/geo+json")
+    created = imported.get("created", 0) if isinstance(imported, dict) else 0
+    check(f"{area}: import of {len(items)} annotations", [("status", status, 200), ("created", created, len(items))], 0)
+    return imported if status == 200 and created == len(items) else None
+
+
 def filter_checks():
     """CQL2 filters (POST /v1/annotations/search, GET /v1/annotations?filter=) against pygeofilter's native
     evaluator (attribute filters) and shapely (spatial ones), on annotations all tagged with one
@@ -155,12 +166,8 @@ def filter_checks():
     run = rng.randrange(1 << 30)
     tag = f"xc-filters-{run}"
     items = filter_data(tag, run, 400)
-    features = [{"type": "Feature", "geometry": {"type": "Point", "coordinates": [item["lon"], item["lat"]]},
-                 "properties": {k: v for k, v in item.items() if k not in ("lon", "lat")}} for item in items]
-    status, imported = answer("POST", "/v1/annotations/import", {"type": "FeatureCollection", "features": features}, "application/geo+json")
-    created = imported.get("created", 0) if isinstance(imported, dict) else 0
-    check(f"filters: import of {len(items)} annotations", [("status", status, 200), ("created", created, len(items))], 0)
-    if status != 200 or created != len(items):
+    imported = import_items(items, "filters")
+    if imported is None:
         return
     for result in imported["results"]:
         items[result["index"]]["id"] = result["id"]
