@@ -97,7 +97,7 @@ func buildRouterAndTenants(
     router.middlewares.add(FastRoutes<AppRequestContext>(tenants: tenants, metrics: metrics, maxBatchSize: configuration.maxBatchSize,
         thinNulls: contract.requestNulls["thinAnnotations"]))
     try handler.registerHandlers(on: router, configuration: APICoding.configuration, middlewares: [
-        ProblemMiddleware(logger: logger, parameterTypes: contract.parameterTypes, problems: ProblemMapping.problem), HeaderEncodingMiddleware(),
+        ProblemMiddleware(logger: logger, contract: contract, problems: ProblemMapping.problem), HeaderEncodingMiddleware(),
         RequestOrigin.Middleware(operations: ["getBaseMapInfo", "getClusterTileInfo"]),
         OGCRequest.Middleware(),
         OrderedContractMiddleware(json: contract.jsonText, operations: ["getContract", "getContractJSON"]),

@@ -57,9 +57,7 @@ import TestSupport
             let missing = Self.items + "/0190f8a0-0000-7000-8000-000000000000"
             _ = try await client.send(.put, missing, json: Self.cafe, headers: Self.geoJSON()).problem(.notFound)
             _ = try await client.send(.delete, missing).problem(.notFound)
-            // Only `annotations` takes writes (the contract says so of collectionId): any other is a bad request.
-            _ = try await client.send(.post, "/ogc/collections/nowhere/items", json: Self.cafe, headers: Self.geoJSON()).problem(.badRequest)
-            _ = try await client.send(.post, "/ogc/collections/devices/items", json: Self.cafe, headers: Self.geoJSON()).problem(.badRequest)
+            // Only `annotations` takes writes: writesToOtherCollectionsAre405WithAllowOr404.
         }
     }
 
@@ -128,6 +126,37 @@ import TestSupport
             let id = try made.decode(OGCWireFeature.self).id
             _ = try await client.send(.delete, Self.items + "/" + id, key: tokens["acme/reader"]).problem(.forbidden)
             #expect(try await client.send(.delete, Self.items + "/" + id, key: tokens["acme/writer"]).status == .noContent)
+        }
+    }
+}
+
+extension OGCWriteContractTests {
+    /// The contract lists `annotations` as the one writable collection; a write elsewhere is what
+    /// HTTP says: 405 with `Allow` on a read-only collection, 404 on one that does not exist,
+    /// whatever the body (a valid one here, as a client that read the links would send).
+    @Test func writesToOtherCollectionsAre405WithAllowOr404() async throws {
+        try await TestApp.withClient { client in
+            for collection in ["regions", "devices"] {
+                let created = try await client.send(.post, "/ogc/collections/\(collection)/items", json: Self.cafe, headers: Self.geoJSON())
+                #expect(try created.problem(.methodNotAllowed).detail?.contains(collection) == true)
+                #expect(created.headers[.allow] == "GET, HEAD, OPTIONS")
+                let patched = try await client.send(.patch, "/ogc/collections/\(collection)/items/x", json: #"{"properties":null}"#,
+                                                    headers: [.contentType: "application/merge-patch+json", .ifMatch: "*"])
+                _ = try patched.problem(.methodNotAllowed)
+                _ = try await client.send(.delete, "/ogc/collections/\(collection)/items/x").problem(.methodNotAllowed)
+            }
+            let missing = try await client.send(.put, "/ogc/collections/01a22778-bc0c-7704-bd6f-e859196373d5/items/x", json: Self.cafe, headers: Self.geoJSON())
+            #expect(try missing.problem(.notFound).detail?.contains("01a22778-bc0c-7704-bd6f-e859196373d5") == true)
+        }
+    }
+
+    /// A query parameter outside its enum is 400 naming the parameter and the values it takes.
+    @Test func aQueryValueOutsideItsEnumIs400NamingTheParameter() async throws {
+        try await TestApp.withClient { client in
+            let problem = try await client.send(.get, Self.items + "?crs=EPSG:4326").problem(.badRequest)
+            #expect(problem.errors?.first?.parameter == "crs", "\(problem)")
+            #expect(problem.detail?.contains("http://www.opengis.net/def/crs/EPSG/0/4326") == true)
+            #expect(try await client.send(.get, "/ogc?f=xml").problem(.badRequest).errors?.first?.parameter == "f")
         }
     }
 }

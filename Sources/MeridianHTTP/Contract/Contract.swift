@@ -17,6 +17,8 @@ public struct Contract: Sendable {
     /// Per operation id, the JSON Schema type of each query and header parameter (`integer`,
     /// `number`, `boolean`, `string`), to name the parameter a request got wrong.
     public let parameterTypes: [String: [String: String]]
+    /// Per operation id, the values a query or header parameter with an `enum` may take.
+    public let parameterEnums: [String: [String: [String]]]
     /// Per operation id, where its request body may hold `null`.
     public let requestNulls: [String: NullShape]
     /// `"GET /openapi.yaml"` → the media types its successes answer with, first declared first.
@@ -32,7 +34,7 @@ public struct Contract: Sendable {
         try jsonText.yaml(node)
         return Contract(
             text: text, json: try OpenAPIObjectContainer(unvalidatedValue: members.mapValues(\.runtimeValue)), jsonText: jsonText.bytes,
-            parameterTypes: parameterTypes(document), requestNulls: requestNulls(document), representations: representations(node)
+            parameterTypes: parameterTypes(document), parameterEnums: parameterEnums(document), requestNulls: requestNulls(document), representations: representations(node)
         )
     }
 
@@ -44,20 +46,36 @@ public struct Contract: Sendable {
     }
 
     private static func parameterTypes(_ document: JSONValue) -> [String: [String: String]] {
-        let components = document["components"]?["parameters"]?.objectValue ?? [:]
-        func resolve(_ parameter: JSONValue) -> JSONValue? {
-            guard let ref = parameter["$ref"]?.stringValue else { return parameter.objectValue == nil ? nil : parameter }
-            return components[String(ref.split(separator: "/").last ?? "")]
+        parameterRules(document) { parameter, _ in parameter["schema"]?["type"]?.stringValue }
+    }
+
+    private static func parameterEnums(_ document: JSONValue) -> [String: [String: [String]]] {
+        parameterRules(document) { parameter, resolve in
+            guard parameter["in"]?.stringValue != "path", let schema = parameter["schema"].flatMap(resolve) else { return nil }
+            return schema["enum"]?.arrayValue?.compactMap(\.stringValue)
         }
-        var types: [String: [String: String]] = [:]
+    }
+
+    /// Per operation id and parameter name, what `rule` reads from the parameter (its `$ref`s
+    /// resolved; `resolve` resolves a schema's).
+    private static func parameterRules<Rule>(
+        _ document: JSONValue, _ rule: (JSONValue, (JSONValue) -> JSONValue?) -> Rule?
+    ) -> [String: [String: Rule]] {
+        func resolve(_ value: JSONValue) -> JSONValue? {
+            guard let ref = value["$ref"]?.stringValue else { return value.objectValue == nil ? nil : value }
+            let parts = ref.split(separator: "/").dropFirst(2).map(String.init)  // #/components/<kind>/<name>
+            guard parts.count == 2 else { return nil }
+            return document["components"]?[parts[0]]?[parts[1]]
+        }
+        var rules: [String: [String: Rule]] = [:]
         for (operation, shared) in operations(document) {
             guard let id = operation["operationId"]?.stringValue else { continue }
             for parameter in (shared + (operation["parameters"]?.arrayValue ?? [])).compactMap(resolve) {
-                guard let name = parameter["name"]?.stringValue, let type = parameter["schema"]?["type"]?.stringValue else { continue }
-                types[id, default: [:]][name] = type
+                guard let name = parameter["name"]?.stringValue, let value = rule(parameter, resolve) else { continue }
+                rules[id, default: [:]][name] = value
             }
         }
-        return types
+        return rules
     }
 }
 

@@ -24,17 +24,20 @@ public struct ProblemDetails: Codable, Sendable, Equatable {
     public var errors: [FieldError]?
     /// Seconds a client should wait before it retries (`Retry-After`); not part of the body.
     public var retryAfter: Int?
+    /// The methods the resource does take (`Allow`, which a 405 must carry); not part of the body.
+    public var allow: String?
 
     private enum CodingKeys: String, CodingKey { case type, title, status, detail, errors }
 
     /// A problem with the status's reason phrase as title; `type` is about:blank unless named.
-    public init(status: HTTPResponse.Status, detail: String?, errors: [FieldError]? = nil, type: String = "about:blank", retryAfter: Int? = nil) {
+    public init(status: HTTPResponse.Status, detail: String?, errors: [FieldError]? = nil, type: String = "about:blank", retryAfter: Int? = nil, allow: String? = nil) {
         self.type = type
         self.title = status.reasonPhrase
         self.status = status.code
         self.detail = detail
         self.errors = errors
         self.retryAfter = retryAfter
+        self.allow = allow
     }
 
     /// The media type problems are sent as.

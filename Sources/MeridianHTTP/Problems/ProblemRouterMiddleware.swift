@@ -35,6 +35,7 @@ public struct ProblemRouterMiddleware<Context: RequestContext>: RouterMiddleware
     public static func response(_ problem: ProblemDetails) -> Response {
         var headers: HTTPFields = [.contentType: ProblemDetails.mediaType]
         headers[.retryAfter] = problem.retryAfter.map(String.init)
+        headers[.allow] = problem.allow
         return Response(status: .init(code: problem.status), headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: problem.encoded())))
     }
 }

@@ -12,7 +12,8 @@ extension OGCError {
         case .noPage(let cursor):
             return ProblemDetails(status: .notFound, detail: "the cursor \"\(cursor)\" names no page of this collection (follow the next links)")
         case .readOnly(let id):
-            return ProblemDetails(status: .methodNotAllowed, detail: "the collection \"\(id)\" takes no writes (only annotations does)")
+            return ProblemDetails(status: .methodNotAllowed, detail: "the collection \"\(id)\" takes no writes (only annotations does)",
+                                  allow: RouteTable.allowHeader([.get, .options]))
         }
     }
 }

@@ -44,13 +44,21 @@ struct OGCRequest: Sendable {
         }
     }
 
-    /// Sets ``current`` for the OGC operations.
+    /// The Part 4 operations, which only a writable collection takes.
+    static let writes: Set<String> = ["createOGCItem", "replaceOGCItem", "patchOGCItem", "deleteOGCItem"]
+
+    /// Sets ``current`` for the OGC operations. A write to a collection that takes none is 405 with
+    /// `Allow`, and to one that does not exist 404, before the runtime reads the path: the contract's
+    /// enum of writable collections would make either a 400.
     struct Middleware: ServerMiddleware {
         func intercept(
             _ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata, operationID: String,
             next: @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?)
         ) async throws -> (HTTPResponse, HTTPBody?) {
             guard request.path?.hasPrefix("/ogc") == true else { return try await next(request, body, metadata) }
+            if OGCRequest.writes.contains(operationID), let id = metadata.pathParameters["collectionId"] {
+                _ = try OGCCollections.writable(String(id).removingPercentEncoding ?? String(id))
+            }
             let target = request.path ?? ""
             let (path, query) = target.firstIndex(of: "?").map { (String(target[..<$0]), String(target[target.index(after: $0)...])) } ?? (target, "")
             let current = OGCRequest(origin: RequestOrigin.of(request) ?? "", path: path, query: OGCRequest.items(of: query))
