@@ -18,6 +18,7 @@ from oracles.cql2_functions import cql2_function_checks
 from oracles.crossings import crossing_checks
 from oracles.filters import filter_checks
 from oracles.fit import fit_checks
+from oracles.ingest_filters import ingest_filter_checks
 from oracles.tiles import cluster_tile_checks, tile_checks
 from oracles.tracking import tracking_checks
 from oracles.webhooks import webhook_checks
@@ -34,7 +35,8 @@ def main():
     webhook_checks()
     filter_checks()  # with the nearest checks, on the filters' annotations
     cluster_tile_checks()
-    cql2_function_checks()  # last: its draws leave the other areas' cases as they were for a seed
+    cql2_function_checks()  # last to draw from the shared generator: the other areas' cases stay as they were for a seed
+    ingest_filter_checks()  # its own generator; after every other area, so its settings filter none of their fixes
     print(f"crosscheck: {tally.passed} passed, {tally.failed} failed")
     return 1 if tally.failed else 0
 

@@ -40,6 +40,8 @@ public enum FixStatus: Hashable, Sendable {
     case late
     /// Not stored.
     case rejected(RejectionReason)
+    /// Dropped by the device's ingest filters (``IngestFilters``): neither stored nor evaluated.
+    case filtered(IngestFilters.Rule)
 
     public enum RejectionReason: String, Hashable, Sendable {
         case invalidCoordinate, invalidAccuracy, future

@@ -93,6 +93,12 @@ public final class Tracker: Sendable {
         }
     }
 
+    /// Replaces the tenant's ingest filters; the next fix planned after this returns (on any
+    /// instance: the write advances the store's revision) is checked by them.
+    public func setIngestFilters(_ filters: IngestFilters) async throws {
+        try await writer.change { _ in ((), .ingestFilters(filters)) }
+    }
+
     /// Reads the committed state, between writes.
     public func read<T: Sendable>(_ body: @escaping @Sendable (TrackingState) -> T) async throws -> T {
         try await writer.read(body)

@@ -14,6 +14,8 @@ public struct TrackingState: Sendable {
     public private(set) var lastSequence: Int64
     /// How many fixes have been accepted, across devices.
     public private(set) var acceptedFixes: Int64
+    /// The tenant's ingest filters (a device's own or its group's take their place: ``ingestFilterOverride(for:)``).
+    public internal(set) var ingestFilters: IngestFilters
 
     private(set) var regions = RegionIndex()
     /// The regions that detect crossings between fixes, by box, for the segments they may lie on.
@@ -32,10 +34,11 @@ public struct TrackingState: Sendable {
     ///   before that, to bring forward the last evaluated fix the store did not write (``settle``).
     public init(
         subscriptions: [Subscription], devices: [DeviceState], progress: [ProgressKey: SubscriptionProgress], lastSequence: Int64, acceptedFixes: Int64,
-        tails: [String: DeviceTail] = [:]
+        tails: [String: DeviceTail] = [:], ingestFilters: IngestFilters = .off
     ) {
         self.lastSequence = lastSequence
         self.acceptedFixes = acceptedFixes
+        self.ingestFilters = ingestFilters
         for subscription in subscriptions { add(subscription) }
         for device in devices { self.devices[device.id] = device }
         for (key, value) in progress { setProgress(value, for: key) }
@@ -116,8 +119,14 @@ public struct TrackingState: Sendable {
     /// Classifies a batch of fixes of one device in array order and evaluates the accepted ones;
     /// changes nothing until ``apply(_:)`` (the tracker applies a plan before the next one is
     /// planned, so a group of batches sees each other's fixes, then commits the group).
+    ///
+    /// Each fix is checked in turn: rejected (invalid), duplicate (an instant the device has),
+    /// filtered (``IngestFilters/rule(dropping:lastKept:)`` against the device's newest accepted
+    /// fix, the batch's earlier ones included), then late or accepted. A late fix the store
+    /// already holds is marked a duplicate after the commit, unless a filter dropped it first.
     public func plan(deviceId: String, fixes: [LocationFix], receivedAt: Instant, eventID: () -> String) -> IngestPlan {
         var plan = IngestPlan(deviceId: deviceId, device: devices[deviceId] ?? DeviceState(id: deviceId), receivedAt: receivedAt)
+        let filters = ingestFilterOverride(for: deviceId) ?? ingestFilters
         var ordinal = acceptedFixes
         var sequence = lastSequence
         var storedInBatch: Set<Instant> = []
@@ -134,13 +143,20 @@ public struct TrackingState: Sendable {
                 plan.results.append(.init(index: index, status: .rejected(reason)))
                 continue
             }
-            if let newest = plan.device.lastFix?.timestamp, fix.timestamp <= newest {
-                let duplicate = fix.timestamp == newest || storedInBatch.contains(fix.timestamp)
-                plan.results.append(.init(index: index, status: duplicate ? .duplicate : .late))
-                if !duplicate {
-                    plan.stored.append(.init(index: index, fix: fix, late: true))
-                    storedInBatch.insert(fix.timestamp)
-                }
+            let newest = plan.device.lastFix?.timestamp
+            let late = newest.map { fix.timestamp <= $0 } ?? false
+            if late, fix.timestamp == newest || storedInBatch.contains(fix.timestamp) {
+                plan.results.append(.init(index: index, status: .duplicate))
+                continue
+            }
+            if let rule = filters.rule(dropping: fix, lastKept: plan.device.lastFix) {
+                plan.results.append(.init(index: index, status: .filtered(rule)))
+                continue
+            }
+            if late {
+                plan.results.append(.init(index: index, status: .late))
+                plan.stored.append(.init(index: index, fix: fix, late: true))
+                storedInBatch.insert(fix.timestamp)
                 continue
             }
             storedInBatch.insert(fix.timestamp)

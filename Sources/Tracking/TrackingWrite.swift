@@ -11,6 +11,8 @@ public enum TrackingWrite: Sendable {
     case deletion(DeletionPlan)
     /// An edited subscription, the progress it changed and the events it emitted.
     case change(ChangePlan)
+    /// The tenant's ingest filters, replaced whole.
+    case ingestFilters(IngestFilters)
 
     /// The events this write appends to the log, in sequence order.
     public var events: [TrackingEvent] {
@@ -19,6 +21,7 @@ public enum TrackingWrite: Sendable {
         case .subscription: []
         case .deletion(let plan): plan.events
         case .change(let plan): plan.events
+        case .ingestFilters: []
         }
     }
 
@@ -29,6 +32,7 @@ public enum TrackingWrite: Sendable {
         case .subscription(let subscription): state.add(subscription)
         case .deletion(let plan): state.apply(plan)
         case .change(let plan): state.apply(plan)
+        case .ingestFilters(let filters): state.ingestFilters = filters
         }
     }
 }

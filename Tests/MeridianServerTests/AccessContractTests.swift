@@ -35,6 +35,8 @@ import Timeline
         ("nearest", .post, "/v1/annotations/nearest", #"{"coordinate":{"latitude":1,"longitude":2}}"#, .read),
         ("cluster tile", .get, "/v1/tiles/clusters/0/0/0.mvt", nil, .read),
         ("webhooks", .get, "/v1/webhooks", nil, .read),
+        ("ingest filters", .get, "/v1/ingest-filters", nil, .read),
+        ("set ingest filters", .put, "/v1/ingest-filters", "{}", .administer),
     ]
 
     @Test func eachRoleReachesExactlyWhatItGrants() async throws {

@@ -94,6 +94,7 @@ import TestSupport
                 verticalAccuracy: Bool.random(using: &generator) ? 1e-7 : nil)
         }
         let statuses: [FixStatus] = [.accepted, .duplicate, .late, .rejected(.invalidCoordinate), .rejected(.invalidAccuracy), .rejected(.future)]
+            + IngestFilters.Rule.allCases.map(FixStatus.filtered)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         for round in 0..<100 {

@@ -54,6 +54,11 @@ public final class ServerMetrics: Sendable {
         counter("meridian_fixes_ingested_total", tenant: tenant).increment(by: count)
     }
 
+    /// A location fix of `tenant` the ingest filter `rule` dropped.
+    public func fixFiltered(by rule: String, tenant: String) {
+        counter("meridian_fixes_filtered_total", dimensions: [("tenant", tenant), ("rule", rule)]).increment()
+    }
+
     /// Events appended to `tenant`'s log.
     public func eventsAppended(_ count: Int64, tenant: String) {
         counter("meridian_events_appended_total", tenant: tenant).increment(by: Int(count))

@@ -34,12 +34,20 @@ extension APIHandler {
         return .ok(.init(body: .json(.init(result))))
     }
 
-    /// Ingests a device's batch (committed before this returns) and counts the fixes stored; the
-    /// handler and the fast route (``IngestRoute``) both come here.
+    /// Ingests a device's batch (committed before this returns) and counts the fixes stored and
+    /// those the ingest filters dropped; the handler and the fast route (``IngestRoute``) both come here.
     static func ingest(_ fixes: [LocationFix], deviceId: String, tracking: TrackingHub, metrics: ServerMetrics) async throws -> Tracker.IngestResult {
         let result = try await tracking.tracker.ingest(deviceId: deviceId, fixes: fixes)
-        let stored = result.results.count { $0.status == .accepted || $0.status == .late }
-        metrics.fixesIngested(stored, tenant: try RequestScope.current().tenant.description)
+        let tenant = try RequestScope.current().tenant.description
+        var stored = 0
+        for fix in result.results {
+            switch fix.status {
+            case .accepted, .late: stored += 1
+            case .filtered(let rule): metrics.fixFiltered(by: rule.rawValue, tenant: tenant)
+            case .duplicate, .rejected: break
+            }
+        }
+        metrics.fixesIngested(stored, tenant: tenant)
         return result
     }
 

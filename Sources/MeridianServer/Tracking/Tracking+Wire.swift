@@ -26,6 +26,7 @@ extension Components.Schemas.FixResult {
         case .duplicate: self.init(index: result.index, status: .duplicate)
         case .late: self.init(index: result.index, status: .late, reason: .outOfOrder)
         case .rejected(let reason): self.init(index: result.index, status: .rejected, reason: .init(reason))
+        case .filtered(let rule): self.init(index: result.index, status: .filtered, filteredBy: .init(rawValue: rule.rawValue))
         }
     }
 }

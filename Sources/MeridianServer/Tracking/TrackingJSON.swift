@@ -17,13 +17,21 @@ enum TrackingJSON {
         }
         json.raw("],\"results\":[")
         for (index, fix) in result.results.enumerated() {
-            json.raw(index > 0 ? ",{\"index\":" : "{\"index\":"); json.int(fix.index)
+            if index > 0 { json.raw(",") }
+            // Keys sorted: `filteredBy` comes before `index`.
+            if case .filtered(let rule) = fix.status {
+                json.raw("{\"filteredBy\":"); json.string(rule.rawValue)
+                json.raw(",\"index\":"); json.int(fix.index); json.raw(",\"status\":\"filtered\"}")
+                continue
+            }
+            json.raw("{\"index\":"); json.int(fix.index)
             switch fix.status {
             case .accepted: json.raw(",\"status\":\"accepted\"}")
             case .duplicate: json.raw(",\"status\":\"duplicate\"}")
             case .late: json.raw(",\"reason\":\"outOfOrder\",\"status\":\"late\"}")
             case .rejected(let reason):
                 json.raw(",\"reason\":"); json.string(reason.rawValue); json.raw(",\"status\":\"rejected\"}")
+            case .filtered: break  // written above
             }
         }
         json.raw("],\"skipped\":[")

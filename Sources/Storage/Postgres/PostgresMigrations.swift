@@ -119,6 +119,10 @@ enum PostgresMigrations {
                 PRIMARY KEY (tenant, webhook_id, id))
             """,
         ]),
+        ("v5: ingest filters", [
+            // A tenant's ingest filters, the same JSON SQLite keeps (no row: every rule off).
+            "CREATE TABLE ingest_filters (tenant text PRIMARY KEY, settings text NOT NULL)",
+        ]),
     ]
 
     /// Applies every step the database lacks, in order; safe to run from several instances at once.

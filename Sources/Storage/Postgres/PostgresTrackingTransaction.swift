@@ -53,9 +53,15 @@ final class PostgresTrackingTransaction: TrackingTransaction {
             """, logger: logger).decode(Int64.self) { lastSequence = last }
         let tracked = Set(progress.keys.map(\.deviceId))
         let tails = try await tails(of: devices.filter { tracked.contains($0.id) })
+        var filters = IngestFilters.off
+        for try await settings in try await connection.query("""
+            SELECT settings FROM ingest_filters WHERE tenant = \(tenant)
+            """, logger: logger).decode(String.self) {
+            filters = try JSONColumn.value(IngestFilters.self, settings, table: "ingest_filters", id: tenant)
+        }
         return TrackingState(
             subscriptions: subscriptions, devices: devices, progress: progress, lastSequence: lastSequence,
-            acceptedFixes: devices.map(\.lastAcceptedOrdinal).max() ?? 0, tails: tails)
+            acceptedFixes: devices.map(\.lastAcceptedOrdinal).max() ?? 0, tails: tails, ingestFilters: filters)
     }
 
     /// When each device's last fix arrived and its accepted fix before it (what SQLite's store
@@ -91,6 +97,11 @@ final class PostgresTrackingTransaction: TrackingTransaction {
         case .subscription(let subscription): try await insert(subscription)
         case .deletion(let plan): try await commit(plan)
         case .change(let plan): try await commit(plan)
+        case .ingestFilters(let filters):
+            try await connection.query("""
+                INSERT INTO ingest_filters (tenant, settings) VALUES (\(tenant), \(try JSONColumn.text(filters)))
+                ON CONFLICT (tenant) DO UPDATE SET settings = excluded.settings
+                """, logger: logger)
         }
         return []
     }

@@ -143,6 +143,13 @@ enum Migrations {
                 t.add(column: "subscriptionProperties", .text)
             }
         }
+        migrator.registerMigration("v8: ingest filters") { db in
+            // A tenant's ingest filters, JSON (no row: every rule off).
+            try db.create(table: "ingestFilters") { t in
+                t.primaryKey("tenant", .text)
+                t.column("settings", .text).notNull()
+            }
+        }
         return migrator
     }
 }

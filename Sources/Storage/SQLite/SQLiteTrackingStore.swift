@@ -31,8 +31,11 @@ public struct SQLiteTrackingStore: TrackingStore {
             let acceptedFixes = devices.map(\.lastAcceptedOrdinal).max() ?? 0
             let tracked = Set(progress.keys.map(\.deviceId))
             let tails = try Self.tails(of: devices.filter { tracked.contains($0.id) }, tenant: tenant, in: db)
+            let filters = try String.fetchOne(db, sql: "SELECT settings FROM ingestFilters WHERE tenant = ?", arguments: tenant)
+                .map { try JSONColumn.value(IngestFilters.self, $0, table: "ingestFilters", id: self.tenant.description) }
             return TrackingState(
-                subscriptions: subscriptions, devices: devices, progress: progress, lastSequence: lastSequence, acceptedFixes: acceptedFixes, tails: tails)
+                subscriptions: subscriptions, devices: devices, progress: progress, lastSequence: lastSequence, acceptedFixes: acceptedFixes, tails: tails,
+                ingestFilters: filters ?? .off)
         }
     }
 
@@ -57,6 +60,11 @@ public struct SQLiteTrackingStore: TrackingStore {
         case .subscription(let subscription): try insert(subscription)
         case .deletion(let plan): try commit(plan)
         case .change(let plan): try commit(plan)
+        case .ingestFilters(let filters):
+            let settings = try JSONColumn.text(filters)
+            try database.writer.write { db in
+                try db.execute(sql: "INSERT OR REPLACE INTO ingestFilters (tenant, settings) VALUES (?, ?)", arguments: [tenant.description, settings])
+            }
         }
         return []
     }

@@ -31,13 +31,14 @@ public struct WireEvent: Decodable, Equatable, Sendable {
 }
 
 public struct WireIngest: Decodable, Sendable {
-    public struct Result: Decodable, Equatable, Sendable { public var index: Int; public var status: String; public var reason: String? }
+    public struct Result: Decodable, Equatable, Sendable { public var index: Int; public var status: String; public var reason: String?; public var filteredBy: String? }
     public struct Skip: Decodable, Equatable, Sendable { public var index: Int; public var subscriptionId: String; public var reason: String }
     public var results: [Result]
     public var skipped: [Skip]
     public var events: [WireEvent]
 
-    public var statuses: [String] { results.map { result in result.reason.map { "\(result.status):\($0)" } ?? result.status } }
+    /// `status`, or `status:reason` (`late:outOfOrder`, `filtered:minDistance`).
+    public var statuses: [String] { results.map { result in (result.reason ?? result.filteredBy).map { "\(result.status):\($0)" } ?? result.status } }
 }
 
 public struct WireSubscription: Decodable, Sendable {
