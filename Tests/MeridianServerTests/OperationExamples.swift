@@ -123,6 +123,7 @@ enum OperationExamples {
                                    #"{"locations":[{"coordinate":\#(o),"timestamp":"2026-01-01T00:00:00Z","horizontalAccuracy":5}]}"#),
             "listLocations": fixed(.get, "/v1/devices/d1/locations"),
             "getDevice": fixed(.get, "/v1/devices/d1"),
+            "getTrack": fixed(.get, "/v1/devices/d1/track"),
             "createSubscription": fixed(.post, "/v1/subscriptions", #"{"type":"significantChange"}"#, repeatable: false),
             "listSubscriptions": fixed(.get, "/v1/subscriptions"),
             "subscriptionsContaining": fixed(.post, "/v1/subscriptions/containing", #"{"point":\#(o)}"#),
