@@ -17,6 +17,7 @@ const state = {
   thin: null,          // the AbortController of the view being asked for
   timer: null,
   tracks: new Map(),   // device id → {line, dot, fixes}
+  selected: null,      // the device whose whole track is drawn, and the request for it
   subscriptions: [],   // the region subscriptions drawn
   world: 0,            // which copy of the world the map shows (regions and tracks are drawn on it)
 };
@@ -25,9 +26,10 @@ const map = L.map('map', { worldCopyJump: true, minZoom: 0, maxZoom: 18 });
 const items = L.layerGroup().addTo(map);
 const regions = L.layerGroup().addTo(map);
 const tracks = L.layerGroup().addTo(map);
+const selectedTrack = L.layerGroup().addTo(map);
 
 // What the page drew for the thin answer of which view: read by the page test.
-window.meridianPage = { viewport: null, items: 0, drawn: 0, answers: 0 };
+window.meridianPage = { viewport: null, items: 0, drawn: 0, answers: 0, track: null };
 
 function status(text) { $('status').textContent = text; }
 
@@ -309,8 +311,9 @@ function showEvent(event, type) {
 function addFix(deviceId, fix) {
   let track = state.tracks.get(deviceId);
   if (!track) {
-    track = { fixes: [], line: L.polyline([], { color: '#d6452e', weight: 3 }), dot: L.circleMarker([0, 0], { radius: 5, color: '#d6452e', fillOpacity: 1 }) };
+    track = { fixes: [], line: L.polyline([], { color: '#d6452e', weight: 3 }), dot: L.circleMarker([0, 0], { radius: 5, color: '#d6452e', fillOpacity: 1, className: 'meridian-device' }) };
     track.dot.bindTooltip(escapeHTML(deviceId));
+    track.dot.on('click', () => selectTrack(deviceId));
     tracks.addLayer(track.line).addLayer(track.dot);
     state.tracks.set(deviceId, track);
   }
@@ -325,6 +328,42 @@ function drawTrack(track) {
   const points = path(track.fixes.map((f) => [f.coordinate.longitude, f.coordinate.latitude]));
   track.line.setLatLngs(points);
   track.dot.setLatLng(points[points.length - 1]);
+}
+
+/** Metres of one screen pixel at the map's centre (Web Mercator, 256-pixel tiles): a track simplified
+ *  to it looks the same as the whole one. */
+function pixelMetres() {
+  return 156543.03392804097 * Math.cos(map.getCenter().lat * Math.PI / 180) / 2 ** map.getZoom();
+}
+
+/** Draws a device's whole stored track, simplified to a pixel at this zoom (asked again when the zoom changes). */
+async function selectTrack(deviceId) {
+  state.selected?.abort?.abort();
+  const abort = new AbortController();
+  state.selected = { deviceId, abort };
+  const tolerance = Math.max(0.5, Math.round(pixelMetres() * 10) / 10);
+  let feature;
+  try {
+    feature = await (await api(`/v1/devices/${encodeURIComponent(deviceId)}/track?tolerance=${tolerance}`, { signal: abort.signal })).json();
+  } catch (error) {
+    if (error.name !== 'AbortError') status(error.message);
+    return;
+  }
+  if (abort.signal.aborted) return;
+  state.selected.feature = feature;
+  drawSelectedTrack();
+  const { fixCount, keptCount } = feature.properties;
+  status(`${deviceId}: ${keptCount} of ${fixCount} fixes at ${tolerance} m${feature.properties.nextFrom ? ' (the first part of the range)' : ''}`);
+}
+
+function drawSelectedTrack() {
+  selectedTrack.clearLayers();
+  const feature = state.selected?.feature;
+  const geometry = feature?.geometry;
+  const parts = !geometry ? [] : geometry.type === 'LineString' ? [geometry.coordinates] : geometry.coordinates;
+  for (const part of parts) selectedTrack.addLayer(L.polyline(path(part), { color: '#1f5fbf', weight: 4, opacity: 0.8, className: 'meridian-track' }));
+  window.meridianPage.track = feature ? { deviceId: state.selected.deviceId, parts: parts.length,
+    positions: parts.reduce((n, part) => n + part.length, 0), tolerance: feature.properties.tolerance } : null;
 }
 
 async function loadTracks() {
@@ -369,9 +408,13 @@ map.on('moveend', () => {
     state.world = world;
     drawRegions();
     for (const track of state.tracks.values()) drawTrack(track);
+    drawSelectedTrack();
   }
   history.replaceState(null, '', `#map=${map.getZoom()}/${center.lat.toFixed(4)}/${wrapped(center.lng).toFixed(4)}`);
   scheduleThin();
+});
+map.on('zoomend', () => {
+  if (state.selected) selectTrack(state.selected.deviceId);
 });
 window.addEventListener('hashchange', () => viewFromHash(false));
 viewFromHash(true);

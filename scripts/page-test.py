@@ -3,7 +3,8 @@
 For three views (the world, Europe at zoom 5, Paris at zoom 12) it waits for the page's thin
 answer and the base map, takes a screenshot, asks the server for the same view itself and checks
 that the page drew exactly one marker per item of that answer. It also checks a region
-subscription and a live event reach the panel, that the panel's cluster list is reachable and
+subscription and a live event reach the panel, that clicking the device draws its track
+(GET /v1/devices/{id}/track, as the server answers it), that the panel's cluster list is reachable and
 usable from the keyboard, and that the browser console holds no error. Then a page from another
 origin (PAGE_ORIGIN_PORT on 127.0.0.1, which the server allows with --cors-origin) calls the API
 with fetch() and a Bearer key, and the same page from an origin not allowed (localhost) cannot.
@@ -23,6 +24,7 @@ from datetime import datetime, timedelta, timezone
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
@@ -129,6 +131,8 @@ def main():
               "the region and the device's track are drawn")
         visit(driver, *VIEWS[2])
         keyboard(driver)
+        visit(driver, *VIEWS[2])  # back from the cluster's zoom; a click moves the keyboard's starting point, so last
+        selected_track(driver)
     finally:
         errors = [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
         check(not errors, f"the console holds no error ({errors})")
@@ -137,6 +141,21 @@ def main():
     if failures:
         sys.exit(f"{len(failures)} page checks failed")
     print("page: every check passed")
+
+
+def selected_track(driver):
+    """Clicking the device's dot draws its whole track, as the server answers it for the page's tolerance."""
+    dot = driver.find_element(By.CSS_SELECTOR, ".leaflet-overlay-pane path.meridian-device")
+    ActionChains(driver).move_to_element(dot).click().perform()
+    drawn = wait(driver, "return window.meridianPage.track", "the selected device's track")
+    answer = call("GET", f"/v1/devices/courier-7/track?tolerance={drawn['tolerance']}")
+    geometry = answer["geometry"]
+    parts = [geometry["coordinates"]] if geometry["type"] == "LineString" else geometry["coordinates"]
+    lines = driver.execute_script("return document.querySelectorAll('.leaflet-overlay-pane path.meridian-track').length")
+    check(drawn["deviceId"] == "courier-7" and drawn["parts"] == len(parts) == lines
+          and drawn["positions"] == sum(len(p) for p in parts) >= 2,
+          f"clicking the device draws its track: {lines} line(s), {drawn['positions']} positions at {drawn['tolerance']} m, as the server answers")
+    driver.save_screenshot(str(ARTIFACTS / "page-track.png"))
 
 
 def keyboard(driver):

@@ -125,6 +125,7 @@ enum OperationExamples {
             "getDevice": fixed(.get, "/v1/devices/d1"),
             "getIngestFilters": fixed(.get, "/v1/ingest-filters"),
             "putIngestFilters": fixed(.put, "/v1/ingest-filters", "{}"),
+            "getTrack": fixed(.get, "/v1/devices/d1/track"),
             "createSubscription": fixed(.post, "/v1/subscriptions", #"{"type":"significantChange"}"#, repeatable: false),
             "listSubscriptions": fixed(.get, "/v1/subscriptions"),
             "subscriptionsContaining": fixed(.post, "/v1/subscriptions/containing", #"{"point":\#(o)}"#),
