@@ -119,6 +119,10 @@ enum PostgresMigrations {
                 PRIMARY KEY (tenant, webhook_id, id))
             """,
         ]),
+        ("fix attributes", [
+            // A fix's free attributes as canonical JSON text, read back exactly; NULL when it has none.
+            "ALTER TABLE location_fix ADD COLUMN attributes text",
+        ]),
     ]
 
     /// Applies every step the database lacks, in order; safe to run from several instances at once.

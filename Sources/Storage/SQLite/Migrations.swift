@@ -143,6 +143,10 @@ enum Migrations {
                 t.add(column: "subscriptionProperties", .text)
             }
         }
+        migrator.registerMigration("fix attributes") { db in
+            // A fix's free attributes, canonical JSON (exact numbers); NULL when it has none.
+            try db.alter(table: "locationFix") { t in t.add(column: "attributes", .text) }
+        }
         return migrator
     }
 }
