@@ -14,7 +14,8 @@ disk) in its own server process, the same fixes posted to each:
   d. the same 10 000 regions with `detect: ["cross"]` (a passage between two fixes outside);
   e. 1 000 corridors: routes of 5–20 legs of 300–1 500 m wandering across the area, 50–400 m wide;
   f. no subscriptions, the tracking apps' protocols (OwnTracks, OsmAnd query and JSON, Overland)
-     against the native route in the same request shape (bench_protocols.py): 200 devices,
+     against the native route storing the same fixes (the same attributes) in the same request
+     shape (bench_protocols.py): 200 devices,
      BENCH_PROTOCOL_FIXES timed fixes per protocol (default 50 000, rounded up to 50 a device)
      after 10 000 of warm-up. BENCH_PARTS picks configurations (default abcdef; `f` alone measures
      only the protocols).

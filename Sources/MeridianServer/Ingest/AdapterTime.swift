@@ -11,7 +11,7 @@ enum AdapterTime {
             return Instant(microseconds: number < Int64(Int32.max) ? number * 1_000_000 : number * 1_000)
         }
         if text.contains("T") || text.contains("t") { return iso8601(text) }
-        return Instant(rfc3339: text + "Z")
+        return Instant(rfc3339: text) ?? Instant(rfc3339: text + "Z")
     }
 
     /// An ISO 8601 date-time as apps write it: RFC 3339, or with a `±hhmm` offset (Overland's
