@@ -121,7 +121,7 @@ bench-thinning: build-release ## the thinning index beside pysupercluster on iss
 	$(BENCH_VENV)/bin/python $(BENCH_SCRIPTS)/bench-thinning.py "$$($(SWIFT) build -c release --package-path Benchmarks --show-bin-path)/ThinningBench" \
 		"$$($(SWIFT) build -c release --show-bin-path)/meridian" $(BENCH_DATA)
 
-bench-tracking: build-release ## ingest fixes/s: no subscriptions, 10 000 regions (with and without detect: cross), 1 000 corridors (see Benchmarks/scripts/bench-tracking.py)
+bench-tracking: build-release ## ingest fixes/s: no subscriptions, 10 000 regions (with and without detect: cross), 1 000 corridors, the apps' protocols against the native route (see Benchmarks/scripts/bench-tracking.py)
 	python3 $(BENCH_SCRIPTS)/bench-tracking.py "$$($(SWIFT) build -c release --show-bin-path)/meridian"
 
 bench-load: build-release ## mixed load with a key (thin, reads, writes, ingest, an SSE reader), kill -9 mid-load, then every acknowledged write checked after a restart

@@ -12,7 +12,13 @@ disk) in its own server process, the same fixes posted to each:
      metro area (lat 45.3–45.8, lon −123.0…−122.3);
   c. the same 10 000 regions and one significant-change subscription for every device;
   d. the same 10 000 regions with `detect: ["cross"]` (a passage between two fixes outside);
-  e. 1 000 corridors: routes of 5–20 legs of 300–1 500 m wandering across the area, 50–400 m wide.
+  e. 1 000 corridors: routes of 5–20 legs of 300–1 500 m wandering across the area, 50–400 m wide;
+  f. no subscriptions, the tracking apps' protocols (OwnTracks, OsmAnd query and JSON, Overland)
+     against the native route storing the same fixes (the same attributes) in the same request
+     shape (bench_protocols.py): 200 devices,
+     BENCH_PROTOCOL_FIXES timed fixes per protocol (default 50 000, rounded up to 50 a device)
+     after 10 000 of warm-up. BENCH_PARTS picks configurations (default abcdef; `f` alone measures
+     only the protocols).
 
 1 000 devices walk (1 s per fix in event time, 30–100 m steps, slowly turning heading) inside the
 same area; each request is a batch of 50 fixes of one device, devices round-robin, 8 keep-alive
@@ -35,6 +41,7 @@ import threading
 import time
 from datetime import datetime, timedelta, timezone
 
+import bench_protocols
 from benchlib import LISTENING, start_server
 
 SOUTH, NORTH, WEST, EAST = 45.3, 45.8, -123.0, -122.3
@@ -50,6 +57,9 @@ START = datetime(2026, 1, 1, tzinfo=timezone.utc)
 FIXES = int(os.environ.get("BENCH_FIXES", "100000"))
 WARMUP = int(os.environ.get("BENCH_WARMUP", "10000"))
 SEED = int(os.environ.get("BENCH_SEED", "6"))
+PROTOCOL_FIXES = int(os.environ.get("BENCH_PROTOCOL_FIXES", "50000"))
+PROTOCOL_DEVICES = 200
+PARTS = os.environ.get("BENCH_PARTS", "abcdef")
 
 
 def offset(lat, lon, north_m, east_m):
@@ -98,6 +108,22 @@ def corridors(rng, count=1000):
         bodies.append({"type": "region", "maxLocationAge": None, "region": {"corridor": {
             "line": {"type": "LineString", "coordinates": line}, "width": round(rng.uniform(50, 400), 1)}}})
     return bodies
+
+
+def walk(rng, length):
+    """One device's walk: (second, lat, lon) per fix, 30–100 m steps, slowly turning, kept in the area."""
+    lat, lon = rng.uniform(SOUTH, NORTH), rng.uniform(WEST, EAST)
+    heading = rng.uniform(0, 2 * math.pi)
+    fixes = []
+    for k in range(length):
+        fixes.append((k, lat, lon))
+        heading += rng.gauss(0, 0.35)
+        step = rng.uniform(30, 100)
+        lat, lon = offset(lat, lon, step * math.sin(heading), step * math.cos(heading))
+        if not SOUTH < lat < NORTH or not WEST < lon < EAST:
+            lat, lon = min(max(lat, SOUTH), NORTH), min(max(lon, WEST), EAST)
+            heading += math.pi
+    return fixes
 
 
 def requests(rng, total_fixes):
@@ -301,28 +327,41 @@ def main():
                          ("c. 10 000 regions + significant change", region_bodies + [significant]),
                          ("d. 10 000 regions, detect: cross", [dict(body, detect=["cross"]) for body in region_bodies]),
                          ("e. 1 000 corridors", corridor_bodies)):
+        if name[0] not in PARTS:
+            continue
         print(f"configuration {name}", file=sys.stderr)
         results.append(configuration(binary, name, bodies, warmup, timed, anomalies))
 
-    base = results[0]["fixes"] / results[0]["seconds"]
+    protocol_rows = {}
+    if "f" in PARTS:
+        print("configuration f. the apps' protocols", file=sys.stderr)
+        warmup_rounds, timed_rounds = 50, max(50, math.ceil(PROTOCOL_FIXES / PROTOCOL_DEVICES / 50) * 50)
+        walks = [walk(rng, warmup_rounds + timed_rounds) for _ in range(PROTOCOL_DEVICES)]
+        protocol_rows = bench_protocols.run(lambda: Server(binary), walks, warmup_rounds, timed_rounds, THREADS, anomalies)
+
+    if results:
+        base = results[0]["fixes"] / results[0]["seconds"]
+        print()
+        print(f"Ingest, {DEVICES} devices, {len(timed) * BATCH} fixes in batches of {BATCH}, {THREADS} client threads, "
+              f"fresh SQLite file (WAL) per configuration, seed {SEED}")
+        print()
+        print("| configuration | subscriptions created | fixes/s | events/s | events/fix | ratio to a |")
+        print("| --- | --- | ---: | ---: | ---: | ---: |")
+        for r in results:
+            rate = r["fixes"] / r["seconds"]
+            created = (f"{r['subscribed']} in {r['subscribeSeconds']:.1f} s ({r['subscribed'] / r['subscribeSeconds']:,.0f}/s)"
+                       if r["subscriptions"] else "–")
+            print(f"| {r['name']} | {created} | {rate:,.0f} | {r['events'] / r['seconds']:,.0f} | "
+                  f"{r['events'] / max(r['fixes'], 1):.3f} | {rate / base:.2f} |")
+        print()
+        for r in results:
+            kinds = ", ".join(f"{k} {v}" for k, v in sorted(r["kinds"].items())) or "none"
+            print(f"{r['name']}: {r['fixes']} fixes accepted in {r['seconds']:.2f} s; events {r['events']} ({kinds}); "
+                  f"{r['warmEvents']} more in the warm-up; CPU server {r['serverCPU']:.1f} s, client {r['clientCPU']:.1f} s; "
+                  f"database + WAL {r['databaseBytes'] / 1e6:.1f} MB")
+    if protocol_rows:
+        bench_protocols.print_table(protocol_rows, PROTOCOL_DEVICES, THREADS)
     print()
-    print(f"Ingest, {DEVICES} devices, {len(timed) * BATCH} fixes in batches of {BATCH}, {THREADS} client threads, "
-          f"fresh SQLite file (WAL) per configuration, seed {SEED}")
-    print()
-    print("| configuration | subscriptions created | fixes/s | events/s | events/fix | ratio to a |")
-    print("| --- | --- | ---: | ---: | ---: | ---: |")
-    for r in results:
-        rate = r["fixes"] / r["seconds"]
-        created = (f"{r['subscribed']} in {r['subscribeSeconds']:.1f} s ({r['subscribed'] / r['subscribeSeconds']:,.0f}/s)"
-                   if r["subscriptions"] else "–")
-        print(f"| {r['name']} | {created} | {rate:,.0f} | {r['events'] / r['seconds']:,.0f} | "
-              f"{r['events'] / max(r['fixes'], 1):.3f} | {rate / base:.2f} |")
-    print()
-    for r in results:
-        kinds = ", ".join(f"{k} {v}" for k, v in sorted(r["kinds"].items())) or "none"
-        print(f"{r['name']}: {r['fixes']} fixes accepted in {r['seconds']:.2f} s; events {r['events']} ({kinds}); "
-              f"{r['warmEvents']} more in the warm-up; CPU server {r['serverCPU']:.1f} s, client {r['clientCPU']:.1f} s; "
-              f"database + WAL {r['databaseBytes'] / 1e6:.1f} MB")
     print("Tile38 (issue 6, not run here): ~22 k SET/s with its AOF on one core, ~5× slower (ratio ~0.2) with 23 k geofences")
     if anomalies:
         print("\nanomalies:")

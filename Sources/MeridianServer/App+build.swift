@@ -94,6 +94,7 @@ func buildRouterAndTenants(
     // After the body is in: a slow upload is not a slow request.
     router.middlewares.add(TimeoutMiddleware(
         timeout: configuration.requestTimeout, routes: routes, connections: connections, streams: [Paths.eventStream], longPolls: Paths.longPolls))
+    router.middlewares.add(IngestAdapterRoutes<AppRequestContext>(tenants: tenants, metrics: metrics))
     router.middlewares.add(FastRoutes<AppRequestContext>(tenants: tenants, metrics: metrics, maxBatchSize: configuration.maxBatchSize,
         thinNulls: contract.requestNulls["thinAnnotations"]))
     try handler.registerHandlers(on: router, configuration: APICoding.configuration, middlewares: [

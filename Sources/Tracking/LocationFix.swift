@@ -1,5 +1,6 @@
 public import MapGeometry
 public import Timeline
+public import WireJSON
 
 /// One position report of a device (Core Location's `CLLocation`).
 public struct LocationFix: Hashable, Sendable {
@@ -15,10 +16,14 @@ public struct LocationFix: Hashable, Sendable {
     /// Metres above the WGS84 ellipsoid.
     public var altitude: Double?
     public var verticalAccuracy: Double?
+    /// Free values the device reported with the fix (`batteryLevel` 0–1, `charging`, a protocol's
+    /// own fields); at most ``maxAttributes`` members, within ``FreeProperties``' limits.
+    public var attributes: [String: JSONValue]
 
     public init(
         coordinate: Coordinate, timestamp: Instant, horizontalAccuracy: Double,
-        speed: Double? = nil, course: Double? = nil, altitude: Double? = nil, verticalAccuracy: Double? = nil
+        speed: Double? = nil, course: Double? = nil, altitude: Double? = nil, verticalAccuracy: Double? = nil,
+        attributes: [String: JSONValue] = [:]
     ) {
         self.coordinate = coordinate
         self.timestamp = timestamp
@@ -27,6 +32,7 @@ public struct LocationFix: Hashable, Sendable {
         self.course = course
         self.altitude = altitude
         self.verticalAccuracy = verticalAccuracy
+        self.attributes = attributes
     }
 }
 
@@ -57,6 +63,15 @@ public enum SkipReason: String, Hashable, Sendable {
 }
 
 extension LocationFix {
+    /// Members a fix's ``attributes`` may have.
+    public static let maxAttributes = 32
+
+    /// What is wrong with a fix's attributes, if anything: too many members, too deep or too large.
+    public static func problem(withAttributes attributes: [String: JSONValue]) -> String? {
+        if attributes.count > maxAttributes { return "must have at most \(maxAttributes) members, got \(attributes.count)" }
+        return FreeProperties.problem(with: attributes)
+    }
+
     /// How far ahead of the server clock a fix may be stamped (device clocks drift).
     public static let futureTolerance = 5.0
 

@@ -23,6 +23,9 @@ public final class Tracker: Sendable {
         self.newID = newID
     }
 
+    /// The server clock's time now (what a fix without a time of its own is stamped with).
+    public var currentTime: Instant { now() }
+
     /// The event log and fixes, read back.
     public var log: any TrackingLog { writer.log }
     /// The last event sequence the store held when the tracker loaded it.

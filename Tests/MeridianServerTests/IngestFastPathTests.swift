@@ -35,13 +35,21 @@ import TestSupport
         for key in ["speed", "course", "altitude", "verticalAccuracy"] where Bool.random(using: &generator) {
             members.append(#""\#(key)":\#(number(Double.random(in: -1_000...1_000, using: &generator)))"#)
         }
+        if Int.random(in: 0..<3, using: &generator) == 0 {
+            let attributes = [#""batteryLevel":\#(number(Double.random(in: 0...1, using: &generator)))"#, #""charging":true"#,
+                              #""tid":"j\u0031""#, #""motion":["driving",null,{"a":[]}]"#, #""big":9007199254740993"#]
+            members.append(#""attributes":{\#(attributes.shuffled(using: &generator).prefix(Int.random(in: 0...5, using: &generator)).joined(separator: ","))}"#)
+        }
         members.shuffle(using: &generator)
         return "{\(space)" + members.joined(separator: ",\(space)") + "}"
     }
 
     /// What the generated path reads: the contract's decoding, then the handler's mapping.
     static func generated(_ body: String) throws -> [LocationFix?] {
-        try JSONDecoder().decode(Components.Schemas.LocationBatch.self, from: Data(body.utf8)).locations.map(LocationFix.init)
+        try RequestJSON.decoding(Array(body.utf8)) { bytes in
+            try JSONDecoder().decode(Components.Schemas.LocationBatch.self, from: Data(bytes)).locations.enumerated()
+                .map { LocationFix($1, at: ["locations", String($0)]) }
+        }
     }
 
     static func fast(_ body: String) -> [LocationFix]? {
@@ -69,6 +77,10 @@ import TestSupport
         #"{"locat\u0069ons":[]}"#,
         #"{"locations":[],"device":"x"}"#,
         #"{"locations":[]} x"#,
+        #"{"locations":[{"coordinate":{"latitude":1,"longitude":2},"timestamp":"2026-11-23T08:00:00Z","horizontalAccuracy":5,"attributes":null}]}"#,
+        #"{"locations":[{"coordinate":{"latitude":1,"longitude":2},"timestamp":"2026-11-23T08:00:00Z","horizontalAccuracy":5,"attributes":[1]}]}"#,
+        #"{"locations":[{"coordinate":{"latitude":1,"longitude":2},"timestamp":"2026-11-23T08:00:00Z","horizontalAccuracy":5,"attributes":{},"attributes":{}}]}"#,
+        #"{"locations":[{"coordinate":{"latitude":1,"longitude":2},"timestamp":"2026-11-23T08:00:00Z","horizontalAccuracy":5,"attributes":{\#((0...32).map { #""a\#($0)":1"# }.joined(separator: ","))}}]}"#,
     ])
     func theReaderDeclinesWhatItDoesNotTakeWhole(body: String) {
         #expect(Self.fast(body) == nil)
@@ -91,7 +103,9 @@ import TestSupport
                 horizontalAccuracy: [5, 0.1 + Double.random(in: 0...100, using: &generator)][Int.random(in: 0...1, using: &generator)],
                 speed: Bool.random(using: &generator) ? Double.random(in: 0...60, using: &generator) : nil,
                 course: Bool.random(using: &generator) ? [359.5, -0.0, 1e300, 5e-324][Int.random(in: 0...3, using: &generator)] : nil, altitude: Bool.random(using: &generator) ? -12 : nil,
-                verticalAccuracy: Bool.random(using: &generator) ? 1e-7 : nil)
+                verticalAccuracy: Bool.random(using: &generator) ? 1e-7 : nil,
+                attributes: Bool.random(using: &generator) ? ["batteryLevel": .number(0.53), "charging": .bool(false), "tid": .string("J\"J/é"),
+                                                             "motion": .array([.string("driving"), .null]), "big": .number(1e21)] : [:])
         }
         let statuses: [FixStatus] = [.accepted, .duplicate, .late, .rejected(.invalidCoordinate), .rejected(.invalidAccuracy), .rejected(.future)]
             + IngestFilters.Rule.allCases.map(FixStatus.filtered)

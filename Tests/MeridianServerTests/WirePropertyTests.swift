@@ -98,7 +98,8 @@ import WireJSON
         LocationFix(
             coordinate: coordinate(&random), timestamp: Instant(microseconds: Int64.random(in: 0...4_000_000_000_000_000, using: &random)),
             horizontalAccuracy: abs(number(&random)), speed: maybe(&random, number), course: maybe(&random, number),
-            altitude: maybe(&random, number), verticalAccuracy: maybe(&random) { abs(number(&$0)) })
+            altitude: maybe(&random, number), verticalAccuracy: maybe(&random) { abs(number(&$0)) },
+            attributes: properties(&random))
     }
 
     @Test func aFixIsWrittenAlikeBothWays() async throws {

@@ -49,10 +49,10 @@ extension JSONValue {
     }
 }
 
-/// A member name as a coding key.
+/// A member name, or an array index spelt in digits (`["locations", "3", "attributes"]`), as a coding key.
 private struct MemberKey: CodingKey {
     var stringValue: String
-    var intValue: Int? { nil }
+    var intValue: Int? { Int(stringValue) }
     init(_ name: String) { stringValue = name }
     init(stringValue: String) { self.stringValue = stringValue }
     init?(intValue: Int) { nil }

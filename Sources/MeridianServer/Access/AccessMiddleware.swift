@@ -19,7 +19,7 @@ struct AccessMiddleware<Context: RequestContext>: RouterMiddleware {
         if let template, OperationAccess.publicPaths.contains(template) { return try await next(request, context) }
         let principal: Principal
         do {
-            principal = try gatekeeper.principal(authorization: request.headers[.authorization])
+            principal = try gatekeeper.principal(authorization: IngestCredentials.authorization(request))
         } catch .unavailable {
             var response = ProblemRouterMiddleware<Context>.response(ProblemDetails(status: .serviceUnavailable, detail: "API keys could not be read just now; retry"))
             response.headers[.retryAfter] = "1"

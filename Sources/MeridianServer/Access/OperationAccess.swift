@@ -3,7 +3,7 @@ import Access
 import HTTPTypes
 
 /// What each of the contract's operations needs from the caller's role, by method and path
-/// template. Every GET (and HEAD) reads; every other method is listed here, and a test checks the
+/// template. Every GET (and HEAD) reads unless listed; every other method is listed here, and a test checks the
 /// list against the contract so no operation is left to a default.
 enum OperationAccess {
     /// Answered without a key: liveness, readiness, the contract itself, the map page and its base map,
@@ -37,6 +37,10 @@ enum OperationAccess {
             table[key] = .writeAnnotations
         }
         table["POST /v1/devices/{deviceId}/locations"] = .ingestLocations
+        // The apps' protocols (a GET too: OsmAnd sends fixes as a query).
+        for key in ["POST /v1/ingest/owntracks", "GET /v1/ingest/osmand", "POST /v1/ingest/osmand", "POST /v1/ingest/overland"] {
+            table[key] = .ingestLocations
+        }
         table["POST /v1/subscriptions"] = .administer
         table["PATCH /v1/subscriptions/{subscriptionId}"] = .administer
         table["DELETE /v1/subscriptions/{subscriptionId}"] = .administer
@@ -52,7 +56,7 @@ enum OperationAccess {
     /// answers 404 or 405) needs a valid key and nothing more.
     static func permission(_ method: HTTPRequest.Method, _ template: String?) -> Permission? {
         guard let template else { return nil }
-        if method == .get || method == .head { return .read }
-        return permissions["\(method.rawValue) \(template)"]
+        if let permission = permissions["\(method.rawValue) \(template)"] { return permission }
+        return method == .get || method == .head ? .read : nil
     }
 }

@@ -7,8 +7,9 @@ import WireJSON
 /// The `devices` collection: each device of the tenant with a fix, as a Point at its last
 /// accepted fix (the one `/v1/devices` lists), in device id order. The feature id is the device
 /// id; the properties are the fix's fields, flat (`timestamp`, `horizontalAccuracy`, and
-/// `speed`, `course`, `altitude`, `verticalAccuracy` when the fix has them); `timestamp`, the
-/// fix's event time, is the temporal property.
+/// `speed`, `course`, `altitude`, `verticalAccuracy` and the `attributes` object when the fix
+/// has them, so a filter names `attributes.batteryLevel`); `timestamp`, the fix's event time, is
+/// the temporal property.
 struct DevicesCollection: OGCCollectionSource {
     let id = "devices"
     let title = "Devices"
@@ -53,6 +54,7 @@ struct DevicesCollection: OGCCollectionSource {
             "geometry": .object(["format": .string("geometry-point")]),
             "timestamp": .object(["type": .string("string"), "format": .string("date-time")]),
             "horizontalAccuracy": number, "speed": number, "course": number, "altitude": number, "verticalAccuracy": number,
+            "attributes": .object(["type": .string("object")]),
         ]
     }
 
@@ -67,6 +69,7 @@ struct DevicesCollection: OGCCollectionSource {
         for (name, value) in [("speed", fix.speed), ("course", fix.course), ("altitude", fix.altitude), ("verticalAccuracy", fix.verticalAccuracy)] {
             if let value { properties[name] = .number(value) }
         }
+        if !fix.attributes.isEmpty { properties["attributes"] = .object(fix.attributes) }
         return [
             "type": .string("Feature"),
             "id": .string(id),

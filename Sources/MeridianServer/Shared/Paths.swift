@@ -18,4 +18,8 @@ enum Paths {
     static let clusterPrefix = "/v1/clusters/"
     /// The cluster tiles, as their TileJSON names them.
     static let clusterTileTemplate = "/v1/tiles/clusters/{z}/{x}/{y}.mvt"
+    /// The tracking apps' protocols (``IngestAdapterRoutes``).
+    static let ingestPrefix = "/v1/ingest/"
+    static let ownTracks = "/v1/ingest/owntracks", osmAnd = "/v1/ingest/osmand", overland = "/v1/ingest/overland"
+    static let ingestAdapters: Set<String> = [ownTracks, osmAnd, overland]
 }

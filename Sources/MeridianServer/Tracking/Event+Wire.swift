@@ -14,12 +14,14 @@ import WireJSON
 extension LocationFix {
     /// A fix from the wire; nil when its timestamp is not RFC 3339. Coordinates and accuracy are
     /// not checked here: a bad one is a per-fix `rejected` status, not an error.
-    init?(_ wire: Components.Schemas.Fix) {
+    /// `path` is where the fix is in the request body, to read its attributes' numbers exactly.
+    init?(_ wire: Components.Schemas.Fix, at path: [String]) {
         guard let timestamp = Instant(rfc3339: wire.timestamp) else { return nil }
         self.init(
             coordinate: Coordinate(latitude: wire.coordinate.latitude, longitude: wire.coordinate.longitude), timestamp: timestamp,
             horizontalAccuracy: wire.horizontalAccuracy, speed: wire.speed, course: wire.course,
-            altitude: wire.altitude, verticalAccuracy: wire.verticalAccuracy
+            altitude: wire.altitude, verticalAccuracy: wire.verticalAccuracy,
+            attributes: JSONValue.members(of: wire.attributes, at: path + ["attributes"])
         )
     }
 }
@@ -29,7 +31,8 @@ extension Components.Schemas.Fix {
     init(_ fix: LocationFix) {
         self.init(
             coordinate: .init(latitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude), timestamp: fix.timestamp.rfc3339, horizontalAccuracy: fix.horizontalAccuracy,
-            speed: fix.speed, course: fix.course, altitude: fix.altitude, verticalAccuracy: fix.verticalAccuracy
+            speed: fix.speed, course: fix.course, altitude: fix.altitude, verticalAccuracy: fix.verticalAccuracy,
+            attributes: fix.attributes.isEmpty ? nil : OpenAPIObjectContainer(fix.attributes)
         )
     }
 }
@@ -76,6 +79,7 @@ extension TrackingJSON {
             first = false
         }
         if let altitude = fix.altitude { key("\"altitude\":"); json.number(altitude) }
+        if !fix.attributes.isEmpty { key("\"attributes\":"); json.value(.object(fix.attributes)) }
         key("\"coordinate\":{\"latitude\":"); json.number(fix.coordinate.latitude)
         json.raw(",\"longitude\":"); json.number(fix.coordinate.longitude); json.raw("}")
         if let course = fix.course { key("\"course\":"); json.number(course) }

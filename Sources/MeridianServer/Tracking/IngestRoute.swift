@@ -24,7 +24,8 @@ enum IngestRoute {
 
 /// `{"locations":[Fix, …]}` and nothing else: each Fix `{"coordinate":{"latitude":n,"longitude":n},
 /// "timestamp":"RFC 3339","horizontalAccuracy":n}` with optional `speed`, `course`, `altitude`,
-/// `verticalAccuracy`, members in any order, each once. Nil for anything else.
+/// `verticalAccuracy` and `attributes` (an object within ``LocationFix/problem(withAttributes:)``'s
+/// limits), members in any order, each once. Nil for anything else.
 enum LocationBatchReader {
     static func read(_ bytes: UnsafeRawBufferPointer, limit: Int) -> [LocationFix]? {
         JSONValueParser.batch(bytes, key: Keys.locations, limit: limit, itemBytes: 80) { fix(&$0) }
@@ -35,13 +36,14 @@ enum LocationBatchReader {
         static let coordinate = Array("coordinate".utf8), timestamp = Array("timestamp".utf8)
         static let horizontalAccuracy = Array("horizontalAccuracy".utf8), speed = Array("speed".utf8), course = Array("course".utf8)
         static let altitude = Array("altitude".utf8), verticalAccuracy = Array("verticalAccuracy".utf8)
+        static let attributes = Array("attributes".utf8)
         static let latitude = Array("latitude".utf8), longitude = Array("longitude".utf8)
     }
 
     private static func fix(_ parser: inout JSONValueParser) -> LocationFix? {
         guard parser.consume(UInt8(ascii: "{")) else { return nil }
         var coordinate: Coordinate?, timestamp: Instant?, accuracy: Double?
-        var speed: Double?, course: Double?, altitude: Double?, vertical: Double?
+        var speed: Double?, course: Double?, altitude: Double?, vertical: Double?, attributes: [String: JSONValue]?
         repeat {
             guard let key = parser.plainString(), parser.consume(UInt8(ascii: ":")) else { return nil }
             func once(_ slot: inout Double?) -> Bool {
@@ -61,12 +63,16 @@ enum LocationBatchReader {
             else if JSONValueParser.equal(key, Keys.course) { read = once(&course) }
             else if JSONValueParser.equal(key, Keys.altitude) { read = once(&altitude) }
             else if JSONValueParser.equal(key, Keys.verticalAccuracy) { read = once(&vertical) }
+            else if JSONValueParser.equal(key, Keys.attributes) {
+                guard attributes == nil, let members = parser.value()?.objectValue, LocationFix.problem(withAttributes: members) == nil else { return nil }
+                (attributes, read) = (members, true)
+            }
             else { return nil }
             guard read else { return nil }
         } while parser.consume(UInt8(ascii: ","))
         guard parser.consume(UInt8(ascii: "}")), let coordinate, let timestamp, let accuracy else { return nil }
         return LocationFix(coordinate: coordinate, timestamp: timestamp, horizontalAccuracy: accuracy,
-                           speed: speed, course: course, altitude: altitude, verticalAccuracy: vertical)
+                           speed: speed, course: course, altitude: altitude, verticalAccuracy: vertical, attributes: attributes ?? [:])
     }
 
     /// `{"latitude":n,"longitude":n}` in either order. Not range-checked: a fix outside ±90/±180 is

@@ -123,6 +123,10 @@ enum PostgresMigrations {
             // A tenant's ingest filters, the same JSON SQLite keeps (no row: every rule off).
             "CREATE TABLE ingest_filters (tenant text PRIMARY KEY, settings text NOT NULL)",
         ]),
+        ("v6: fix attributes", [
+            // A fix's free attributes as canonical JSON text, read back exactly; NULL when it has none.
+            "ALTER TABLE location_fix ADD COLUMN attributes text",
+        ]),
     ]
 
     /// Applies every step the database lacks, in order; safe to run from several instances at once.

@@ -111,7 +111,7 @@ public struct PostgresTrackingStore: SharedTrackingStore, EventLogReader {
                 ORDER BY timestamp LIMIT \(limit)
                 """, logger: logger)
             var fixes: [LocationFix] = []
-            for try await row in rows.decode(PostgresTrackingRows.FixColumns.self) { fixes.append(PostgresTrackingRows.fix(row)) }
+            for try await row in rows.decode(PostgresTrackingRows.FixColumns.self) { fixes.append(try PostgresTrackingRows.fix(row)) }
             return fixes
         }
     }

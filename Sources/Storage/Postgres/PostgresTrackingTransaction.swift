@@ -80,11 +80,11 @@ final class PostgresTrackingTransaction: TrackingTransaction {
             WHERE d.tenant = \(tenant) AND d.id = ANY(\(devices.map(\.id)))
             """, logger: logger)
         var tails: [String: TrackingState.DeviceTail] = [:]
-        for try await (id, receivedAt, timestamp, latitude, longitude, accuracy, speed, course, altitude, vertical) in rows.decode(
-            (String, Int64, Int64?, Double?, Double?, Double?, Double?, Double?, Double?, Double?).self) {
+        for try await (id, receivedAt, timestamp, latitude, longitude, accuracy, speed, course, altitude, vertical, attributes) in rows.decode(
+            (String, Int64, Int64?, Double?, Double?, Double?, Double?, Double?, Double?, Double?, String?).self) {
             var before: LocationFix?
             if let timestamp, let latitude, let longitude, let accuracy {
-                before = PostgresTrackingRows.fix((timestamp, latitude, longitude, accuracy, speed, course, altitude, vertical))
+                before = try PostgresTrackingRows.fix((timestamp, latitude, longitude, accuracy, speed, course, altitude, vertical, attributes))
             }
             tails[id] = .init(receivedAt: Instant(microseconds: receivedAt), previous: before)
         }
@@ -122,19 +122,20 @@ final class PostgresTrackingTransaction: TrackingTransaction {
             }
             let (speeds, noSpeed) = optional(\.speed), (courses, noCourse) = optional(\.course)
             let (altitudes, noAltitude) = optional(\.altitude), (verticals, noVertical) = optional(\.verticalAccuracy)
+            let attributes = fixes.map { $0.attributes.isEmpty ? "" : JSONValue.canonicalText(of: $0.attributes) }
             // A late fix meeting a stored instant is a duplicate: the insert skips it; the ones it stored come back.
             let rows = try await connection.query("""
                 INSERT INTO location_fix (tenant, device_id, timestamp, latitude, longitude, horizontal_accuracy, speed, course, altitude,
-                                          vertical_accuracy, received_at, late)
+                                          vertical_accuracy, received_at, late, attributes)
                 SELECT \(tenant), \(plan.deviceId), timestamp, latitude, longitude, horizontal_accuracy,
                        CASE WHEN no_speed THEN NULL ELSE speed END, CASE WHEN no_course THEN NULL ELSE course END,
                        CASE WHEN no_altitude THEN NULL ELSE altitude END, CASE WHEN no_vertical THEN NULL ELSE vertical END,
-                       \(plan.receivedAt.microseconds), late
+                       \(plan.receivedAt.microseconds), late, NULLIF(attributes, '')
                 FROM unnest(\(fixes.map(\.timestamp.microseconds)), \(fixes.map(\.coordinate.latitude)), \(fixes.map(\.coordinate.longitude)),
                             \(fixes.map(\.horizontalAccuracy)), \(speeds), \(noSpeed), \(courses), \(noCourse), \(altitudes), \(noAltitude),
-                            \(verticals), \(noVertical), \(plan.stored.map(\.late)))
+                            \(verticals), \(noVertical), \(plan.stored.map(\.late)), \(attributes))
                     AS u(timestamp, latitude, longitude, horizontal_accuracy, speed, no_speed, course, no_course, altitude, no_altitude,
-                         vertical, no_vertical, late)
+                         vertical, no_vertical, late, attributes)
                 ON CONFLICT DO NOTHING RETURNING timestamp
                 """, logger: logger)
             var inserted: Set<Int64> = []
@@ -227,13 +228,14 @@ final class PostgresTrackingTransaction: TrackingTransaction {
 
 /// The mapping between tracking rows and the domain on PostgreSQL.
 enum PostgresTrackingRows {
-    static let fixColumns = "timestamp, latitude, longitude, horizontal_accuracy, speed, course, altitude, vertical_accuracy"
-    typealias FixColumns = (Int64, Double, Double, Double, Double?, Double?, Double?, Double?)
+    static let fixColumns = "timestamp, latitude, longitude, horizontal_accuracy, speed, course, altitude, vertical_accuracy, attributes"
+    typealias FixColumns = (Int64, Double, Double, Double, Double?, Double?, Double?, Double?, String?)
 
-    static func fix(_ row: FixColumns) -> LocationFix {
-        let (timestamp, latitude, longitude, accuracy, speed, course, altitude, vertical) = row
+    static func fix(_ row: FixColumns) throws -> LocationFix {
+        let (timestamp, latitude, longitude, accuracy, speed, course, altitude, vertical, attributes) = row
         return LocationFix(coordinate: Coordinate(latitude: latitude, longitude: longitude), timestamp: Instant(microseconds: timestamp),
-                           horizontalAccuracy: accuracy, speed: speed, course: course, altitude: altitude, verticalAccuracy: vertical)
+                           horizontalAccuracy: accuracy, speed: speed, course: course, altitude: altitude, verticalAccuracy: vertical,
+                           attributes: try attributes.map { try JSONColumn.value([String: JSONValue].self, $0, table: "location_fix", id: String(timestamp)) } ?? [:])
     }
 
     static let eventColumns = """

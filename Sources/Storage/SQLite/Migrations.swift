@@ -150,6 +150,10 @@ enum Migrations {
                 t.column("settings", .text).notNull()
             }
         }
+        migrator.registerMigration("v9: fix attributes") { db in
+            // A fix's free attributes, canonical JSON (exact numbers); NULL when it has none.
+            try db.alter(table: "locationFix") { t in t.add(column: "attributes", .text) }
+        }
         return migrator
     }
 }

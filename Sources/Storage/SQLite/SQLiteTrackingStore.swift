@@ -82,6 +82,7 @@ public struct SQLiteTrackingStore: TrackingStore {
             try insertFix.execute(arguments: [
                 tenant.description, plan.deviceId, fix.timestamp.microseconds, fix.coordinate.latitude, fix.coordinate.longitude, fix.horizontalAccuracy,
                 fix.speed, fix.course, fix.altitude, fix.verticalAccuracy, plan.receivedAt.microseconds, stored.late,
+                fix.attributes.isEmpty ? nil : JSONValue.canonicalText(of: fix.attributes),
             ])
             if db.changesCount == 0 {
                 // Only a late fix can meet a stored instant; an accepted one is newer than all of them.
@@ -147,7 +148,7 @@ public struct SQLiteTrackingStore: TrackingStore {
             try LocationFixRecord.fetchAll(
                 db.cachedStatement(sql: "SELECT * FROM locationFix WHERE tenant = ? AND deviceId = ? AND timestamp BETWEEN ? AND ? ORDER BY timestamp LIMIT ?"),
                 arguments: [tenant.description, deviceId, from?.microseconds ?? Int64.min, to?.microseconds ?? Int64.max, limit]
-            ).map(\.fix)
+            ).map { try $0.fix }
         }
     }
 

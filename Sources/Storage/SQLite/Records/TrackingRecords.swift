@@ -12,10 +12,13 @@ import Timeline
 struct StoredFix: Codable {
     var la: Double, lo: Double, t: Int64, h: Double
     var s: Double?, c: Double?, a: Double?, v: Double?
+    /// The attributes; absent when there are none.
+    var x: [String: JSONValue]?
 
     init(_ fix: LocationFix) {
         (la, lo, t, h) = (fix.coordinate.latitude, fix.coordinate.longitude, fix.timestamp.microseconds, fix.horizontalAccuracy)
         (s, c, a, v) = (fix.speed, fix.course, fix.altitude, fix.verticalAccuracy)
+        x = fix.attributes.isEmpty ? nil : fix.attributes
     }
 
     /// The same JSON `JSONEncoder` writes (keys in declaration order, nil members left out),
@@ -34,12 +37,13 @@ struct StoredFix: Codable {
         for (key, value) in [(",\"s\":" as StaticString, s), (",\"c\":", c), (",\"a\":", a), (",\"v\":", v)] {
             if let value { json.raw(key); json.number(value) }
         }
+        if let x { json.raw(",\"x\":"); json.value(.object(x)) }
         json.raw("}")
     }
 
     var fix: LocationFix {
         LocationFix(coordinate: Coordinate(latitude: la, longitude: lo), timestamp: Instant(microseconds: t), horizontalAccuracy: h,
-                    speed: s, course: c, altitude: a, verticalAccuracy: v)
+                    speed: s, course: c, altitude: a, verticalAccuracy: v, attributes: x ?? [:])
     }
 }
 
@@ -268,7 +272,7 @@ struct LocationFixRecord: Codable, FetchableRecord, TableRecord {
     /// A late fix meeting a stored instant is a duplicate: the insert does nothing.
     static let insertSQL = """
         INSERT OR IGNORE INTO locationFix (tenant, deviceId, timestamp, latitude, longitude, horizontalAccuracy, speed, course,
-          altitude, verticalAccuracy, receivedAt, late) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+          altitude, verticalAccuracy, receivedAt, late, attributes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
     var deviceId: String
     var timestamp: Int64  // Unix microseconds
@@ -281,10 +285,15 @@ struct LocationFixRecord: Codable, FetchableRecord, TableRecord {
     var verticalAccuracy: Double?
     var receivedAt: Int64
     var late: Bool
+    /// The fix's attributes as canonical JSON; NULL when there are none.
+    var attributes: String?
 
     var fix: LocationFix {
-        LocationFix(
-            coordinate: Coordinate(latitude: latitude, longitude: longitude), timestamp: Instant(microseconds: timestamp),
-            horizontalAccuracy: horizontalAccuracy, speed: speed, course: course, altitude: altitude, verticalAccuracy: verticalAccuracy)
+        get throws {
+            LocationFix(
+                coordinate: Coordinate(latitude: latitude, longitude: longitude), timestamp: Instant(microseconds: timestamp),
+                horizontalAccuracy: horizontalAccuracy, speed: speed, course: course, altitude: altitude, verticalAccuracy: verticalAccuracy,
+                attributes: try attributes.map { try JSONColumn.value([String: JSONValue].self, $0, table: Self.databaseTableName, id: deviceId) } ?? [:])
+        }
     }
 }

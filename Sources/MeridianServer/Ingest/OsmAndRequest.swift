@@ -1,0 +1,121 @@
+import MeridianHTTP
+import HTTPTypes
+import MapGeometry
+import Timeline
+import Tracking
+import WireJSON
+
+/// The OsmAnd protocol as Traccar's `OsmAndProtocolDecoder` reads it, in its two shapes.
+///
+/// Parameters (query or form, as Traccar Client, GPSLogger and OsmAnd send them): `id` (or
+/// `deviceid`), `lat` and `lon` (or `location=lat,lon`), `timestamp` (``AdapterTime/osmAnd(_:)``;
+/// absent: the time it arrives), `speed` in knots, `bearing` (or `heading`) degrees, `altitude`
+/// and `accuracy` metres (absent accuracy reads 0, as Traccar's unknown), `batt` percent as
+/// `batteryLevel`, `charge` as `charging`. Every other parameter is an attribute under its own
+/// name, typed as Traccar types it (a number, `true`/`false`, else text; repeated: an array).
+///
+/// The JSON body newer Traccar Client versions send: `{"device_id", "location": {"timestamp",
+/// "coords": {latitude, longitude, accuracy, speed (m/s), heading, altitude, altitude_accuracy},
+/// "battery": {level 0–1, is_charging}, …}}`; -1 (the plugin's unknown) leaves speed, heading,
+/// vertical accuracy and battery level out. The location's other members (`is_moving`,
+/// `odometer`, `event`, `activity`, …), the coords' others and the members of `extras` are attributes.
+enum OsmAndRequest {
+    /// Parameters the adapter reads itself, never attributes (`key`, `access_token`: the API key).
+    private static let read: Set<String> = [
+        "id", "deviceid", "lat", "lon", "location", "timestamp", "speed", "bearing", "heading", "altitude", "accuracy", "batt", "charge",
+        "key", "access_token",
+    ]
+
+    static func fix(_ fields: FormFields, now: Instant) throws(ProblemError) -> (deviceId: String, fix: LocationFix) {
+        guard let deviceId = fields["id"] ?? fields["deviceid"] else {
+            throw ProblemError(.badRequest, detail: "id (the device id) is required", errors: [.init(parameter: "id", detail: "is required")])
+        }
+        try check(deviceId, parameter: fields["id"] == nil ? "deviceid" : "id")
+        func number(_ name: String) throws(ProblemError) -> Double? {
+            guard let text = fields[name] else { return nil }
+            guard let value = Double(text), value.isFinite else {
+                throw ProblemError(.badRequest, detail: "\(name) must be a number", errors: [.init(parameter: name, detail: "must be a number, got \"\(text)\"")])
+            }
+            return value
+        }
+        var latitude = try number("lat"), longitude = try number("lon")
+        if latitude == nil, longitude == nil, let location = fields["location"] {
+            let parts = location.split(separator: ",", omittingEmptySubsequences: false)
+            guard parts.count == 2, let first = Double(parts[0]), let second = Double(parts[1]), first.isFinite, second.isFinite else {
+                throw ProblemError(.badRequest, detail: "location must be lat,lon", errors: [.init(parameter: "location", detail: "must be lat,lon in degrees")])
+            }
+            (latitude, longitude) = (first, second)
+        }
+        guard let latitude, let longitude else {
+            throw ProblemError(.badRequest, detail: "lat and lon (or location) are required: a fix needs a position",
+                               errors: [.init(parameter: fields["lat"] == nil ? "lat" : "lon", detail: "is required")])
+        }
+        var timestamp = now
+        if let text = fields["timestamp"] {
+            guard let instant = AdapterTime.osmAnd(text) else {
+                throw ProblemError(.badRequest, detail: "timestamp is not a time", errors: [.init(
+                    parameter: "timestamp", detail: "must be Unix seconds or milliseconds, ISO 8601, or yyyy-MM-dd HH:mm:ss (UTC)")])
+            }
+            timestamp = instant
+        }
+        let bearing = try number("bearing"), heading = try number("heading")
+        var fix = LocationFix(
+            coordinate: Coordinate(latitude: latitude, longitude: longitude), timestamp: timestamp,
+            horizontalAccuracy: try number("accuracy") ?? 0, speed: try number("speed").map { SpeedUnits.metresPerSecond(knots: $0) },
+            course: bearing ?? heading, altitude: try number("altitude"))
+        var values: [String: [JSONValue]] = [:]
+        for (name, value) in fields where !read.contains(name) {
+            values[name, default: []].append(Self.value(value))
+        }
+        fix.attributes = values.mapValues { $0.count == 1 ? $0[0] : .array($0) }
+        if let level = try number("batt").flatMap(WellKnownAttributes.batteryLevel(percent:)) { fix.attributes[WellKnownAttributes.batteryLevel] = level }
+        if let charge = fields["charge"] { fix.attributes[WellKnownAttributes.charging] = .bool(charge.lowercased() == "true") }
+        return (deviceId, try LocationFix.adapted(fix, pointer: ""))
+    }
+
+    static func fix(json body: UnsafeRawBufferPointer) throws(ProblemError) -> (deviceId: String, fix: LocationFix) {
+        guard var root = AdapterFields(JSONValueParser.parse(body), at: "") else {
+            throw ProblemError(.badRequest, detail: "the body must be a JSON object with device_id and location")
+        }
+        guard let deviceId = try root.string("device_id") else { throw AdapterFields.missing("/device_id", "the device id") }
+        guard DeviceIdentifier.isValid(deviceId) else { throw ProblemError.invalidDevice(pointer: "/device_id") }
+        guard var location = try root.object("location") else { throw AdapterFields.missing("/location", "an object") }
+        guard let text = try location.string("timestamp") else { throw AdapterFields.missing("/location/timestamp", "an ISO 8601 date-time") }
+        guard let timestamp = AdapterTime.iso8601(text) else { throw AdapterFields.wrongType(at: "/location/timestamp", "an ISO 8601 date-time") }
+        guard var coords = try location.object("coords") else { throw AdapterFields.missing("/location/coords", "an object with latitude and longitude") }
+        func known(_ value: Double?) -> Double? { value.flatMap { $0 >= 0 ? $0 : nil } }
+        var fix = LocationFix(
+            coordinate: Coordinate(latitude: try coords.requiredNumber("latitude"), longitude: try coords.requiredNumber("longitude")),
+            timestamp: timestamp, horizontalAccuracy: try coords.number("accuracy") ?? 0,
+            speed: known(try coords.number("speed")), course: known(try coords.number("heading")),
+            altitude: try coords.number("altitude"), verticalAccuracy: known(try coords.number("altitude_accuracy")))
+        var battery = try location.object("battery")
+        let level = known(try battery?.number("level")), charging = try battery?.bool("is_charging")
+        let extras = try location.object("extras")
+        _ = location.take("_")  // Traccar Client's copy of the fix as query parameters
+        fix.attributes = coords.rest.merging(location.rest) { $1 }.merging(extras?.rest ?? [:]) { $1 }
+        if let level { fix.attributes[WellKnownAttributes.batteryLevel] = .number(level) }
+        if let charging { fix.attributes[WellKnownAttributes.charging] = .bool(charging) }
+        return (deviceId, try LocationFix.adapted(fix, pointer: "/location"))
+    }
+
+    /// A parameter's value as Traccar types it: a number, a boolean, else the text.
+    private static func value(_ text: String) -> JSONValue {
+        if let number = JSONNumber(text) { return .number(number) }
+        if text == "true" || text == "false" { return .bool(text == "true") }
+        return .string(text)
+    }
+
+    private static func check(_ deviceId: String, parameter: String) throws(ProblemError) {
+        guard DeviceIdentifier.isValid(deviceId) else {
+            throw ProblemError(.badRequest, detail: "\(parameter) \(DeviceIdentifier.rule)", errors: [.init(parameter: parameter, detail: DeviceIdentifier.rule)])
+        }
+    }
+}
+
+extension ProblemError {
+    /// 400: the device id at `pointer` is not one Meridian takes.
+    static func invalidDevice(pointer: String) -> ProblemError {
+        ProblemError(.badRequest, detail: "\(pointer) \(DeviceIdentifier.rule)", errors: [.init(pointer: pointer, detail: DeviceIdentifier.rule)])
+    }
+}

@@ -1,0 +1,62 @@
+import MeridianHTTP
+import HTTPTypes
+import MapGeometry
+import Timeline
+import Tracking
+import WireJSON
+
+/// An Overland (iOS) upload, as its README describes it: `{"locations": [Feature, …]}`, each a
+/// GeoJSON Point feature (`[longitude, latitude]`) whose properties carry `timestamp` (ISO 8601),
+/// `horizontal_accuracy`, `altitude`, `vertical_accuracy`, `speed` (m/s), `course` (degrees),
+/// `battery_level` (0–1, kept as `batteryLevel`), `battery_state` (also read as `charging`) and
+/// `device_id`. Core Location's -1 (unknown) leaves speed, course and vertical accuracy out;
+/// every other property (`motion`, `wifi`, `battery_state`, `activity`, …) is an attribute under
+/// its own name. The `current` and `trip` members are not fixes and are not read.
+enum OverlandBatch {
+    /// The fixes with their device: the feature's `device_id` when it is not empty, else `fallbackDevice`.
+    static func fixes(_ body: UnsafeRawBufferPointer, fallbackDevice: String?) throws(ProblemError) -> [(deviceId: String, fix: LocationFix)] {
+        guard var root = AdapterFields(JSONValueParser.parse(body), at: ""), case .array(let features)? = root.take("locations") else {
+            throw ProblemError(.badRequest, detail: "the body must be an Overland upload: {\"locations\": [GeoJSON Point features]}",
+                               errors: [.init(pointer: "/locations", detail: "is required: an array of GeoJSON Point features")])
+        }
+        guard features.count <= RequestRules.maxFixesPerRequest else {
+            throw ProblemError.invalid(pointer: "/locations", "holds \(features.count) locations; at most \(RequestRules.maxFixesPerRequest) per request (Overland's batch size setting)")
+        }
+        var fixes: [(deviceId: String, fix: LocationFix)] = []
+        fixes.reserveCapacity(features.count)
+        for (index, feature) in features.enumerated() {
+            fixes.append(try fix(feature, at: "/locations/\(index)", fallbackDevice: fallbackDevice))
+        }
+        return fixes
+    }
+
+    private static func fix(_ feature: JSONValue, at pointer: String, fallbackDevice: String?) throws(ProblemError) -> (deviceId: String, fix: LocationFix) {
+        guard var fields = AdapterFields(feature, at: pointer) else { throw AdapterFields.wrongType(at: pointer, "a GeoJSON Point feature") }
+        guard var geometry = try fields.object("geometry"), try geometry.string("type") == "Point",
+              case .array(let position)? = geometry.take("coordinates"), position.count >= 2,
+              case .number(let longitude) = position[0], case .number(let latitude) = position[1]
+        else { throw AdapterFields.wrongType(at: "\(pointer)/geometry", "a GeoJSON Point with [longitude, latitude]") }
+        guard var properties = try fields.object("properties") else { throw AdapterFields.missing("\(pointer)/properties", "an object with timestamp") }
+        guard let text = try properties.string("timestamp") else { throw AdapterFields.missing("\(pointer)/properties/timestamp", "an ISO 8601 date-time") }
+        guard let timestamp = AdapterTime.iso8601(text) else { throw AdapterFields.wrongType(at: "\(pointer)/properties/timestamp", "an ISO 8601 date-time") }
+        func known(_ value: Double?) -> Double? { value.flatMap { $0 >= 0 ? $0 : nil } }
+        var fix = LocationFix(
+            coordinate: Coordinate(latitude: latitude.double, longitude: longitude.double), timestamp: timestamp,
+            horizontalAccuracy: try properties.number("horizontal_accuracy") ?? 0,
+            speed: known(try properties.number("speed")), course: known(try properties.number("course")),
+            altitude: try properties.number("altitude"), verticalAccuracy: known(try properties.number("vertical_accuracy")))
+        let level = known(try properties.number("battery_level"))
+        let device = try properties.string("device_id").flatMap { $0.isEmpty ? nil : $0 } ?? fallbackDevice
+        guard let device else {
+            throw ProblemError(.badRequest, detail: "no device: set Overland's Device ID setting or add ?device_id= to the URL",
+                               errors: [.init(parameter: "device_id", detail: "is required when the locations' device_id is empty")])
+        }
+        guard DeviceIdentifier.isValid(device) else { throw ProblemError.invalidDevice(pointer: "\(pointer)/properties/device_id") }
+        fix.attributes = properties.rest
+        if let level { fix.attributes[WellKnownAttributes.batteryLevel] = .number(level) }
+        if case .string(let state)? = fix.attributes["battery_state"], state != "unknown" {
+            fix.attributes[WellKnownAttributes.charging] = .bool(state == "charging")
+        }
+        return (device, try LocationFix.adapted(fix, pointer: "\(pointer)/properties"))
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import NIOCore
+import Testing
+import TestSupport
+
+/// `POST /v1/ingest/overland` with the `locations` of Overland's README example, checked field by field.
+@Suite(.watchdog) struct OverlandContractTests {
+    static let readme = #"""
+        {"type":"Feature","geometry":{"type":"Point","coordinates":[-122.030581,37.331800]},"properties":{"timestamp":"2015-10-01T08:00:00-0700","altitude":0,"speed":4,"horizontal_accuracy":30,"vertical_accuracy":-1,"motion":["driving","stationary"],"pauses":false,"activity":"other_navigation","desired_accuracy":100,"deferred":1000,"significant_change":"disabled","locations_in_payload":1,"battery_state":"charging","battery_level":0.80,"device_id":"","wifi":""}}
+        """#
+    static let readmeFix: AnyJSON = [
+        "coordinate": ["latitude": 37.3318, "longitude": -122.030581], "timestamp": "2015-10-01T15:00:00.000Z",
+        "horizontalAccuracy": 30, "altitude": 0, "speed": 4,
+        "attributes": ["motion": ["driving", "stationary"], "pauses": false, "activity": "other_navigation", "desired_accuracy": 100,
+                       "deferred": 1000, "significant_change": "disabled", "locations_in_payload": 1, "battery_state": "charging",
+                       "charging": true, "batteryLevel": 0.8, "wifi": ""],
+    ]
+
+    @Test func readmeExampleIsStoredWithItsFields() async throws {
+        try await TestApp.withClient { client in
+            let response = try await client.raw(.post, "/v1/ingest/overland?device_id=iphone", body: #"{"locations":[\#(Self.readme)]}"#, contentType: "application/json")
+            #expect(response.status == .ok)
+            #expect(String(buffer: response.body) == #"{"result":"ok"}"#)
+            #expect(try await client.storedFixes("iphone") == [Self.readmeFix])
+        }
+    }
+
+    @Test func eachLocationGoesToItsOwnDevice() async throws {
+        let other = #"{"type":"Feature","geometry":{"type":"Point","coordinates":[2.5,48.5]},"properties":{"timestamp":"2015-10-01T15:00:01Z","horizontal_accuracy":10,"speed":-1,"course":90,"battery_state":"unplugged","device_id":"ipad"}}"#
+        let minimal = #"{"type":"Feature","geometry":{"type":"Point","coordinates":[2.6,48.6]},"properties":{"timestamp":"2015-10-01T15:00:02Z"}}"#
+        try await TestApp.withClient { client in
+            let response = try await client.raw(.post, "/v1/ingest/overland?device_id=iphone",
+                                                body: #"{"locations":[\#(Self.readme),\#(other),\#(minimal)],"current":{"type":"Feature"},"trip":{}}"#, contentType: "application/json")
+            #expect(response.status == .ok && String(buffer: response.body) == #"{"result":"ok"}"#)
+            #expect(try await client.storedFixes("iphone") == [Self.readmeFix, [
+                "coordinate": ["latitude": 48.6, "longitude": 2.6], "timestamp": "2015-10-01T15:00:02.000Z", "horizontalAccuracy": 0]])
+            #expect(try await client.storedFixes("ipad") == [[
+                "coordinate": ["latitude": 48.5, "longitude": 2.5], "timestamp": "2015-10-01T15:00:01.000Z", "horizontalAccuracy": 10, "course": 90,
+                "attributes": ["battery_state": "unplugged", "charging": false]]])
+        }
+    }
+
+    @Test(arguments: [
+        (#"{"location":[]}"#, "/locations"),
+        (#"{"locations":[{"type":"Feature","geometry":{"type":"LineString","coordinates":[[1,2],[3,4]]},"properties":{"timestamp":"2015-10-01T15:00:00Z","device_id":"iphone"}}]}"#, "/locations/0/geometry"),
+        (#"{"locations":[{"type":"Feature","geometry":{"type":"Point","coordinates":[1,2]},"properties":{"device_id":"iphone"}}]}"#, "/locations/0/properties/timestamp"),
+        (#"{"locations":[{"type":"Feature","geometry":{"type":"Point","coordinates":[1,2]},"properties":{"timestamp":"today","device_id":"iphone"}}]}"#, "/locations/0/properties/timestamp"),
+        (#"{"locations":[{"type":"Feature","geometry":{"type":"Point","coordinates":[1,2]},"properties":{"timestamp":"2015-10-01T15:00:00Z","device_id":"iphone"}},{"geometry":{"type":"Point","coordinates":[1,2]},"properties":{"timestamp":"2015-10-01T15:00:01Z","speed":"4","device_id":"iphone"}}]}"#, "/locations/1/properties/speed"),
+    ])
+    func malformedUploadsAreRefusedAndNothingIsStored(body: String, pointer: String) async throws {
+        try await TestApp.withClient { client in
+            let response = try await client.raw(.post, "/v1/ingest/overland", body: body, contentType: "application/json")
+            #expect(try response.problem(.badRequest).pointers == [pointer])
+            #expect(try await client.storedFixes("iphone").isEmpty)
+        }
+    }
+
+    @Test func anEmptyDeviceIdNeedsTheQueryParameter() async throws {
+        try await TestApp.withClient { client in
+            let response = try await client.raw(.post, "/v1/ingest/overland", body: #"{"locations":[\#(Self.readme)]}"#, contentType: "application/json")
+            #expect(try response.problem(.badRequest).errors?.map(\.parameter) == ["device_id"])
+        }
+    }
+}
