@@ -11,6 +11,12 @@ public enum TrackingWrite: Sendable {
     case deletion(DeletionPlan)
     /// An edited subscription, the progress it changed and the events it emitted.
     case change(ChangePlan)
+    /// A device's profile written, the progress its group change drops or starts.
+    case profile(ProfilePlan)
+    /// A group record written, or removed (nil).
+    case group(name: String, DeviceGroup?)
+    /// A device erased with its profile, fixes, progress and the events about it.
+    case erasure(DeviceErasure)
 
     /// The events this write appends to the log, in sequence order.
     public var events: [TrackingEvent] {
@@ -19,6 +25,7 @@ public enum TrackingWrite: Sendable {
         case .subscription: []
         case .deletion(let plan): plan.events
         case .change(let plan): plan.events
+        case .profile, .group, .erasure: []
         }
     }
 
@@ -29,6 +36,9 @@ public enum TrackingWrite: Sendable {
         case .subscription(let subscription): state.add(subscription)
         case .deletion(let plan): state.apply(plan)
         case .change(let plan): state.apply(plan)
+        case .profile(let plan): state.apply(plan)
+        case .group(let name, let group): state.setGroup(group, named: name)
+        case .erasure(let erasure): state.apply(erasure)
         }
     }
 }

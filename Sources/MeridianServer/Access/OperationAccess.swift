@@ -38,6 +38,10 @@ enum OperationAccess {
         }
         table["POST /v1/devices/{deviceId}/locations"] = .ingestLocations
         table["POST /v1/subscriptions"] = .administer
+        for key in ["PUT /v1/devices/{deviceId}", "PATCH /v1/devices/{deviceId}", "DELETE /v1/devices/{deviceId}",
+                    "PUT /v1/device-groups/{group}", "DELETE /v1/device-groups/{group}"] {
+            table[key] = .administer
+        }
         table["PATCH /v1/subscriptions/{subscriptionId}"] = .administer
         table["DELETE /v1/subscriptions/{subscriptionId}"] = .administer
         for key in ["POST /v1/webhooks", "PATCH /v1/webhooks/{webhookId}", "DELETE /v1/webhooks/{webhookId}",

@@ -43,19 +43,6 @@ extension APIHandler {
         return result
     }
 
-    func getDevice(_ input: Operations.GetDevice.Input) async throws -> Operations.GetDevice.Output {
-        let deviceId = try Self.deviceID(input.path.deviceId)
-        let device = try await tracking.tracker.read { state -> Components.Schemas.Device? in
-            guard let device = state.devices[deviceId] else { return nil }
-            return Components.Schemas.Device(
-                id: deviceId, lastFix: device.lastFix.map(Components.Schemas.Fix.init),
-                subscriptions: state.progress(ofDevice: deviceId).map { .init(subscriptionId: $0.subscriptionId, $0.progress) }
-            )
-        }
-        guard let device else { throw ProblemError(.notFound, detail: "no fix of device \(deviceId) was ever accepted") }
-        return .ok(.init(body: .json(device)))
-    }
-
     func listLocations(_ input: Operations.ListLocations.Input) async throws -> Operations.ListLocations.Output {
         let deviceId = try Self.deviceID(input.path.deviceId)
         let from = try Self.time(input.query.from, parameter: "from")
