@@ -20,7 +20,8 @@ import TestSupport
     struct Page: Decodable { var events: [Entry]; var nextAfter: Int64 }
 
     @Test func anErasedDeviceLeavesOnlyItsEventsNumbers() async throws {
-        let configuration = try await TestApp.configuration()
+        var configuration = ServerConfiguration.testing
+        configuration.databasePath = try await TestEngine.contract.freshPlace(persistent: true)
         let app = try await buildApplication(configuration)
         try await app.test(.router) { client in
             let subscriptionId = try await client.subscribe(Trace.everyFix).id
