@@ -9,7 +9,9 @@ import OpenAPIRuntime
 /// `retry:` field); its attempts count failed connections in a row. An answer that retrying cannot
 /// mend (401, 403, 404, 422…) ends the loop with a ``MeridianError``, and so does an event that
 /// does not decode; when the policy gives up, a stream that ended ends the sequence and a failure
-/// is thrown (``RetryPolicy/never`` reads one connection's events).
+/// is thrown (``RetryPolicy/never`` reads one connection's events). What remains of an event whose
+/// device was erased (`{"sequence": n, "erased": true}`) carries nothing to show: the feed passes
+/// over it (and resumes after it).
 ///
 /// ```swift
 /// for try await event in meridian.events(after: lastSeen) {
@@ -60,9 +62,13 @@ public struct EventFeed: AsyncSequence, Sendable {
                     if let retry = message.retry { serverRetry = retry }
                     // A heartbeat (a comment) arrives as a message without data.
                     guard let data = message.data else { continue }
-                    let event = try JSONDecoder().decode(Components.Schemas.Event.self, from: Data(data.utf8))
-                    lastEventID = message.id ?? String(event.sequence)
-                    return event
+                    switch try JSONDecoder().decode(Components.Schemas.LoggedEvent.self, from: Data(data.utf8)) {
+                    case .Event(let event):
+                        lastEventID = message.id ?? String(event.sequence)
+                        return event
+                    case .ErasedEvent(let stub):
+                        lastEventID = message.id ?? String(stub.sequence)
+                    }
                 } catch let error as MeridianError where RetryPolicy.retriedStatuses.contains(error.status) {
                     guard try await reconnect(retryAfter: error.retryAfter) else { throw error }
                 } catch let error as MeridianError {

@@ -10,8 +10,11 @@ public struct Subscription: Hashable, Sendable, Identifiable {
     public var name: String?
     /// Free JSON the client keeps with it (returned with it and in its events); empty when none.
     public var properties: [String: JSONValue]
-    /// The devices it covers; nil covers every device.
+    /// The devices it covers by id; nil with ``groups`` nil covers every device.
     public var deviceIds: [String]?
+    /// The groups whose devices it covers (as their profiles name them at each fix); nil with
+    /// ``deviceIds`` nil covers every device.
+    public var groups: [String]?
     /// Fixes older than this many seconds on arrival are skipped; nil accepts any age
     /// (buffered traces uploaded later).
     public var maxLocationAge: Double?
@@ -37,9 +40,10 @@ public struct Subscription: Hashable, Sendable, Identifiable {
     public init(
         id: String, name: String? = nil, properties: [String: JSONValue] = [:], deviceIds: [String]? = nil,
         maxLocationAge: Double? = Self.defaultMaxLocationAge, maxHorizontalAccuracy: Double? = nil, rule: Rule, createdAt: Instant,
-        acceptedFixesBefore: Int64 = 0, deletedAt: Instant? = nil, editedAfterFixes: Int64? = nil
+        acceptedFixesBefore: Int64 = 0, deletedAt: Instant? = nil, editedAfterFixes: Int64? = nil, groups: [String]? = nil
     ) {
         self.editedAfterFixes = editedAfterFixes
+        self.groups = groups
         self.id = id
         self.name = name
         self.properties = properties
@@ -75,9 +79,13 @@ public struct Subscription: Hashable, Sendable, Identifiable {
     /// Core Location's guidance for cached fixes: older than 15 s is not where the device is.
     public static let defaultMaxLocationAge: Double? = 15
 
-    /// Whether it evaluates fixes of `deviceId`.
-    public func covers(_ deviceId: String) -> Bool {
-        deviceIds?.contains(deviceId) ?? true
+    /// Whether it evaluates fixes of `deviceId`, a member of `groups`: every device when it names
+    /// neither devices nor groups, else those it lists and the members of the groups it lists.
+    public func covers(_ deviceId: String, groups memberOf: [String]) -> Bool {
+        if deviceIds == nil && groups == nil { return true }
+        if deviceIds?.contains(deviceId) == true { return true }
+        guard let groups else { return false }
+        return memberOf.contains(where: groups.contains)
     }
 
     /// Why it does not evaluate `fix` arriving at `receivedAt`, if it does not.

@@ -9,9 +9,9 @@ public import Timeline
 /// the state current: a ``GroupCommitWriter`` in one process over SQLite, an ``ExclusiveWriter``
 /// in several over PostgreSQL. Every call answers once its change is committed.
 public final class Tracker: Sendable {
-    private let writer: any TrackingWriter
-    private let now: @Sendable () -> Instant
-    private let newID: @Sendable () -> String
+    let writer: any TrackingWriter
+    let now: @Sendable () -> Instant
+    let newID: @Sendable () -> String
 
     /// A tracker committing through `writer` (whose state is loaded).
     /// - Parameters:

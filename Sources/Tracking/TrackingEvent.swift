@@ -1,3 +1,4 @@
+import MapGeometry
 public import Timeline
 public import WireJSON
 /// Something a subscription noticed about a device, in the global, gap-free event log.
@@ -26,6 +27,9 @@ public struct TrackingEvent: Hashable, Sendable, Identifiable {
     public var occurredAt: Instant
     /// When the server stored it.
     public var recordedAt: Instant
+    /// Whether the device it was about has been erased: only ``id``, ``sequence``,
+    /// ``subscriptionId`` and ``recordedAt`` are kept, and it reads as `{"sequence": n, "erased": true}`.
+    public var erased = false
 
     public init(
         id: String, sequence: Int64, subscriptionId: String, subscriptionName: String? = nil, subscriptionProperties: [String: JSONValue] = [:],
@@ -45,6 +49,16 @@ public struct TrackingEvent: Hashable, Sendable, Identifiable {
         self.occurredAt = occurredAt
         self.recordedAt = recordedAt
         self.interpolated = interpolated
+    }
+
+    /// What remains of an event about an erased device (the other members hold no data).
+    public static func erased(id: String, sequence: Int64, subscriptionId: String, recordedAt: Instant) -> TrackingEvent {
+        var event = TrackingEvent(
+            id: id, sequence: sequence, subscriptionId: subscriptionId, deviceId: "", kind: .initial,
+            location: LocationFix(coordinate: .init(latitude: 0, longitude: 0), timestamp: recordedAt, horizontalAccuracy: 0),
+            previousLocation: nil, occurredAt: recordedAt, recordedAt: recordedAt)
+        event.erased = true
+        return event
     }
 
     /// The reason of the exit emitted when a region subscription is deleted while a device is inside.

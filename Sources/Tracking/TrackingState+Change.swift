@@ -54,7 +54,7 @@ extension TrackingState {
     /// whose last fix lies within `bounds`.
     private func devicesEvaluated(by subscription: Subscription, within bounds: BoundingBox) -> [String] {
         var ids = Set(progress(of: subscription.id).map(\.deviceId))
-        for (id, device) in devices where !ids.contains(id) && subscription.covers(id) && device.lastAcceptedOrdinal > subscription.acceptedFixesBefore {
+        for (id, device) in devices where !ids.contains(id) && covers(subscription, id) && device.lastAcceptedOrdinal > subscription.acceptedFixesBefore {
             if let fix = device.lastFix, bounds.contains(fix.coordinate) { ids.insert(id) }
         }
         return ids.sorted()

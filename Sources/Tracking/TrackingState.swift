@@ -8,7 +8,7 @@ public import Timeline
 public struct TrackingState: Sendable {
     /// Every subscription, deleted ones included (their events stay readable).
     public private(set) var subscriptions: [String: Subscription] = [:]
-    public private(set) var devices: [String: DeviceState] = [:]
+    public internal(set) var devices: [String: DeviceState] = [:]
     public private(set) var progress: [ProgressKey: SubscriptionProgress] = [:]
     /// The last event sequence issued.
     public private(set) var lastSequence: Int64
@@ -16,6 +16,9 @@ public struct TrackingState: Sendable {
     public private(set) var acceptedFixes: Int64
     /// The tenant's ingest filters (a device's own or its group's take their place: ``ingestFilterOverride(for:)``).
     public internal(set) var ingestFilters: IngestFilters
+    /// The device registry: profiles by device id, group records by name.
+    public internal(set) var profiles: [String: DeviceProfile] = [:]
+    public internal(set) var groups: [String: DeviceGroup] = [:]
 
     private(set) var regions = RegionIndex()
     /// The regions that detect crossings between fixes, by box, for the segments they may lie on.
@@ -23,6 +26,8 @@ public struct TrackingState: Sendable {
     /// Live significant-change subscriptions: for every device, and per listed device.
     private var significantForAll: Set<String> = []
     private var significantByDevice: [String: Set<String>] = [:]
+    /// Live significant-change subscriptions per group they target.
+    private var significantByGroup: [String: Set<String>] = [:]
     /// Region subscriptions each device is inside.
     private var insideByDevice: [String: Set<String>] = [:]
     /// Per device, the subscriptions whose progress the store holds with an older last evaluated fix
@@ -34,11 +39,13 @@ public struct TrackingState: Sendable {
     ///   before that, to bring forward the last evaluated fix the store did not write (``settle``).
     public init(
         subscriptions: [Subscription], devices: [DeviceState], progress: [ProgressKey: SubscriptionProgress], lastSequence: Int64, acceptedFixes: Int64,
-        tails: [String: DeviceTail] = [:], ingestFilters: IngestFilters = .off
+        tails: [String: DeviceTail] = [:], profiles: [DeviceProfile] = [], groups: [DeviceGroup] = [], ingestFilters: IngestFilters = .off
     ) {
         self.lastSequence = lastSequence
         self.acceptedFixes = acceptedFixes
         self.ingestFilters = ingestFilters
+        for profile in profiles { self.profiles[profile.id] = profile }
+        for group in groups { self.groups[group.name] = group }
         for subscription in subscriptions { add(subscription) }
         for device in devices { self.devices[device.id] = device }
         for (key, value) in progress { setProgress(value, for: key) }
@@ -93,11 +100,9 @@ public struct TrackingState: Sendable {
         guard subscription.deletedAt == nil else { return }
         switch subscription.rule {
         case .significantChange:
-            if let deviceIds = subscription.deviceIds {
-                for device in deviceIds { significantByDevice[device, default: []].insert(subscription.id) }
-            } else {
-                significantForAll.insert(subscription.id)
-            }
+            if subscription.deviceIds == nil && subscription.groups == nil { significantForAll.insert(subscription.id) }
+            for device in subscription.deviceIds ?? [] { significantByDevice[device, default: []].insert(subscription.id) }
+            for group in subscription.groups ?? [] { significantByGroup[group, default: []].insert(subscription.id) }
         case .region(let rule):
             regions.insert(subscription.id, bounds: rule.shape.bounds)
             if rule.detectCrossings { crossingRegions.insert(subscription.id, bounds: rule.shape.bounds) }
@@ -228,15 +233,22 @@ public struct TrackingState: Sendable {
         var found: [Subscription] = []
         func add(_ id: String) { if let subscription = subscriptions[id] { found.append(subscription) } }
         for id in significantForAll { add(id) }
-        for id in significantByDevice[deviceId] ?? [] { add(id) }
+        let byDevice = significantByDevice[deviceId] ?? []
+        for id in byDevice { add(id) }
+        // A subscription may name the device and one or more of its groups: each id once.
+        if let groups = profiles[deviceId]?.groups, !groups.isEmpty, !significantByGroup.isEmpty {
+            var byGroup: Set<String> = []
+            for group in groups { byGroup.formUnion(significantByGroup[group] ?? []) }
+            for id in byGroup.subtracting(byDevice) { add(id) }
+        }
         for id in inside { add(id) }
         for id in regions.candidates(at: fix.coordinate) where !inside.contains(id) {
-            if let subscription = subscriptions[id], subscription.covers(deviceId) { found.append(subscription) }
+            if let subscription = subscriptions[id], covers(subscription, deviceId) { found.append(subscription) }
         }
         if let previous, crossingRegions.count > 0 {
             let known = Set(found.lazy.map(\.id))
             for id in crossingRegions.candidates(meeting: Self.segmentBox(previous.coordinate, fix.coordinate)) where !known.contains(id) {
-                if let subscription = subscriptions[id], subscription.covers(deviceId) { found.append(subscription) }
+                if let subscription = subscriptions[id], covers(subscription, deviceId) { found.append(subscription) }
             }
         }
         return found.sorted { $0.id < $1.id }
@@ -266,7 +278,14 @@ public struct TrackingState: Sendable {
         acceptedFixes = plan.acceptedFixes
     }
 
-    private mutating func setProgress(_ value: SubscriptionProgress, for key: ProgressKey) {
+    /// Drops where a subscription stands with a device (its inside and unsaved marks too).
+    mutating func forget(_ key: ProgressKey) {
+        progress[key] = nil
+        insideByDevice[key.deviceId]?.remove(key.subscriptionId)
+        unsaved[key.deviceId]?.remove(key.subscriptionId)
+    }
+
+    mutating func setProgress(_ value: SubscriptionProgress, for key: ProgressKey) {
         // Most evaluations change only the last evaluated fix: the inside sets stay as they are.
         if let before = progress.updateValue(value, forKey: key), (before.inside == true) == (value.inside == true) { return }
         if value.inside == true {
@@ -306,6 +325,7 @@ public struct TrackingState: Sendable {
         crossingRegions.remove(id)
         significantForAll.remove(id)
         for device in plan.subscription.deviceIds ?? [] { significantByDevice[device]?.remove(id) }
+        for group in plan.subscription.groups ?? [] { significantByGroup[group]?.remove(id) }
         for key in progress.keys where key.subscriptionId == id {
             progress[key] = nil
             insideByDevice[key.deviceId]?.remove(id)

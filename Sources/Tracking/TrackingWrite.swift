@@ -13,6 +13,12 @@ public enum TrackingWrite: Sendable {
     case change(ChangePlan)
     /// The tenant's ingest filters, replaced whole.
     case ingestFilters(IngestFilters)
+    /// A device's profile written, the progress its group change drops or starts.
+    case profile(ProfilePlan)
+    /// A group record written, or removed (nil).
+    case group(name: String, DeviceGroup?)
+    /// A device erased with its profile, fixes, progress and the events about it.
+    case erasure(DeviceErasure)
 
     /// The events this write appends to the log, in sequence order.
     public var events: [TrackingEvent] {
@@ -21,7 +27,7 @@ public enum TrackingWrite: Sendable {
         case .subscription: []
         case .deletion(let plan): plan.events
         case .change(let plan): plan.events
-        case .ingestFilters: []
+        case .ingestFilters, .profile, .group, .erasure: []
         }
     }
 
@@ -33,6 +39,9 @@ public enum TrackingWrite: Sendable {
         case .deletion(let plan): state.apply(plan)
         case .change(let plan): state.apply(plan)
         case .ingestFilters(let filters): state.ingestFilters = filters
+        case .profile(let plan): state.apply(plan)
+        case .group(let name, let group): state.setGroup(group, named: name)
+        case .erasure(let erasure): state.apply(erasure)
         }
     }
 }

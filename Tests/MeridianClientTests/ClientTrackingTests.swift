@@ -67,7 +67,7 @@ import Testing
             _ = try await meridian.send(Self.walk(1), forDevice: "van-1")
             let page = try await waiting.value
             #expect(page.events.map(\.sequence) == [1])
-            #expect(page.events.first?._type == .initial)
+            #expect(page.events.first?.event?._type == .initial)
             #expect(page.nextAfter == 1)
         }
     }

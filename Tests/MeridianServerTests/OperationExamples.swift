@@ -131,6 +131,33 @@ enum OperationExamples {
             "getIngestFilters": fixed(.get, "/v1/ingest-filters"),
             "putIngestFilters": fixed(.put, "/v1/ingest-filters", "{}"),
             "getTrack": fixed(.get, "/v1/devices/d1/track"),
+            // Each PUT replaces a record the first one made (200 every time).
+            "putDevice": { client in
+                _ = try await client.send(.put, "/v1/devices/d1", json: "{}")
+                return OperationExample(method: .put, path: "/v1/devices/d1", body: #"{"name":"D1","groups":["fleet"]}"#, repeatable: false)
+            },
+            "patchDevice": fixed(.patch, "/v1/devices/d1", #"{"properties":{"seats":2}}"#, contentType: "application/merge-patch+json", repeatable: false),
+            "deleteDevice": { client in
+                let spare = "spare-\(UUID().uuidString)"
+                _ = try await client.send(.put, "/v1/devices/\(spare)", json: "{}")
+                return OperationExample(method: .delete, path: "/v1/devices/\(spare)", repeatable: false)
+            },
+            "listDeviceGroups": fixed(.get, "/v1/device-groups"),
+            "getDeviceGroup": { client in
+                // Written once: every example is then the same record.
+                if try await client.send(.get, "/v1/device-groups/kept").status == .notFound {
+                    _ = try await client.send(.put, "/v1/device-groups/kept", json: "{}")
+                }
+                return OperationExample(method: .get, path: "/v1/device-groups/kept")
+            },
+            "putDeviceGroup": { client in
+                _ = try await client.send(.put, "/v1/device-groups/fleet", json: "{}")
+                return OperationExample(method: .put, path: "/v1/device-groups/fleet", body: #"{"ingestFilters":{"maxSpeed":70}}"#, repeatable: false)
+            },
+            "deleteDeviceGroup": { client in
+                _ = try await client.send(.put, "/v1/device-groups/old", json: "{}")
+                return OperationExample(method: .delete, path: "/v1/device-groups/old", repeatable: false)
+            },
             "createSubscription": fixed(.post, "/v1/subscriptions", #"{"type":"significantChange"}"#, repeatable: false),
             "listSubscriptions": fixed(.get, "/v1/subscriptions"),
             "subscriptionsContaining": fixed(.post, "/v1/subscriptions/containing", #"{"point":\#(o)}"#),

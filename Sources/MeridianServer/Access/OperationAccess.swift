@@ -42,6 +42,10 @@ enum OperationAccess {
             table[key] = .ingestLocations
         }
         table["POST /v1/subscriptions"] = .administer
+        for key in ["PUT /v1/devices/{deviceId}", "PATCH /v1/devices/{deviceId}", "DELETE /v1/devices/{deviceId}",
+                    "PUT /v1/device-groups/{group}", "DELETE /v1/device-groups/{group}"] {
+            table[key] = .administer
+        }
         table["PATCH /v1/subscriptions/{subscriptionId}"] = .administer
         table["DELETE /v1/subscriptions/{subscriptionId}"] = .administer
         table["PUT /v1/ingest-filters"] = .administer

@@ -15,7 +15,7 @@ extension APIHandler {
         let request = try SubscriptionRequest(body)
         let subscription = try await tracking.tracker.subscribe { id, createdAt in
             Subscription(id: id, name: request.name, properties: request.properties, deviceIds: request.deviceIds, maxLocationAge: request.maxLocationAge,
-                         maxHorizontalAccuracy: request.maxHorizontalAccuracy, rule: request.rule, createdAt: createdAt)
+                         maxHorizontalAccuracy: request.maxHorizontalAccuracy, rule: request.rule, createdAt: createdAt, groups: request.groups)
         }
         return .created(.init(headers: .init(location: "/v1/subscriptions/\(subscription.id)"), body: .json(.init(subscription))))
     }
@@ -28,9 +28,10 @@ extension APIHandler {
         let limit = try Paging.limit(input.query.limit)
         let (deviceId, cursor) = (input.query.deviceId, input.query.cursor)
         let page = try await tracking.tracker.read { state in
-            state.subscriptions.values
+            let groups = deviceId.flatMap { state.profiles[$0]?.groups } ?? []
+            return state.subscriptions.values
                 .filter { subscription in
-                    subscription.deletedAt == nil && (deviceId.map(subscription.covers) ?? true) && (cursor.map { subscription.id > $0 } ?? true)
+                    subscription.deletedAt == nil && (deviceId.map { subscription.covers($0, groups: groups) } ?? true) && (cursor.map { subscription.id > $0 } ?? true)
                 }
                 .sorted { $0.id < $1.id }
                 .prefix(limit + 1)
@@ -100,7 +101,7 @@ extension APIHandler {
         let (tracking, limit) = (try await tracking, try Paging.limit(limit))
         let read = { @Sendable in try await tracking.events(subscriptionId: subscriptionId, after: after, limit: limit, wait: wait) }
         let events = if let lease { try await lease.whileValidOrRefused(read) } else { try await read() }
-        return .init(events: events.map(Components.Schemas.Event.init), nextAfter: events.last?.sequence ?? after)
+        return .init(events: events.map(Components.Schemas.LoggedEvent.init), nextAfter: events.last?.sequence ?? after)
     }
 
     func streamEvents(_ input: Operations.StreamEvents.Input) async throws -> Operations.StreamEvents.Output {

@@ -58,18 +58,6 @@ extension APIHandler {
         return result
     }
 
-    func getDevice(_ input: Operations.GetDevice.Input) async throws -> Operations.GetDevice.Output {
-        let deviceId = try Self.deviceID(input.path.deviceId)
-        let found = try await tracking.tracker.read { state in
-            state.devices[deviceId].map { ($0.lastFix, state.progress(ofDevice: deviceId)) }
-        }
-        guard let (lastFix, progress) = found else { throw ProblemError(.notFound, detail: "no fix of device \(deviceId) was ever accepted") }
-        // Mapped here, in the request's task: exact numbers in attributes leave marks it resolves.
-        return .ok(.init(body: .json(Components.Schemas.Device(
-            id: deviceId, lastFix: lastFix.map(Components.Schemas.Fix.init),
-            subscriptions: progress.map { .init(subscriptionId: $0.subscriptionId, $0.progress) }))))
-    }
-
     func listLocations(_ input: Operations.ListLocations.Input) async throws -> Operations.ListLocations.Output {
         let deviceId = try Self.deviceID(input.path.deviceId)
         let from = try Self.time(input.query.from, parameter: "from")

@@ -19,17 +19,21 @@ extension APIHandler {
             return instant
         }
         let cursor = input.query.cursor
-        let page = try await tracking.tracker.read { state in
-            state.devices.values
-                .compactMap { device -> (String, LocationFix)? in
-                    guard let fix = device.lastFix, cursor.map({ device.id > $0 }) ?? true,
-                          box.map({ $0.contains(fix.coordinate) }) ?? true, since.map({ fix.timestamp >= $0 }) ?? true else { return nil }
-                    return (device.id, fix)
+        let page = try await tracking.tracker.read { state -> [Components.Schemas.DeviceSummary] in
+            // Registered devices without a fix have no place or time: a bbox or seenSince leaves them out.
+            let ids = Set(state.devices.keys).union(box == nil && since == nil ? Set(state.profiles.keys) : [])
+            return ids.filter { id in cursor.map { id > $0 } ?? true }.sorted().lazy
+                .compactMap { id -> Components.Schemas.DeviceSummary? in
+                    let fix = state.devices[id]?.lastFix
+                    if let box, !(fix.map { box.contains($0.coordinate) } ?? false) { return nil }
+                    if let since, !(fix.map { $0.timestamp >= since } ?? false) { return nil }
+                    let profile = state.profiles[id]
+                    guard fix != nil || profile != nil else { return nil }
+                    return .init(id: id, name: profile?.name, groups: profile.flatMap { $0.groups.isEmpty ? nil : $0.groups }, lastFix: fix.map(Components.Schemas.Fix.init))
                 }
-                .sorted { $0.0 < $1.0 }
-                .prefix(limit + 1)
+                .prefix(limit + 1).map { $0 }
         }
-        let devices = page.prefix(limit).map { Components.Schemas.DeviceSummary(id: $0.0, lastFix: .init($0.1)) }
+        let devices = Array(page.prefix(limit))
         return .ok(.init(body: .json(.init(devices: devices, nextCursor: page.count > limit ? devices.last?.id : nil))))
     }
 

@@ -51,9 +51,20 @@ extension Components.Schemas.Event {
     }
 }
 
+extension Components.Schemas.LoggedEvent {
+    /// The event as the log reads it: whole, or its stub once its device was erased.
+    init(_ event: TrackingEvent) {
+        self = event.erased ? .ErasedEvent(.init(sequence: event.sequence, erased: true)) : .Event(.init(event))
+    }
+}
+
 extension TrackingJSON {
-    /// An Event.
+    /// An Event, or an ErasedEvent for an event whose device was erased.
     static func write(_ event: TrackingEvent, to json: inout JSONWriter) {
+        if event.erased {
+            json.raw("{\"erased\":true,\"sequence\":"); json.raw(String(event.sequence)); json.raw("}")
+            return
+        }
         json.raw("{\"deviceId\":"); json.string(event.deviceId)
         json.raw(",\"id\":"); json.string(event.id)
         if event.interpolated { json.raw(",\"interpolated\":true") }

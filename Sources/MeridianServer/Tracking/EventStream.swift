@@ -93,8 +93,9 @@ struct EventStream: AsyncSequence, Sendable {
     /// The last message of a stream whose key was revoked.
     static let revokedMessage = "event: revoked\ndata: {\"reason\":\"the key of this stream was revoked\"}\n\n"
 
-    /// One SSE message; the JSON is one line, as `data:` needs.
+    /// One SSE message, named by the event's type (`erased` for what remains of an erased device's
+    /// event); the JSON is one line, as `data:` needs.
     static func message(for event: TrackingEvent) -> String {
-        "id: \(event.sequence)\nevent: \(event.kind.rawValue)\ndata: \(String(decoding: EventJSON.bytes(event), as: UTF8.self))\n\n"
+        "id: \(event.sequence)\nevent: \(event.erased ? "erased" : event.kind.rawValue)\ndata: \(String(decoding: EventJSON.bytes(event), as: UTF8.self))\n\n"
     }
 }

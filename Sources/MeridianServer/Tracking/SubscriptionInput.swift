@@ -11,6 +11,7 @@ struct SubscriptionRequest {
     var name: String?
     var properties: [String: JSONValue]
     var deviceIds: [String]?
+    var groups: [String]?
     var maxLocationAge: Double?
     var maxHorizontalAccuracy: Double?
     var rule: Subscription.Rule
@@ -22,10 +23,10 @@ struct SubscriptionRequest {
         func check(_ value: Double?, _ field: String) {
             if let value { _ = errors.value { () throws(FieldError) in try FieldError.check(value, field: field, atLeast: 0) } }
         }
-        let common: (name: String?, properties: OpenAPIObjectContainer?, deviceIds: [String]?, maxLocationAge: Double?, maxHorizontalAccuracy: Double?) =
+        let common: (name: String?, properties: OpenAPIObjectContainer?, deviceIds: [String]?, groups: [String]?, maxLocationAge: Double?, maxHorizontalAccuracy: Double?) =
             switch wire.kind {
-            case .significantChange(let input): (input.name, input.properties, input.deviceIds, input.maxLocationAge, input.maxHorizontalAccuracy)
-            case .region(let input): (input.name, input.properties, input.deviceIds, input.maxLocationAge, input.maxHorizontalAccuracy)
+            case .significantChange(let input): (input.name, input.properties, input.deviceIds, input.groups, input.maxLocationAge, input.maxHorizontalAccuracy)
+            case .region(let input): (input.name, input.properties, input.deviceIds, input.groups, input.maxLocationAge, input.maxHorizontalAccuracy)
             }
         name = common.name
         properties = JSONValue.members(of: common.properties, at: ["properties"])
@@ -35,6 +36,13 @@ struct SubscriptionRequest {
         for (index, id) in (common.deviceIds ?? []).enumerated() where !DeviceIdentifier.isValid(id) {
             errors.record(at: ["deviceIds", String(index)], DeviceIdentifier.rule)
         }
+        if let groups = common.groups {
+            if groups.isEmpty { errors.record(at: ["groups"], "must list at least one group (leave it out for none)") }
+            if groups.count > DeviceProfile.maxGroups { errors.record(at: ["groups"], "must list at most \(DeviceProfile.maxGroups) groups, got \(groups.count)") }
+            for (index, name) in groups.enumerated() where !DeviceGroup.isValid(name: name) { errors.record(at: ["groups", String(index)], DeviceGroup.nameRule) }
+            if Set(groups).count != groups.count { errors.record(at: ["groups"], "must not repeat a group") }
+        }
+        groups = common.groups
         check(common.maxLocationAge, "maxLocationAge")
         check(common.maxHorizontalAccuracy, "maxHorizontalAccuracy")
         deviceIds = common.deviceIds

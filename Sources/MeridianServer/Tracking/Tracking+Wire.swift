@@ -37,6 +37,7 @@ extension Components.Schemas.Subscription {
         name = subscription.name
         properties = subscription.properties.isEmpty ? nil : OpenAPIObjectContainer(subscription.properties)
         deviceIds = subscription.deviceIds
+        groups = subscription.groups
         maxLocationAge = subscription.maxLocationAge
         maxHorizontalAccuracy = subscription.maxHorizontalAccuracy
         deletedAt = subscription.deletedAt?.rfc3339

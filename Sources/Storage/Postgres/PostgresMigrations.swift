@@ -127,6 +127,22 @@ enum PostgresMigrations {
             // A fix's free attributes as canonical JSON text, read back exactly; NULL when it has none.
             "ALTER TABLE location_fix ADD COLUMN attributes text",
         ]),
+        ("v7: device registry: profiles, groups, erased events", [
+            // A profile's and a group's content is one JSON definition ({name, properties, groups, ingestFilters}).
+            """
+            CREATE TABLE device_profile (
+                tenant text NOT NULL, id text NOT NULL, definition text NOT NULL, version bigint NOT NULL, updated_at bigint NOT NULL,
+                PRIMARY KEY (tenant, id))
+            """,
+            """
+            CREATE TABLE device_group (
+                tenant text NOT NULL, name text NOT NULL, definition text NOT NULL, version bigint NOT NULL, updated_at bigint NOT NULL,
+                PRIMARY KEY (tenant, name))
+            """,
+            // An erased event keeps its sequence, id and subscription; the rest is blanked.
+            "ALTER TABLE tracking_event ADD COLUMN erased boolean NOT NULL DEFAULT false",
+            "CREATE INDEX tracking_event_device ON tracking_event (tenant, device_id)",
+        ]),
     ]
 
     /// Applies every step the database lacks, in order; safe to run from several instances at once.

@@ -40,6 +40,7 @@ final class PostgresTrackingTransaction: TrackingTransaction {
             let fix = try lastFix.map { try JSONColumn.value(StoredFix.self, $0, table: "device", id: id).fix }
             devices.append(DeviceState(id: id, lastFix: fix, lastAcceptedOrdinal: ordinal))
         }
+        let (profiles, groups) = try await registry()
         var progress: [ProgressKey: SubscriptionProgress] = [:]
         for try await (subscriptionId, deviceId, text) in try await connection.query("""
             SELECT subscription_id, device_id, progress FROM subscription_progress WHERE tenant = \(tenant)
@@ -60,8 +61,8 @@ final class PostgresTrackingTransaction: TrackingTransaction {
             filters = try JSONColumn.value(IngestFilters.self, settings, table: "ingest_filters", id: tenant)
         }
         return TrackingState(
-            subscriptions: subscriptions, devices: devices, progress: progress, lastSequence: lastSequence,
-            acceptedFixes: devices.map(\.lastAcceptedOrdinal).max() ?? 0, tails: tails, ingestFilters: filters)
+            subscriptions: subscriptions, devices: devices.filter { $0.id != StoredProfile.ordinalFloorRow }, progress: progress,
+            lastSequence: lastSequence, acceptedFixes: devices.map(\.lastAcceptedOrdinal).max() ?? 0, tails: tails, profiles: profiles, groups: groups, ingestFilters: filters)
     }
 
     /// When each device's last fix arrived and its accepted fix before it (what SQLite's store
@@ -102,6 +103,9 @@ final class PostgresTrackingTransaction: TrackingTransaction {
                 INSERT INTO ingest_filters (tenant, settings) VALUES (\(tenant), \(try JSONColumn.text(filters)))
                 ON CONFLICT (tenant) DO UPDATE SET settings = excluded.settings
                 """, logger: logger)
+        case .profile(let plan): try await commit(plan)
+        case .group(let name, let group): try await save(group, named: name)
+        case .erasure(let erasure): try await commit(erasure)
         }
         return []
     }
@@ -187,7 +191,7 @@ final class PostgresTrackingTransaction: TrackingTransaction {
         try await insert(plan.events)
     }
 
-    private func upsert(_ progress: [ProgressKey: SubscriptionProgress]) async throws {
+    func upsert(_ progress: [ProgressKey: SubscriptionProgress]) async throws {
         guard !progress.isEmpty else { return }
         let entries = Array(progress)
         try await connection.query("""
@@ -240,12 +244,13 @@ enum PostgresTrackingRows {
 
     static let eventColumns = """
         sequence, id, subscription_id, device_id, kind, reason, location, previous_location, occurred_at, recorded_at, interpolated,
-        subscription_name, subscription_properties
+        subscription_name, subscription_properties, erased
         """
-    typealias EventColumns = (Int64, String, String, String, String, String?, String, String?, Int64, Int64, Bool, String?, String?)
+    typealias EventColumns = (Int64, String, String, String, String, String?, String, String?, Int64, Int64, Bool, String?, String?, Bool)
 
     static func event(_ row: EventColumns) throws -> TrackingEvent {
-        let (sequence, id, subscriptionId, deviceId, kind, reason, location, previous, occurredAt, recordedAt, interpolated, name, properties) = row
+        let (sequence, id, subscriptionId, deviceId, kind, reason, location, previous, occurredAt, recordedAt, interpolated, name, properties, erased) = row
+        if erased { return .erased(id: id, sequence: sequence, subscriptionId: subscriptionId, recordedAt: Instant(microseconds: recordedAt)) }
         let table = "tracking_event", key = "\(sequence)"
         guard let kind = TrackingEvent.Kind(rawValue: kind) else { throw StorageError.corruptRow(table: table, id: key) }
         return TrackingEvent(

@@ -154,6 +154,20 @@ enum Migrations {
             // A fix's free attributes, canonical JSON (exact numbers); NULL when it has none.
             try db.alter(table: "locationFix") { t in t.add(column: "attributes", .text) }
         }
+        migrator.registerMigration("v10: device registry: profiles, groups, erased events") { db in
+            // A profile's and a group's content is one JSON definition ({name, properties, groups, ingestFilters}).
+            try db.execute(sql: """
+                CREATE TABLE deviceProfile (
+                  tenant TEXT NOT NULL, id TEXT NOT NULL, definition TEXT NOT NULL, version INTEGER NOT NULL, updatedAt INTEGER NOT NULL,
+                  PRIMARY KEY (tenant, id)) WITHOUT ROWID;
+                CREATE TABLE deviceGroup (
+                  tenant TEXT NOT NULL, name TEXT NOT NULL, definition TEXT NOT NULL, version INTEGER NOT NULL, updatedAt INTEGER NOT NULL,
+                  PRIMARY KEY (tenant, name)) WITHOUT ROWID;
+                """)
+            // An erased event keeps its sequence, id and subscription; the rest is blanked.
+            try db.alter(table: "trackingEvent") { t in t.add(column: "erased", .boolean).notNull().defaults(to: false) }
+            try db.create(index: "trackingEvent_on_tenant_device", on: "trackingEvent", columns: ["tenant", "deviceId"])
+        }
         return migrator
     }
 }

@@ -23,19 +23,21 @@ public struct SQLiteTrackingStore: TrackingStore {
         return try database.writer.read { db in
             let subscriptions = try SubscriptionRecord.fetchAll(db, sql: "SELECT * FROM subscription WHERE tenant = ? ORDER BY id", arguments: tenant)
                 .map { try $0.subscription() }
-            let devices = try DeviceRecord.fetchAll(db, sql: "SELECT * FROM device WHERE tenant = ?", arguments: tenant).map { try $0.device() }
+            let rows = try DeviceRecord.fetchAll(db, sql: "SELECT * FROM device WHERE tenant = ?", arguments: tenant).map { try $0.device() }
+            let devices = rows.filter { $0.id != StoredProfile.ordinalFloorRow }
             var progress: [ProgressKey: SubscriptionProgress] = [:]
             let progressSQL = "SELECT p.* FROM subscriptionProgress p JOIN subscription s ON s.id = p.subscriptionId WHERE s.tenant = ?"
             for record in try SubscriptionProgressRecord.fetchAll(db, sql: progressSQL, arguments: tenant) { progress[record.key] = try record.value() }
             let lastSequence = try Int64.fetchOne(db, sql: "SELECT max(sequence) FROM trackingEvent WHERE tenant = ?", arguments: tenant) ?? 0
-            let acceptedFixes = devices.map(\.lastAcceptedOrdinal).max() ?? 0
+            let acceptedFixes = rows.map(\.lastAcceptedOrdinal).max() ?? 0
+            let (profiles, groups) = try Self.registry(tenant: tenant, in: db)
             let tracked = Set(progress.keys.map(\.deviceId))
             let tails = try Self.tails(of: devices.filter { tracked.contains($0.id) }, tenant: tenant, in: db)
             let filters = try String.fetchOne(db, sql: "SELECT settings FROM ingestFilters WHERE tenant = ?", arguments: tenant)
                 .map { try JSONColumn.value(IngestFilters.self, $0, table: "ingestFilters", id: self.tenant.description) }
             return TrackingState(
                 subscriptions: subscriptions, devices: devices, progress: progress, lastSequence: lastSequence, acceptedFixes: acceptedFixes, tails: tails,
-                ingestFilters: filters ?? .off)
+                profiles: profiles, groups: groups, ingestFilters: filters ?? .off)
         }
     }
 
@@ -65,6 +67,9 @@ public struct SQLiteTrackingStore: TrackingStore {
             try database.writer.write { db in
                 try db.execute(sql: "INSERT OR REPLACE INTO ingestFilters (tenant, settings) VALUES (?, ?)", arguments: [tenant.description, settings])
             }
+        case .profile(let plan): try database.writer.write { db in try commit(plan, in: db) }
+        case .group(let name, let group): try database.writer.write { db in try save(group, named: name, in: db) }
+        case .erasure(let erasure): try database.writer.write { db in try commit(erasure, in: db) }
         }
         return []
     }
@@ -152,7 +157,7 @@ public struct SQLiteTrackingStore: TrackingStore {
         }
     }
 
-    private func upsert(_ progress: [ProgressKey: SubscriptionProgress], in db: Database) throws {
+    func upsert(_ progress: [ProgressKey: SubscriptionProgress], in db: Database) throws {
         let statement = try db.cachedStatement(sql: SubscriptionProgressRecord.upsertSQL)
         for (key, value) in progress {
             try statement.execute(arguments: [key.subscriptionId, key.deviceId, StoredProgress(value).text])

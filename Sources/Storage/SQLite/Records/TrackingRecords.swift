@@ -89,6 +89,8 @@ struct StoredSubscription: Codable {
     /// Free properties; absent when empty.
     var properties: [String: JSONValue]?
     var devices: [String]?
+    /// The groups it targets (absent: none).
+    var groups: [String]?
     var maxAge: Double?
     var maxAccuracy: Double?
     var type: String
@@ -110,6 +112,7 @@ struct StoredSubscription: Codable {
         edited = subscription.editedAfterFixes
         properties = subscription.properties.isEmpty ? nil : subscription.properties
         devices = subscription.deviceIds
+        groups = subscription.groups
         maxAge = subscription.maxLocationAge
         noMaxAge = subscription.maxLocationAge == nil ? true : nil
         maxAccuracy = subscription.maxHorizontalAccuracy
@@ -164,7 +167,7 @@ struct StoredSubscription: Codable {
         return Subscription(
             id: id, name: name, properties: properties ?? [:], deviceIds: devices, maxLocationAge: noMaxAge == true ? nil : maxAge, maxHorizontalAccuracy: maxAccuracy,
             rule: rule, createdAt: Instant(microseconds: createdAt), acceptedFixesBefore: acceptedFixesBefore,
-            deletedAt: deletedAt.map(Instant.init(microseconds:)), editedAfterFixes: edited
+            deletedAt: deletedAt.map(Instant.init(microseconds:)), editedAfterFixes: edited, groups: groups
         )
     }
 }
@@ -252,9 +255,11 @@ struct TrackingEventRecord: Codable, FetchableRecord, TableRecord {
     var interpolated: Bool
     var subscriptionName: String?
     var subscriptionProperties: String?  // JSON object; NULL when empty
+    var erased: Bool
 
     func event() throws -> TrackingEvent {
         let row = "\(sequence)"
+        if erased { return .erased(id: id, sequence: sequence, subscriptionId: subscriptionId, recordedAt: Instant(microseconds: recordedAt)) }
         guard let kind = TrackingEvent.Kind(rawValue: kind) else { throw StorageError.corruptRow(table: Self.databaseTableName, id: row) }
         return TrackingEvent(
             id: id, sequence: sequence, subscriptionId: subscriptionId, subscriptionName: subscriptionName,
