@@ -27,14 +27,6 @@ extension Components.Schemas.DeviceGroup {
     }
 }
 
-extension Components.Schemas.IngestFilters {
-    init(_ filters: IngestFilters) {
-        self.init(
-            maxHorizontalAccuracy: filters.maxHorizontalAccuracy, minDistance: filters.minDistance, minInterval: filters.minInterval,
-            maxSpeed: filters.maxSpeed)
-    }
-}
-
 extension DeviceProfile {
     /// The profile a document's content describes (the tracker sets its version and time).
     init(id: String, _ content: RegistryDocument.DeviceContent) {

@@ -99,12 +99,12 @@ public enum RegistryDocument {
             for rule in IngestFilters.Rule.allCases {
                 switch members[rule.rawValue] {
                 case nil, .null?: continue
-                case .number(let number)? where number.double.isFinite && (rule == .maxSpeed ? number.double > 0 : number.double >= 0):
-                    filters[rule] = number.double
-                default:
-                    errors.record(at: ["ingestFilters", rule.rawValue], rule == .maxSpeed ? "must be a number above 0 or null" : "must be a number ≥ 0 or null")
+                case .number(let number)?: filters[rule] = number.double
+                default: errors.record(at: ["ingestFilters", rule.rawValue], "must be a number or null")
                 }
             }
+            // The limits of each setting: the same check as the tenant's settings.
+            filters.check(at: ["ingestFilters"], into: &errors)
             return filters
         default:
             errors.record(at: ["ingestFilters"], "must be an object of ingest filters or null")
