@@ -30,7 +30,9 @@ enum OsmAndRequest {
         guard let deviceId = fields["id"] ?? fields["deviceid"] else {
             throw ProblemError(.badRequest, detail: "id (the device id) is required", errors: [.init(parameter: "id", detail: "is required")])
         }
-        try check(deviceId, parameter: fields["id"] == nil ? "deviceid" : "id")
+        for name in ["id", "deviceid"] {
+            for value in fields.values(name) { try check(value, parameter: name) }
+        }
         // Every occurrence is checked (the query's and the form's), the last one is read.
         func number(_ name: String) throws(ProblemError) -> Double? {
             var value: Double?
