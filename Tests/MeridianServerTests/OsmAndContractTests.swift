@@ -63,6 +63,16 @@ import TestSupport
         }
     }
 
+    /// Parameters in both the query and the form: every occurrence must read, the form's is kept (found by the contract fuzz).
+    @Test func anUnreadableParameterInTheQueryIsRefusedWhateverTheFormSays() async throws {
+        try await TestApp.withClient { client in
+            let response = try await client.raw(.post, "/v1/ingest/osmand?timestamp=", body: "id=123456&lat=60&lon=30&timestamp=1377177267",
+                                                contentType: "application/x-www-form-urlencoded")
+            #expect(try response.problem(.badRequest).errors?.map(\.parameter) == ["timestamp"])
+            #expect(try await client.storedFixes("123456").isEmpty)
+        }
+    }
+
     @Test func withoutATimestampTheFixIsStampedOnArrival() async throws {
         try await TestApp.withClient { client in
             let before = Date()

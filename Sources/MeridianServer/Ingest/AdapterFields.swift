@@ -20,14 +20,14 @@ struct AdapterFields {
 
     /// The object at `name`, which must be one when present.
     mutating func object(_ name: String) throws(ProblemError) -> AdapterFields? {
-        guard let value = take(name) else { return nil }
+        guard let value = members.removeValue(forKey: name) else { return nil }
         guard let fields = AdapterFields(value, at: "\(pointer)/\(name)") else { throw Self.wrongType(at: "\(pointer)/\(name)", "an object") }
         return fields
     }
 
-    /// The number at `name`, which must be one when present (null reads as absent).
+    /// The number at `name`, which must be one when present (null is not).
     mutating func number(_ name: String) throws(ProblemError) -> Double? {
-        guard let value = take(name) else { return nil }
+        guard let value = members.removeValue(forKey: name) else { return nil }
         guard case .number(let number) = value, number.double.isFinite else { throw Self.wrongType(at: "\(pointer)/\(name)", "a number") }
         return number.double
     }
@@ -40,14 +40,14 @@ struct AdapterFields {
 
     /// The string at `name`, which must be one when present.
     mutating func string(_ name: String) throws(ProblemError) -> String? {
-        guard let value = take(name) else { return nil }
+        guard let value = members.removeValue(forKey: name) else { return nil }
         guard case .string(let text) = value else { throw Self.wrongType(at: "\(pointer)/\(name)", "a string") }
         return text
     }
 
     /// The boolean at `name`, which must be one when present.
     mutating func bool(_ name: String) throws(ProblemError) -> Bool? {
-        guard let value = take(name) else { return nil }
+        guard let value = members.removeValue(forKey: name) else { return nil }
         guard case .bool(let flag) = value else { throw Self.wrongType(at: "\(pointer)/\(name)", "true or false") }
         return flag
     }

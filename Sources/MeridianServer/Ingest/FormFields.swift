@@ -15,6 +15,9 @@ struct FormFields: Sequence {
     /// Adds `other`'s fields after these.
     mutating func append(contentsOf other: FormFields) { fields += other.fields }
 
+    /// Every value of `name`, in order.
+    func values(_ name: String) -> [String] { fields.filter { $0.name == name }.map(\.value) }
+
     /// The last value of `name`, or nil.
     subscript(name: String) -> String? { fields.last { $0.name == name }?.value }
 

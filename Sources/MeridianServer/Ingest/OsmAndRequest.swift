@@ -30,11 +30,17 @@ enum OsmAndRequest {
         guard let deviceId = fields["id"] ?? fields["deviceid"] else {
             throw ProblemError(.badRequest, detail: "id (the device id) is required", errors: [.init(parameter: "id", detail: "is required")])
         }
-        try check(deviceId, parameter: fields["id"] == nil ? "deviceid" : "id")
+        for name in ["id", "deviceid"] {
+            for value in fields.values(name) { try check(value, parameter: name) }
+        }
+        // Every occurrence is checked (the query's and the form's), the last one is read.
         func number(_ name: String) throws(ProblemError) -> Double? {
-            guard let text = fields[name] else { return nil }
-            guard let value = Double(text), value.isFinite else {
-                throw ProblemError(.badRequest, detail: "\(name) must be a number", errors: [.init(parameter: name, detail: "must be a number, got \"\(text)\"")])
+            var value: Double?
+            for text in fields.values(name) {
+                guard let number = Double(text), number.isFinite else {
+                    throw ProblemError(.badRequest, detail: "\(name) must be a number", errors: [.init(parameter: name, detail: "must be a number, got \"\(text)\"")])
+                }
+                value = number
             }
             return value
         }
@@ -51,7 +57,7 @@ enum OsmAndRequest {
                                errors: [.init(parameter: fields["lat"] == nil ? "lat" : "lon", detail: "is required")])
         }
         var timestamp = now
-        if let text = fields["timestamp"] {
+        for text in fields.values("timestamp") {
             guard let instant = AdapterTime.osmAnd(text) else {
                 throw ProblemError(.badRequest, detail: "timestamp is not a time", errors: [.init(
                     parameter: "timestamp", detail: "must be Unix seconds or milliseconds, ISO 8601, or yyyy-MM-dd HH:mm:ss (UTC)")])

@@ -45,7 +45,7 @@ enum OverlandBatch {
             horizontalAccuracy: try properties.number("horizontal_accuracy") ?? 0,
             speed: known(try properties.number("speed")), course: known(try properties.number("course")),
             altitude: try properties.number("altitude"), verticalAccuracy: known(try properties.number("vertical_accuracy")))
-        let level = known(try properties.number("battery_level"))
+        let level = known(try properties.number("battery_level")), state = try properties.string("battery_state")
         let device = try properties.string("device_id").flatMap { $0.isEmpty ? nil : $0 } ?? fallbackDevice
         guard let device else {
             throw ProblemError(.badRequest, detail: "no device: set Overland's Device ID setting or add ?device_id= to the URL",
@@ -54,8 +54,9 @@ enum OverlandBatch {
         guard DeviceIdentifier.isValid(device) else { throw ProblemError.invalidDevice(pointer: "\(pointer)/properties/device_id") }
         fix.attributes = properties.rest
         if let level { fix.attributes[WellKnownAttributes.batteryLevel] = .number(level) }
-        if case .string(let state)? = fix.attributes["battery_state"], state != "unknown" {
-            fix.attributes[WellKnownAttributes.charging] = .bool(state == "charging")
+        if let state {
+            fix.attributes["battery_state"] = .string(state)
+            if state != "unknown" { fix.attributes[WellKnownAttributes.charging] = .bool(state == "charging") }
         }
         return (device, try LocationFix.adapted(fix, pointer: "\(pointer)/properties"))
     }
