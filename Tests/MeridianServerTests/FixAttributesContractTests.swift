@@ -28,8 +28,8 @@ import TestSupport
                 #expect(body.contains(#""attributes":{"batteryLevel":0.25,"charging":false,"count":9007199254740993,"motion":["driving",null],"sensor":{"t":-3.5},"tiny":1e-400}"#), "\(body)")
                 #expect(body.components(separatedBy: #""attributes""#).count == 2, "\(body)")
             }
-            // The device's last fix, and the subscription's last evaluated and notified fix; one event per device.
-            for (path, count) in [("/v1/devices/a-1/locations", 1), ("/v1/devices/a-1", 3), ("/v1/subscriptions/\(sub.id)/events", 2), ("/v1/events?after=0", 2)] {
+            // The device's last fix (alone and listed), and the subscription's last evaluated and notified fix; one event per device.
+            for (path, count) in [("/v1/devices/a-1/locations", 1), ("/v1/devices/a-1", 3), ("/v1/devices", 2), ("/v1/subscriptions/\(sub.id)/events", 2), ("/v1/events?after=0", 2)] {
                 let body = String(buffer: try await client.send(.get, path).body)
                 #expect(body.components(separatedBy: #""count":9007199254740993,"#).count == count + 1, "\(path): \(body)")
                 #expect(body.contains(#""tiny":1e-400"#), "\(path)")

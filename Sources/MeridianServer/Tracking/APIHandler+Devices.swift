@@ -65,11 +65,13 @@ extension APIHandler {
 
     /// The device as GET answers it and its record's ETag; nil when it has neither a record nor a fix.
     private func device(_ deviceId: String) async throws -> (Components.Schemas.Device, String?)? {
-        try await tracking.tracker.read { state -> (Components.Schemas.Device, String?)? in
+        let found = try await tracking.tracker.read { state in
             let profile = state.profiles[deviceId], device = state.devices[deviceId]
-            guard profile != nil || device != nil else { return nil }
-            return (.init(id: deviceId, profile: profile, state: device, progress: state.progress(ofDevice: deviceId)), profile?.eTag)
+            return profile != nil || device != nil ? (profile, device, state.progress(ofDevice: deviceId)) : nil
         }
+        guard let (profile, device, progress) = found else { return nil }
+        // Mapped here, in the request's task: exact numbers in attributes leave marks it resolves.
+        return (.init(id: deviceId, profile: profile, state: device, progress: progress), profile?.eTag)
     }
 
     /// The device just written and its record's ETag (a device erased since is 404).

@@ -19,19 +19,24 @@ extension APIHandler {
             return instant
         }
         let cursor = input.query.cursor
-        let page = try await tracking.tracker.read { state -> [Components.Schemas.DeviceSummary] in
+        let found = try await tracking.tracker.read { state -> [(id: String, profile: DeviceProfile?, fix: LocationFix?)] in
             // Registered devices without a fix have no place or time: a bbox or seenSince leaves them out.
             let ids = Set(state.devices.keys).union(box == nil && since == nil ? Set(state.profiles.keys) : [])
             return ids.filter { id in cursor.map { id > $0 } ?? true }.sorted().lazy
-                .compactMap { id -> Components.Schemas.DeviceSummary? in
+                .compactMap { id -> (id: String, profile: DeviceProfile?, fix: LocationFix?)? in
                     let fix = state.devices[id]?.lastFix
                     if let box, !(fix.map { box.contains($0.coordinate) } ?? false) { return nil }
                     if let since, !(fix.map { $0.timestamp >= since } ?? false) { return nil }
                     let profile = state.profiles[id]
                     guard fix != nil || profile != nil else { return nil }
-                    return .init(id: id, name: profile?.name, groups: profile.flatMap { $0.groups.isEmpty ? nil : $0.groups }, lastFix: fix.map(Components.Schemas.Fix.init))
+                    return (id, profile, fix)
                 }
                 .prefix(limit + 1).map { $0 }
+        }
+        // Mapped here, in the request's task: exact numbers in attributes leave marks it resolves.
+        let page = found.map { id, profile, fix in
+            Components.Schemas.DeviceSummary(
+                id: id, name: profile?.name, groups: profile.flatMap { $0.groups.isEmpty ? nil : $0.groups }, lastFix: fix.map(Components.Schemas.Fix.init))
         }
         let devices = Array(page.prefix(limit))
         return .ok(.init(body: .json(.init(devices: devices, nextCursor: page.count > limit ? devices.last?.id : nil))))
