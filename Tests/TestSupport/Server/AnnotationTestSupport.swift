@@ -26,19 +26,8 @@ public struct WireAnnotation: Decodable, Equatable, Sendable {
     public var updatedAt: String
 }
 
-/// Any JSON value, compared structurally.
-public enum JSONAny: Decodable, Equatable, Sendable {
-    case null, bool(Bool), number(Double), string(String), array([JSONAny]), object([String: JSONAny])
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() { self = .null }
-        else if let value = try? container.decode(Bool.self) { self = .bool(value) }
-        else if let value = try? container.decode(Double.self) { self = .number(value) }
-        else if let value = try? container.decode(String.self) { self = .string(value) }
-        else if let value = try? container.decode([JSONAny].self) { self = .array(value) }
-        else { self = .object(try container.decode([String: JSONAny].self)) }
-    }
-}
+/// Any JSON value, compared structurally (``AnyJSON``).
+public typealias JSONAny = AnyJSON
 
 extension TestClientProtocol {
     /// Sends `body` (JSON text) with `headers`; the content type defaults to JSON.
