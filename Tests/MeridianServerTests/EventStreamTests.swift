@@ -60,3 +60,22 @@ extension EventStreamTests {
         }
     }
 }
+
+extension EventStreamTests {
+    /// An erased device's events stay in the stream's numbering as `event: erased` stubs that
+    /// carry nothing but their sequence.
+    @Test func anErasedDevicesEventsStreamAsStubs() async throws {
+        let app = try await buildApplication(try await TestApp.configuration())
+        try await app.test(.live) { client in
+            let port = try #require(client.port)
+            _ = try await client.subscribe(TrackingContractTests.everyFix)
+            _ = try await client.postFixes("gone", [Trace.fix(Trace.at(0), 0)])
+            _ = try await client.postFixes("kept", [Trace.fix(Trace.at(0), 10)])
+            #expect(try await client.send(.delete, "/v1/devices/gone").status == .noContent)
+            let text = try await RawStream.read(port: port, path: "/v1/events/stream?after=0") { $0.contains("id: 2\n") }
+            #expect(text.contains("id: 1\nevent: erased\ndata: {\"erased\":true,\"sequence\":1}\n\n"), "\(text)")
+            #expect(text.contains("id: 2\nevent: initial\ndata: {"), "\(text)")
+            #expect(!text.contains("gone"))
+        }
+    }
+}

@@ -50,6 +50,7 @@ import TestSupport
         (#"{"locations":[{"type":"Feature","geometry":{"type":"Point","coordinates":[1,2]},"properties":{"timestamp":"2015-10-01T15:00:00Z","device_id":"iphone"}},{"geometry":{"type":"Point","coordinates":[1,2]},"properties":{"timestamp":"2015-10-01T15:00:01Z","speed":"4","device_id":"iphone"}}]}"#, "/locations/1/properties/speed"),
         // A null where a type is documented is refused too (found by the contract fuzz).
         (#"{"locations":[{"type":"Feature","geometry":{"type":"Point","coordinates":[1,2]},"properties":{"timestamp":"2015-10-01T15:00:00Z","device_id":null}}]}"#, "/locations/0/properties/device_id"),
+        (#"{"locations":[{"type":{},"geometry":{"type":"Point","coordinates":[1,2]},"properties":{"timestamp":"2015-10-01T15:00:00Z","device_id":"iphone"}}]}"#, "/locations/0/type"),
     ])
     func malformedUploadsAreRefusedAndNothingIsStored(body: String, pointer: String) async throws {
         try await TestApp.withClient { client in

@@ -10,7 +10,8 @@ import WireJSON
 /// Parameters (query or form, as Traccar Client, GPSLogger and OsmAnd send them): `id` (or
 /// `deviceid`), `lat` and `lon` (or `location=lat,lon`), `timestamp` (``AdapterTime/osmAnd(_:)``;
 /// absent: the time it arrives), `speed` in knots, `bearing` (or `heading`) degrees, `altitude`
-/// and `accuracy` metres (absent accuracy reads 0, as Traccar's unknown), `batt` percent as
+/// and `accuracy` metres (absent accuracy reads 0, as Traccar's unknown), `hdop` a number (kept as
+/// the attribute `hdop`), `batt` percent as
 /// `batteryLevel`, `charge` as `charging`. Every other parameter is an attribute under its own
 /// name, typed as Traccar types it (a number, `true`/`false`, else text; repeated: an array).
 ///
@@ -22,7 +23,7 @@ import WireJSON
 enum OsmAndRequest {
     /// Parameters the adapter reads itself, never attributes (`key`, `access_token`: the API key).
     private static let read: Set<String> = [
-        "id", "deviceid", "lat", "lon", "location", "timestamp", "speed", "bearing", "heading", "altitude", "accuracy", "batt", "charge",
+        "id", "deviceid", "lat", "lon", "location", "timestamp", "speed", "bearing", "heading", "altitude", "accuracy", "hdop", "batt", "charge",
         "key", "access_token",
     ]
 
@@ -74,6 +75,8 @@ enum OsmAndRequest {
             values[name, default: []].append(Self.value(value))
         }
         fix.attributes = values.mapValues { $0.count == 1 ? $0[0] : .array($0) }
+        // hdop is a number (Traccar parses it as one), kept as the attribute `hdop`.
+        if try number("hdop") != nil, let text = fields.values("hdop").last { fix.attributes["hdop"] = Self.value(text) }
         if let level = try number("batt").flatMap(WellKnownAttributes.batteryLevel(percent:)) { fix.attributes[WellKnownAttributes.batteryLevel] = level }
         if let charge = fields["charge"] { fix.attributes[WellKnownAttributes.charging] = .bool(charge.lowercased() == "true") }
         return (deviceId, try LocationFix.adapted(fix, pointer: ""))

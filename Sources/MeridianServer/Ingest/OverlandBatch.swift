@@ -32,6 +32,7 @@ enum OverlandBatch {
 
     private static func fix(_ feature: JSONValue, at pointer: String, fallbackDevice: String?) throws(ProblemError) -> (deviceId: String, fix: LocationFix) {
         guard var fields = AdapterFields(feature, at: pointer) else { throw AdapterFields.wrongType(at: pointer, "a GeoJSON Point feature") }
+        _ = try fields.string("type")  // "Feature", as Overland sends; any other kind of value is refused
         guard var geometry = try fields.object("geometry"), try geometry.string("type") == "Point",
               case .array(let position)? = geometry.take("coordinates"), position.count >= 2,
               case .number(let longitude) = position[0], case .number(let latitude) = position[1]
