@@ -39,6 +39,10 @@ import TestSupport
             #expect(try await client.storedFixes("ipad") == [[
                 "coordinate": ["latitude": 48.5, "longitude": 2.5], "timestamp": "2015-10-01T15:00:01.000Z", "horizontalAccuracy": 10, "course": 90,
                 "attributes": ["battery_state": "unplugged", "charging": false]]])
+            // Every location names its device: the query parameter is not needed (the contract says it is optional).
+            let named = try await client.raw(.post, "/v1/ingest/overland", body: #"{"locations":[\#(other.replacingOccurrences(of: "15:00:01", with: "15:00:09"))]}"#, contentType: "application/json")
+            #expect(named.status == .ok && String(buffer: named.body) == #"{"result":"ok"}"#)
+            #expect(try await client.storedFixes("ipad").count == 2)
         }
     }
 
