@@ -132,21 +132,9 @@ def requests(rng, total_fixes):
     per_device = rounds * BATCH
     tracks = []
     for d in range(DEVICES):
-        lat, lon = rng.uniform(SOUTH, NORTH), rng.uniform(WEST, EAST)
-        heading = rng.uniform(0, 2 * math.pi)
-        fixes = []
-        for k in range(per_device):
-            timestamp = (START + timedelta(seconds=k + 1)).strftime("%Y-%m-%dT%H:%M:%S.000000Z")
-            fixes.append('{"coordinate":{"latitude":%.6f,"longitude":%.6f},"timestamp":"%s","horizontalAccuracy":10}'
-                         % (lat, lon, timestamp))
-            heading += rng.gauss(0, 0.35)
-            step = rng.uniform(30, 100)
-            lat, lon = offset(lat, lon, step * math.sin(heading), step * math.cos(heading))
-            # Stay in the area: turn back at its edges.
-            if not SOUTH < lat < NORTH or not WEST < lon < EAST:
-                lat, lon = min(max(lat, SOUTH), NORTH), min(max(lon, WEST), EAST)
-                heading += math.pi
-        tracks.append(fixes)
+        tracks.append(['{"coordinate":{"latitude":%.6f,"longitude":%.6f},"timestamp":"%s","horizontalAccuracy":10}'
+                       % (lat, lon, (START + timedelta(seconds=k + 1)).strftime("%Y-%m-%dT%H:%M:%S.000000Z"))
+                       for k, lat, lon in walk(rng, per_device)])
     out = []
     for r in range(rounds):
         for d in range(DEVICES):
