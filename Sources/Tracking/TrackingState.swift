@@ -134,7 +134,8 @@ public struct TrackingState: Sendable {
         let filters = ingestFilterOverride(for: deviceId) ?? ingestFilters
         var ordinal = acceptedFixes
         var sequence = lastSequence
-        var storedInBatch: Set<Instant> = []
+        var storedInBatch: Set<Instant> = []  // accepted fixes' instants
+        var lateStoredInBatch: [Instant: Int] = [:]  // late fixes' instants, by batch index
         var inside = insideByDevice[deviceId] ?? []
         var unsaved = self.unsaved[deviceId] ?? []
         // The batch's progress by subscription id (one string to hash, not two), keyed for the plan at the end.
@@ -150,18 +151,26 @@ public struct TrackingState: Sendable {
             }
             let newest = plan.device.lastFix?.timestamp
             let late = newest.map { fix.timestamp <= $0 } ?? false
-            if late, fix.timestamp == newest || storedInBatch.contains(fix.timestamp) {
+            // An earlier late fix of the batch at this instant: stored unless the store held it already.
+            let lateInBatch = late ? lateStoredInBatch[fix.timestamp] : nil
+            if late, lateInBatch == nil, fix.timestamp == newest || storedInBatch.contains(fix.timestamp) {
                 plan.results.append(.init(index: index, status: .duplicate))
                 continue
             }
             if let rule = filters.rule(dropping: fix, lastKept: plan.device.lastFix) {
                 plan.results.append(.init(index: index, status: .filtered(rule)))
+                // A duplicate of what that earlier fix stores, a filtered fix if the store held the instant.
+                if let lateInBatch { plan.duplicateIfStored[index] = lateInBatch }
+                continue
+            }
+            if lateInBatch != nil {
+                plan.results.append(.init(index: index, status: .duplicate))
                 continue
             }
             if late {
                 plan.results.append(.init(index: index, status: .late))
                 plan.stored.append(.init(index: index, fix: fix, late: true))
-                storedInBatch.insert(fix.timestamp)
+                lateStoredInBatch[fix.timestamp] = index
                 continue
             }
             storedInBatch.insert(fix.timestamp)
@@ -396,10 +405,22 @@ public struct IngestPlan: Sendable {
     public var unsaved: Set<String> = []
     public var acceptedFixes: Int64 = 0
 
-    /// Marks late fixes the database already held as duplicates.
+    /// Filtered fixes at the instant of an earlier late fix of the batch, by batch index, with that
+    /// fix's index: a duplicate if that fix is stored, filtered if the store already held the instant.
+    public var duplicateIfStored: [Int: Int] = [:]
+
+    /// Marks late fixes the database already held as duplicates, and the filtered fixes at the
+    /// instant of a late fix it stored.
     public mutating func markDuplicates(_ indexes: Set<Int>) {
-        guard !indexes.isEmpty else { return }
-        for position in results.indices where indexes.contains(results[position].index) { results[position].status = .duplicate }
+        guard !indexes.isEmpty || !duplicateIfStored.isEmpty else { return }
+        for position in results.indices {
+            let index = results[position].index
+            if indexes.contains(index) {
+                results[position].status = .duplicate
+            } else if let earlier = duplicateIfStored[index], !indexes.contains(earlier) {
+                results[position].status = .duplicate
+            }
+        }
     }
 }
 

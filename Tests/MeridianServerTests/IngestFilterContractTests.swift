@@ -148,6 +148,22 @@ import TestSupport
         }
     }
 
+    @Test func aLateFixAtAnInstantOfTheSameBatchIsADuplicateOnlyIfThatOneIsStored() async throws {
+        try await TestApp.withClient { client in
+            let kept = [Trace.fix(Trace.at(0), 0, accuracy: 5), Trace.fix(Trace.at(1), 100, accuracy: 5)]
+            #expect(try await client.postFixes("car-1", kept).statuses == ["accepted", "accepted"])
+            try await client.putFilters(#"{"maxHorizontalAccuracy":20}"#)
+            let answer = try await client.postFixes("car-1", [
+                Trace.fix(Trace.at(0), 0, accuracy: 5),    // the store holds it: a duplicate
+                Trace.fix(Trace.at(0), 0, accuracy: 50),   // the same instant, nothing stored it here: filtered
+                Trace.fix(Trace.at(2), 50, accuracy: 5),   // history, stored
+                Trace.fix(Trace.at(2), 50, accuracy: 50),  // the instant the batch just stored: a duplicate
+                Trace.fix(Trace.at(2), 50, accuracy: 5),
+            ])
+            #expect(answer.statuses == ["duplicate", "filtered:maxHorizontalAccuracy", "late:outOfOrder", "duplicate", "duplicate"])
+        }
+    }
+
     /// Settings are stored: a restart (SQLite) or another instance (PostgreSQL) has them, and
     /// rebuilds the last kept fix from storage.
     @Test func theSettingsSurviveARestartAndAreLiveOnEveryInstance() async throws {
