@@ -82,8 +82,9 @@ extension Instant {
         microseconds = seconds * 1_000_000 + fraction
     }
 
-    /// 0001-01-01T00:00:00Z … 9999-12-31T23:59:59.999999Z: what UTC can write with a four-digit year.
-    private static let utcWritable: ClosedRange<Int64> =
+    /// 0001-01-01T00:00:00Z … 9999-12-31T23:59:59.999999Z: what UTC can write with a four-digit year
+    /// (microseconds since the epoch); a time read from a number outside it is no time a client can send back.
+    public static let utcWritable: ClosedRange<Int64> =
         Int64(daysSinceEpoch(year: 1, month: 1, day: 1)) * 86_400_000_000...(Int64(daysSinceEpoch(year: 10_000, month: 1, day: 1)) * 86_400_000_000 - 1)
     /// The widest offset RFC 3339 writes, in minutes.
     private static let widestOffset: Int64 = 23 * 60 + 59

@@ -73,6 +73,29 @@ import TestSupport
         }
     }
 
+    /// HEAD is safe (RFC 9110 §9.2.1): answered as the GET, checked alike, nothing stored.
+    @Test func headIsAnsweredAsTheGetWithoutStoring() async throws {
+        try await TestApp.withClient { client in
+            let head = try await client.raw(.head, "/v1/ingest/osmand?id=123456&lat=60&lon=30&timestamp=1377177267")
+            #expect(head.status == .ok)
+            #expect(try await client.raw(.head, "/v1/ingest/osmand?id=123456&lat=north&lon=30").status == .badRequest)
+            #expect(try await client.storedFixes("123456").isEmpty)
+            #expect(try await client.raw(.get, "/v1/ingest/osmand?id=123456&lat=60&lon=30&timestamp=1377177267").status == .ok)
+            #expect(try await client.storedFixes("123456").count == 1)
+        }
+    }
+
+    /// Traccar Client's push-token upload (push_service.dart): no position; Traccar answers 200.
+    @Test func aNotificationTokenWithoutAPositionIsAcknowledged() async throws {
+        try await TestApp.withClient { client in
+            let response = try await client.raw(.post, "/v1/ingest/osmand", body: "id=123456&notificationToken=abc%3Adef",
+                                                contentType: "application/x-www-form-urlencoded")
+            #expect(response.status == .ok)
+            #expect(try await client.storedFixes("123456").isEmpty)
+            #expect(try await client.raw(.post, "/v1/ingest/osmand", body: "id=123456", contentType: "application/x-www-form-urlencoded").status == .badRequest)
+        }
+    }
+
     @Test func withoutATimestampTheFixIsStampedOnArrival() async throws {
         try await TestApp.withClient { client in
             let before = Date()

@@ -64,6 +64,20 @@ import TestSupport
         }
     }
 
+    /// What Overland queues beside its fixes (GLManager.m): log actions (some without geometry),
+    /// visits and trip summaries, stamped when written. Acknowledged, not stored; the fixes beside them are.
+    @Test func actionsVisitsAndTripsAreAcknowledgedAndNotStored() async throws {
+        let action = #"{"type":"Feature","properties":{"timestamp":"2015-10-01T15:00:05Z","action":"will_terminate","device_id":"iphone"}}"#
+        let visit = #"{"type":"Feature","geometry":{"type":"Point","coordinates":[-122.03,37.33]},"properties":{"timestamp":"2015-10-01T15:00:06Z","action":"visit","arrival_date":"2015-10-01T14:00:00Z","departure_date":"2015-10-01T15:00:00Z","horizontal_accuracy":30,"device_id":"iphone"}}"#
+        let trip = #"{"type":"Feature","geometry":{"type":"Point","coordinates":[0,0]},"properties":{"timestamp":"2015-10-01T15:00:07Z","type":"trip","mode":"car","start":"2015-10-01T14:30:00Z","end":"2015-10-01T14:59:00Z","distance":1200,"device_id":"iphone"}}"#
+        try await TestApp.withClient { client in
+            let response = try await client.raw(.post, "/v1/ingest/overland?device_id=iphone",
+                                                body: #"{"locations":[\#(action),\#(Self.readme),\#(visit),\#(trip)]}"#, contentType: "application/json")
+            #expect(response.status == .ok && String(buffer: response.body) == #"{"result":"ok"}"#)
+            #expect(try await client.storedFixes("iphone") == [Self.readmeFix])
+        }
+    }
+
     @Test func anEmptyDeviceIdNeedsTheQueryParameter() async throws {
         try await TestApp.withClient { client in
             let response = try await client.raw(.post, "/v1/ingest/overland", body: #"{"locations":[\#(Self.readme)]}"#, contentType: "application/json")

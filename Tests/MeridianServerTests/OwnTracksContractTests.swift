@@ -72,6 +72,9 @@ import TestSupport
         (#"{"_type":"location","lat":48.8,"lon":2.29513}"#, "/tst"),
         (#"{"_type":"location","lat":48.8,"lon":2.29513,"tst":1441984413,"vel":"fast"}"#, "/vel"),
         (#"{"lat":48.8,"lon":2.29513,"tst":1441984413}"#, "/_type"),
+        // Outside the years 0001…9999: no time an answer could write.
+        (#"{"_type":"location","lat":48.8,"lon":2.29513,"tst":-99999999999}"#, "/tst"),
+        (#"{"_type":"location","lat":48.8,"lon":2.29513,"tst":253402300800}"#, "/tst"),
     ])
     func malformedLocationsAreRefusedAndNothingIsStored(body: String, pointer: String) async throws {
         try await TestApp.withClient { client in
@@ -87,6 +90,11 @@ import TestSupport
             _ = try await client.raw(.post, "/v1/ingest/owntracks", body: "{lat:", contentType: "application/json", headers: Self.limit).problem(.badRequest)
             let anonymous = try await client.raw(.post, "/v1/ingest/owntracks", body: location, contentType: "application/json")
             #expect(try anonymous.problem(.badRequest).errors?.first?.parameter == "X-Limit-U")
+            // An empty Basic user name (the key as the password alone) is no user: X-Limit-U names it.
+            let keyOnly = try await client.raw(.post, "/v1/ingest/owntracks", body: location, contentType: "application/json", headers: [
+                .authorization: "Basic " + Data(":secret".utf8).base64EncodedString(), HTTPField.Name("X-Limit-U")!: "jane", HTTPField.Name("X-Limit-D")!: "nokia"])
+            #expect(keyOnly.status == .ok)
+            #expect(try await client.storedFixes("jane:nokia").count == 1)
             let spaced = try await client.raw(.post, "/v1/ingest/owntracks", body: location, contentType: "application/json",
                                               headers: [HTTPField.Name("X-Limit-U")!: "jane doe", HTTPField.Name("X-Limit-D")!: "phone"])
             _ = try spaced.problem(.badRequest)

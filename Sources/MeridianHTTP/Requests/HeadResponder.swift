@@ -11,8 +11,9 @@ public import Hummingbird
 ///
 /// It wraps the router's responder rather than being one of its middlewares: the router picks a
 /// route by method before any middleware runs, so a `HEAD` must already be a `GET` when it
-/// arrives. Middlewares (logs and metrics included) see the `GET`.
-public struct HeadResponder<Inner: HTTPResponder>: HTTPResponder {
+/// arrives. Middlewares (logs and metrics included) see the `GET`; the context's `answersHead`
+/// tells a route whose `GET` is not safe (an app's ingest by query) to leave its change out.
+public struct HeadResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context: HeadAwareContext {
     public typealias Context = Inner.Context
     public let inner: Inner
     public let routes: RouteTable
@@ -33,6 +34,8 @@ public struct HeadResponder<Inner: HTTPResponder>: HTTPResponder {
                 head.path = Self.withoutWait(path: request.uri.path, query: request.uri.query)
             }
         }
+        var context = context
+        context.answersHead = true
         let response = try await inner.respond(to: Request(head: head, body: request.body), context: context)
         var headers = response.headers
         if headers[.contentLength] == nil, let length = response.body.contentLength { headers[.contentLength] = String(length) }

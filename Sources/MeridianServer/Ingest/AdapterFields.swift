@@ -52,6 +52,9 @@ struct AdapterFields {
         return flag
     }
 
+    /// The value at `name`, left in place.
+    func peek(_ name: String) -> JSONValue? { members[name] }
+
     /// Removes `name` and answers its value; null reads as absent.
     mutating func take(_ name: String) -> JSONValue? {
         guard let value = members.removeValue(forKey: name), value != .null else { return nil }

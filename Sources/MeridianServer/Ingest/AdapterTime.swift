@@ -8,7 +8,8 @@ enum AdapterTime {
     static func osmAnd(_ text: String) -> Instant? {
         if !text.isEmpty, text.utf8.allSatisfy({ $0 &- UInt8(ascii: "0") < 10 }) {
             guard let number = Int64(text), number < Int64.max / 1_000 else { return nil }
-            return Instant(microseconds: number < Int64(Int32.max) ? number * 1_000_000 : number * 1_000)
+            let microseconds = number < Int64(Int32.max) ? number * 1_000_000 : number * 1_000
+            return Instant.utcWritable.contains(microseconds) ? Instant(microseconds: microseconds) : nil
         }
         if text.contains("T") || text.contains("t") { return iso8601(text) }
         return Instant(rfc3339: text) ?? Instant(rfc3339: text + "Z")

@@ -10,7 +10,8 @@ import Tracking
 /// own protocols, each read into fixes that go through the same ingest as
 /// `POST /v1/devices/{deviceId}/locations` (same checks, committed before the answer, same
 /// events), and answered as the app expects: OwnTracks `[]`, OsmAnd an empty 200, Overland
-/// `{"result":"ok"}`. A request the protocol's reader refuses is 400 problem+json naming the
+/// `{"result":"ok"}`. A request the protocol's reader refuses is 400 (422 past a limit: attributes,
+/// a batch's size) problem+json naming the
 /// field, and nothing of it is stored; every app keeps such a request and sends it again later.
 /// A fix Meridian does not store (`rejected`, `duplicate`) is still acknowledged: sending it
 /// again would not change that.
@@ -18,7 +19,7 @@ import Tracking
 /// Hand-written because the protocols are not JSON Meridian describes: free query and form
 /// parameters, headers naming the device. The contract declares them (so keys, limits and the
 /// request log treat them as operations); the generated handlers are never reached.
-struct IngestAdapterRoutes<Context: RequestContext>: RouterMiddleware {
+struct IngestAdapterRoutes<Context: HeadAwareContext>: RouterMiddleware {
     let tenants: TenantSpace
     let metrics: ServerMetrics
 
@@ -30,7 +31,7 @@ struct IngestAdapterRoutes<Context: RequestContext>: RouterMiddleware {
         let body = try await copy.collectBody(upTo: .max)
         switch (path, request.method) {
         case (Paths.ownTracks, .post): return try await ownTracks(request, body)
-        case (Paths.osmAnd, .get), (Paths.osmAnd, .post): return try await osmAnd(request, body)
+        case (Paths.osmAnd, .get), (Paths.osmAnd, .post): return try await osmAnd(request, body, head: context.answersHead)
         case (Paths.overland, .post): return try await overland(request, body)
         default: return try await next(copy, context)
         }
@@ -43,14 +44,16 @@ struct IngestAdapterRoutes<Context: RequestContext>: RouterMiddleware {
         let (fix, topic) = message
         let query = Self.query(request)
         let deviceId = try OwnTracksMessage.deviceId(
-            user: IngestCredentials.basic(request.headers[.authorization])?.user ?? request.headers[Self.limitUser] ?? query?["u"],
+            user: IngestCredentials.basic(request.headers[.authorization]).flatMap { $0.user.isEmpty ? nil : $0.user } ?? request.headers[Self.limitUser] ?? query?["u"],
             device: request.headers[Self.limitDevice] ?? query?["d"], topic: topic)
         try await ingest([(deviceId, fix)])
         return Self.json("[]")
     }
 
-    private func osmAnd(_ request: Request, _ body: ByteBuffer) async throws -> Response {
-        let fix: (deviceId: String, fix: LocationFix)
+    /// A `HEAD` (`head`) is read and checked as its `GET` and answered alike, but stores nothing:
+    /// HEAD is safe (RFC 9110 §9.2.1), and link checkers and monitors send it to such URLs.
+    private func osmAnd(_ request: Request, _ body: ByteBuffer, head: Bool) async throws -> Response {
+        let fix: (deviceId: String, fix: LocationFix)?
         if Self.mediaType(request) == "application/json" {
             fix = try body.withUnsafeReadableBytes { bytes throws(ProblemError) in try OsmAndRequest.fix(json: bytes) }
         } else {
@@ -66,7 +69,7 @@ struct IngestAdapterRoutes<Context: RequestContext>: RouterMiddleware {
             }
             fix = try OsmAndRequest.fix(fields, now: try await tenants.current().tracking.tracker.currentTime)
         }
-        try await ingest([fix])
+        if !head, let fix { try await ingest([fix]) }
         return Response(status: .ok)
     }
 
@@ -89,8 +92,12 @@ struct IngestAdapterRoutes<Context: RequestContext>: RouterMiddleware {
             byDevice[deviceId, default: []].append(fix)
         }
         let tracking = try await tenants.current().tracking
+        // One ingest per device, in order: a device's fixes commit before the next device's, so a
+        // failure leaves the earlier devices stored; the app resends the upload and they come back
+        // `duplicate`.
         for deviceId in order {
-            _ = try await APIHandler.ingest(byDevice[deviceId]!, deviceId: deviceId, tracking: tracking, metrics: metrics)
+            guard let fixes = byDevice[deviceId] else { continue }
+            _ = try await APIHandler.ingest(fixes, deviceId: deviceId, tracking: tracking, metrics: metrics)
         }
     }
 

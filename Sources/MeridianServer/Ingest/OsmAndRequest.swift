@@ -24,10 +24,12 @@ enum OsmAndRequest {
     /// Parameters the adapter reads itself, never attributes (`key`, `access_token`: the API key).
     private static let read: Set<String> = [
         "id", "deviceid", "lat", "lon", "location", "timestamp", "speed", "bearing", "heading", "altitude", "accuracy", "hdop", "batt", "charge",
-        "key", "access_token",
+        "key", "access_token", "notificationToken",
     ]
 
-    static func fix(_ fields: FormFields, now: Instant) throws(ProblemError) -> (deviceId: String, fix: LocationFix) {
+    /// The request's fix; nil for Traccar Client's push-token upload (`id` and `notificationToken`,
+    /// no position), which Traccar answers 200 and which is acknowledged here and not kept.
+    static func fix(_ fields: FormFields, now: Instant) throws(ProblemError) -> (deviceId: String, fix: LocationFix)? {
         guard let deviceId = fields["id"] ?? fields["deviceid"] else {
             throw ProblemError(.badRequest, detail: "id (the device id) is required", errors: [.init(parameter: "id", detail: "is required")])
         }
@@ -53,6 +55,7 @@ enum OsmAndRequest {
             }
             (latitude, longitude) = (first, second)
         }
+        if latitude == nil, longitude == nil, fields["notificationToken"] != nil { return nil }
         guard let latitude, let longitude else {
             throw ProblemError(.badRequest, detail: "lat and lon (or location) are required: a fix needs a position",
                                errors: [.init(parameter: fields["lat"] == nil ? "lat" : "lon", detail: "is required")])

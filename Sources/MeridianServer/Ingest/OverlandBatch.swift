@@ -11,7 +11,12 @@ import WireJSON
 /// `battery_level` (0–1, kept as `batteryLevel`), `battery_state` (also read as `charging`) and
 /// `device_id`. Core Location's -1 (unknown) leaves speed, course and vertical accuracy out;
 /// every other property (`motion`, `wifi`, `battery_state`, `activity`, …) is an attribute under
-/// its own name. The `current` and `trip` members are not fixes and are not read.
+/// its own name. The top-level `current` and `trip` members are not read. The app also queues
+/// features that are not fixes in `locations` — its log actions (`properties.action`, e.g.
+/// `will_terminate`, some without geometry), visits (`action: "visit"`) and trip summaries
+/// (`properties.type: "trip"`), stamped with the time they were written: they are acknowledged and
+/// not stored, so an upload holding one is neither refused (the app would resend it forever) nor
+/// turned into a fix at a place the device was not.
 enum OverlandBatch {
     /// The fixes with their device: the feature's `device_id` when it is not empty, else `fallbackDevice`.
     static func fixes(_ body: UnsafeRawBufferPointer, fallbackDevice: String?) throws(ProblemError) -> [(deviceId: String, fix: LocationFix)] {
@@ -25,14 +30,16 @@ enum OverlandBatch {
         var fixes: [(deviceId: String, fix: LocationFix)] = []
         fixes.reserveCapacity(features.count)
         for (index, feature) in features.enumerated() {
-            fixes.append(try fix(feature, at: "/locations/\(index)", fallbackDevice: fallbackDevice))
+            if let fix = try fix(feature, at: "/locations/\(index)", fallbackDevice: fallbackDevice) { fixes.append(fix) }
         }
         return fixes
     }
 
-    private static func fix(_ feature: JSONValue, at pointer: String, fallbackDevice: String?) throws(ProblemError) -> (deviceId: String, fix: LocationFix) {
+    /// The feature's fix, or nil for a feature that is not one (a log action, a visit, a trip).
+    private static func fix(_ feature: JSONValue, at pointer: String, fallbackDevice: String?) throws(ProblemError) -> (deviceId: String, fix: LocationFix)? {
         guard var fields = AdapterFields(feature, at: pointer) else { throw AdapterFields.wrongType(at: pointer, "a GeoJSON Point feature") }
         _ = try fields.string("type")  // "Feature", as Overland sends; any other kind of value is refused
+        if case .object(let members)? = fields.peek("properties"), members["action"] != nil || members["type"] == .string("trip") { return nil }
         guard var geometry = try fields.object("geometry"), try geometry.string("type") == "Point",
               case .array(let position)? = geometry.take("coordinates"), position.count >= 2,
               case .number(let longitude) = position[0], case .number(let latitude) = position[1]

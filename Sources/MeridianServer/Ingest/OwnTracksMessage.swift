@@ -25,7 +25,7 @@ enum OwnTracksMessage {
         guard type == "location" else { return nil }
         let latitude = try fields.requiredNumber("lat"), longitude = try fields.requiredNumber("lon")
         let seconds = try fields.requiredNumber("tst")
-        guard let timestamp = Instant(unixSeconds: seconds) else { throw AdapterFields.wrongType(at: "/tst", "Unix seconds") }
+        guard let timestamp = Instant(unixSeconds: seconds) else { throw AdapterFields.wrongType(at: "/tst", "Unix seconds of a year 0001…9999") }
         var fix = LocationFix(
             coordinate: Coordinate(latitude: latitude, longitude: longitude), timestamp: timestamp,
             horizontalAccuracy: try fields.number("acc") ?? 0,
@@ -64,10 +64,10 @@ enum OwnTracksMessage {
 }
 
 extension Instant {
-    /// Unix seconds (fractions to the microsecond); nil when not finite or beyond what an instant holds.
+    /// Unix seconds (fractions to the microsecond); nil when not finite or outside the years 0001…9999.
     init?(unixSeconds seconds: Double) {
         let microseconds = (seconds * 1_000_000).rounded()
-        guard microseconds.isFinite, abs(microseconds) < 9.2e18 else { return nil }
+        guard microseconds.isFinite, abs(microseconds) < 9.2e18, Instant.utcWritable.contains(Int64(microseconds)) else { return nil }
         self.init(microseconds: Int64(microseconds))
     }
 }
