@@ -7,10 +7,13 @@ extension GeodesicSegment {
     /// Longitude changes monotonically along a geodesic (Clairaut: the sign of sin α never
     /// changes), and along a shortest one by at most 180°, so the segment crosses exactly when its
     /// start's longitude plus the reduced difference leaves −180…180. The crossing is then found by
-    /// bisection on the distance along the geodesic.
+    /// bisection on the distance along the geodesic. A segment that starts or ends exactly on
+    /// ±180° does not cross it: that end is where it meets it (and the difference of the
+    /// longitudes, rounded, could say either).
     /// - Returns: the latitude there, metres from `start`, and whether the segment runs east
     ///   (leaving at +180 and coming back at −180) or west.
     public func antimeridianCrossing() -> (latitude: Double, along: Double, eastward: Bool)? {
+        guard abs(start.longitude) != 180, abs(end.longitude) != 180 else { return nil }
         let turn = Self.reduced(end.longitude - start.longitude)
         let reach = start.longitude + turn
         guard reach > 180 || reach < -180 else { return nil }

@@ -56,13 +56,17 @@ public struct Track: Hashable, Sendable {
         self.keptCount = keptCount
     }
 
-    /// `line` cut where a segment crosses ±180°, each side ending on the crossing.
+    /// `line` cut where a segment crosses ±180°, each side ending on the crossing. A fix exactly on
+    /// ±180° is written on the side it is reached from (179.5° → −180° ends at 180°), and a line
+    /// that leaves it for the other side starts again there, so no segment spans the map.
     static func cutAtAntimeridian(_ line: [Vertex]) -> [[Vertex]] {
         guard let first = line.first else { return [] }
         var parts: [[Vertex]] = []
         var current = [first]
         for (a, b) in zip(line, line.dropFirst()) {
             let segment = GeodesicSegment(from: a.coordinate, to: b.coordinate)
+            let turn = Self.reduced(b.coordinate.longitude - a.coordinate.longitude)
+            let written = current[current.count - 1].coordinate
             if let crossing = segment.antimeridianCrossing() {
                 let share = segment.length > 0 ? crossing.along / segment.length : 0
                 let time = Instant(microseconds: a.timestamp.microseconds
@@ -71,10 +75,29 @@ public struct Track: Hashable, Sendable {
                 current.append(Vertex(coordinate: Coordinate(latitude: crossing.latitude, longitude: side), timestamp: time))
                 parts.append(current)
                 current = [Vertex(coordinate: Coordinate(latitude: crossing.latitude, longitude: -side), timestamp: time)]
+            } else if abs(written.longitude) == 180, written.longitude > 0 ? turn > 0 : turn < 0 {
+                // On the meridian, leaving for the other side: the other side starts at the same place
+                // (a line that only starts there starts on that side).
+                let other = Vertex(coordinate: Coordinate(latitude: written.latitude, longitude: -written.longitude), timestamp: current[current.count - 1].timestamp)
+                if current.count > 1 { parts.append(current) }
+                current = [other]
             }
-            current.append(b)
+            var vertex = b
+            if abs(b.coordinate.longitude) == 180 {
+                // The side of the part it ends, else the side it comes from.
+                let side = current[current.count - 1].coordinate.longitude
+                vertex.coordinate.longitude = side != 0 ? (side > 0 ? 180 : -180) : (turn > 0 ? 180 : -180)
+            }
+            current.append(vertex)
         }
         parts.append(current)
         return parts
+    }
+
+    /// Degrees reduced to −180…180.
+    private static func reduced(_ degrees: Double) -> Double {
+        var value = degrees.truncatingRemainder(dividingBy: 360)
+        if value > 180 { value -= 360 } else if value < -180 { value += 360 }
+        return value
     }
 }

@@ -63,4 +63,14 @@ import Tracking
         #expect(track.parts.map { $0.map(\.coordinate.longitude) } == [[-170, -180], [180, 175]])
         #expect(abs(track.parts[0][1].coordinate.latitude - -13.543_702_450_048) < 1e-9)
     }
+
+    @Test func aFixOnTheMeridianIsWrittenOnTheSideItIsReachedFromAndTheLineGoesOnFromTheOtherSide() {
+        let east = Track(fixes: [fix(0, 0, 179.5), fix(100, 0, -180), fix(200, 0, -179.5)], tolerance: 0, gap: 3600)
+        #expect(east.parts.map { $0.map(\.coordinate.longitude) } == [[179.5, 180], [-180, -179.5]])
+        let west = Track(fixes: [fix(0, 5, -179.5), fix(100, 5, 180), fix(200, 5, 179.5)], tolerance: 0, gap: 3600)
+        #expect(west.parts.map { $0.map(\.coordinate.longitude) } == [[-179.5, -180], [180, 179.5]])
+        // Standing on the meridian, reported as 180 and then −180: one place (simplified away), one part.
+        let still = Track(fixes: [fix(0, 10, 179.9), fix(100, 10, 180), fix(200, 10, -180)], tolerance: 0, gap: 3600)
+        #expect(still.parts.map { $0.map(\.coordinate.longitude) } == [[179.9, 180]])
+    }
 }
