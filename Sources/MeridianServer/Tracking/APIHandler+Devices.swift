@@ -24,11 +24,11 @@ extension APIHandler {
         let body = switch input.body { case .json(let body): body.members }
         let content = try RegistryDocument.device(body)
         let condition = try Self.expectedVersion(input.headers.ifMatch)
-        let (before, _) = try await tracking.tracker.writeProfile(deviceId) { current in
+        let (before, after) = try await tracking.tracker.writeProfile(deviceId) { current in
             try Self.check(condition, current?.version, of: "device \(deviceId)")
             return DeviceProfile(id: deviceId, content)
         }
-        let (device, eTag) = try await written(deviceId)
+        let (device, eTag) = try await written(after)
         if before == nil { return .created(.init(headers: .init(eTag: eTag), body: .json(device))) }
         return .ok(.init(headers: .init(eTag: eTag), body: .json(device)))
     }
@@ -43,12 +43,12 @@ extension APIHandler {
         var unknown = FieldErrors()
         for key in patch.keys.sorted() where !Self.deviceMembers.contains(key) { unknown.record(at: [key], "is not a member of a device's record") }
         try unknown.check()
-        _ = try await tracking.tracker.writeProfile(deviceId) { current in
+        let (_, after) = try await tracking.tracker.writeProfile(deviceId) { current in
             try Self.check(condition, current?.version, of: "device \(deviceId)")
             let document = current.map(RegistryDocument.document) ?? [:]
             return DeviceProfile(id: deviceId, try RegistryDocument.device(FreeProperties.merge(document, patch)))
         }
-        let (device, eTag) = try await written(deviceId)
+        let (device, eTag) = try await written(after)
         return .ok(.init(headers: .init(eTag: eTag), body: .json(device)))
     }
 
@@ -74,12 +74,11 @@ extension APIHandler {
         return (.init(id: deviceId, profile: profile, state: device, progress: progress), profile?.eTag)
     }
 
-    /// The device just written and its record's ETag (a device erased since is 404).
-    private func written(_ deviceId: String) async throws -> (Components.Schemas.Device, String) {
-        guard let (device, eTag) = try await device(deviceId), let eTag else {
-            throw ProblemError(.notFound, detail: "device \(deviceId) was erased meanwhile")
-        }
-        return (device, eTag)
+    /// The device with the record this request wrote (not one written since by another) and that
+    /// record's ETag; its last fix and progress as they are now.
+    private func written(_ profile: DeviceProfile) async throws -> (Components.Schemas.Device, String) {
+        let (device, progress) = try await tracking.tracker.read { state in (state.devices[profile.id], state.progress(ofDevice: profile.id)) }
+        return (.init(id: profile.id, profile: profile, state: device, progress: progress), profile.eTag)
     }
 
     /// Throws 412 unless a record at `version` (nil: none) meets `condition`.
