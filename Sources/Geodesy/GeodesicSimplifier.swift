@@ -10,10 +10,18 @@ public import MapGeometry
 /// tolerance away is dropped whole; else it is split at its farthest point (the first of equals)
 /// and both halves are simplified.
 public enum GeodesicSimplifier {
-    /// The indexes of `points` to keep, ascending; the first and last are always kept.
-    /// - Parameter tolerance: metres, ≥ 0; 0 drops only points lying exactly on the kept segment
-    ///   (repeated positions among them).
+    /// The indexes of `points` to keep, ascending; the first and last are always kept (to the end).
     public static func keep(_ points: [Coordinate], tolerance: Double) -> [Int] {
+        keep(points, tolerance: tolerance, checkpoint: {})
+    }
+
+    /// The indexes of `points` to keep, ascending; the first and last are always kept.
+    /// - Parameters:
+    ///   - tolerance: metres, ≥ 0; 0 drops only points lying exactly on the kept segment
+    ///     (repeated positions among them).
+    ///   - checkpoint: called before each section (a zigzag of n points takes O(n²) distances):
+    ///     what it throws stops the work, e.g. `Task.checkCancellation` for a request timed out.
+    public static func keep(_ points: [Coordinate], tolerance: Double, checkpoint: () throws -> Void) rethrows -> [Int] {
         guard points.count > 2 else { return Array(points.indices) }
         var kept = [Bool](repeating: false, count: points.count)
         kept[0] = true
@@ -23,6 +31,7 @@ public enum GeodesicSimplifier {
         var sections = [(0, points.count - 1)]
         while let (first, last) = sections.popLast() {
             guard last - first > 1 else { continue }
+            try checkpoint()
             let segment = GeodesicSegment(from: points[first], to: points[last])
             var farthest = (index: first, distance: -1.0)
             for index in (first + 1)..<last {

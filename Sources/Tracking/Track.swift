@@ -34,7 +34,9 @@ public struct Track: Hashable, Sendable {
     /// - Parameters:
     ///   - tolerance: metres, ≥ 0: the farthest a dropped fix may lie from the kept segment spanning it.
     ///   - gap: seconds: consecutive fixes further apart than this start a new part.
-    public init(fixes: [LocationFix], tolerance: Double, gap: Double) {
+    /// - Throws: `CancellationError` when the task running it is cancelled (a request timed out):
+    ///   simplifying a zigzag of 10 000 fixes can take seconds.
+    public init(fixes: [LocationFix], tolerance: Double, gap: Double) throws {
         fixCount = fixes.count
         var pieces: [ArraySlice<LocationFix>] = []
         var start = fixes.startIndex
@@ -46,7 +48,7 @@ public struct Track: Hashable, Sendable {
         var parts: [[Vertex]] = []
         var keptCount = 0
         for piece in pieces {
-            let kept = GeodesicSimplifier.keep(piece.map(\.coordinate), tolerance: tolerance)
+            let kept = try GeodesicSimplifier.keep(piece.map(\.coordinate), tolerance: tolerance, checkpoint: Task.checkCancellation)
                 .map { piece[piece.startIndex + $0] }
                 .map { Vertex(coordinate: $0.coordinate, timestamp: $0.timestamp) }
             keptCount += kept.count

@@ -23,7 +23,7 @@ extension APIHandler {
             fixes.removeLast()
             next = fixes.last.map { Instant(microseconds: $0.timestamp.microseconds + 1) }
         }
-        let track = Track(fixes: fixes, tolerance: tolerance, gap: gap)
+        let track = try Track(fixes: fixes, tolerance: tolerance, gap: gap)
         return .ok(.init(body: .applicationGeoJson(TrackFeatureBody(track, deviceId: deviceId, tolerance: tolerance, gap: gap, nextFrom: next))))
     }
 
