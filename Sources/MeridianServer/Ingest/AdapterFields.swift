@@ -32,6 +32,12 @@ struct AdapterFields {
         return number.double
     }
 
+    /// The number at `name`, nil when absent or negative: -1 is Core Location's (and the apps')
+    /// "unknown" for speed, course, vertical accuracy and battery level.
+    mutating func known(_ name: String) throws(ProblemError) -> Double? {
+        try number(name).flatMap { $0 >= 0 ? $0 : nil }
+    }
+
     /// The number at `name`, required.
     mutating func requiredNumber(_ name: String) throws(ProblemError) -> Double {
         guard let number = try number(name) else { throw Self.missing("\(pointer)/\(name)", "a number") }
@@ -80,9 +86,15 @@ enum WellKnownAttributes {
     /// Whether the device is on a charger and charging.
     static let charging = "charging"
 
-    /// `percent` (0–100) as a 0–1 `batteryLevel`, exactly `percent / 100`; nil for the -1 apps send when they do not know.
-    static func batteryLevel(percent: Double) -> JSONValue? {
-        percent >= 0 ? .number(percent / 100) : nil
+    /// `percent` (0–100) as a 0–1 level, exactly `percent / 100`; nil for the -1 apps send when they do not know.
+    static func level(percent: Double?) -> Double? {
+        percent.flatMap { $0 >= 0 ? $0 / 100 : nil }
+    }
+
+    /// Sets `batteryLevel` (0–1) and `charging` in `attributes`, each when known.
+    static func record(batteryLevel level: Double?, charging: Bool?, in attributes: inout [String: JSONValue]) {
+        if let level { attributes[batteryLevel] = .number(level) }
+        if let charging { attributes[self.charging] = .bool(charging) }
     }
 }
 

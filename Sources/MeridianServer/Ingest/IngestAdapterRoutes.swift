@@ -75,9 +75,7 @@ struct IngestAdapterRoutes<Context: HeadAwareContext>: RouterMiddleware {
 
     private func overland(_ request: Request, _ body: ByteBuffer) async throws -> Response {
         let fallback = Self.query(request)?["device_id"]
-        if let fallback, !DeviceIdentifier.isValid(fallback) {
-            throw ProblemError(.badRequest, detail: "device_id \(DeviceIdentifier.rule)", errors: [.init(parameter: "device_id", detail: DeviceIdentifier.rule)])
-        }
+        if let fallback { _ = try DeviceIdentifier.checked(fallback, parameter: "device_id") }
         let fixes = try body.withUnsafeReadableBytes { bytes throws(ProblemError) in try OverlandBatch.fixes(bytes, fallbackDevice: fallback) }
         try await ingest(fixes)
         return Self.json(#"{"result":"ok"}"#)

@@ -34,7 +34,7 @@ enum OsmAndRequest {
             throw ProblemError(.badRequest, detail: "id (the device id) is required", errors: [.init(parameter: "id", detail: "is required")])
         }
         for name in ["id", "deviceid"] {
-            for value in fields.values(name) { try check(value, parameter: name) }
+            for value in fields.values(name) { _ = try DeviceIdentifier.checked(value, parameter: name) }
         }
         // Every occurrence is checked (the query's and the form's), the last one is read.
         func number(_ name: String) throws(ProblemError) -> Double? {
@@ -80,8 +80,8 @@ enum OsmAndRequest {
         fix.attributes = values.mapValues { $0.count == 1 ? $0[0] : .array($0) }
         // hdop is a number (Traccar parses it as one), kept as the attribute `hdop`.
         if try number("hdop") != nil, let text = fields.values("hdop").last { fix.attributes["hdop"] = Self.value(text) }
-        if let level = try number("batt").flatMap(WellKnownAttributes.batteryLevel(percent:)) { fix.attributes[WellKnownAttributes.batteryLevel] = level }
-        if let charge = fields["charge"] { fix.attributes[WellKnownAttributes.charging] = .bool(charge.lowercased() == "true") }
+        WellKnownAttributes.record(batteryLevel: WellKnownAttributes.level(percent: try number("batt")),
+                                   charging: fields["charge"].map { $0.lowercased() == "true" }, in: &fix.attributes)
         return (deviceId, try LocationFix.adapted(fix, pointer: ""))
     }
 
@@ -95,19 +95,17 @@ enum OsmAndRequest {
         guard let text = try location.string("timestamp") else { throw AdapterFields.missing("/location/timestamp", "an ISO 8601 date-time") }
         guard let timestamp = AdapterTime.iso8601(text) else { throw AdapterFields.wrongType(at: "/location/timestamp", "an ISO 8601 date-time") }
         guard var coords = try location.object("coords") else { throw AdapterFields.missing("/location/coords", "an object with latitude and longitude") }
-        func known(_ value: Double?) -> Double? { value.flatMap { $0 >= 0 ? $0 : nil } }
         var fix = LocationFix(
             coordinate: Coordinate(latitude: try coords.requiredNumber("latitude"), longitude: try coords.requiredNumber("longitude")),
             timestamp: timestamp, horizontalAccuracy: try coords.number("accuracy") ?? 0,
-            speed: known(try coords.number("speed")), course: known(try coords.number("heading")),
-            altitude: try coords.number("altitude"), verticalAccuracy: known(try coords.number("altitude_accuracy")))
+            speed: try coords.known("speed"), course: try coords.known("heading"),
+            altitude: try coords.number("altitude"), verticalAccuracy: try coords.known("altitude_accuracy"))
         var battery = try location.object("battery")
-        let level = known(try battery?.number("level")), charging = try battery?.bool("is_charging")
+        let level = try battery?.known("level"), charging = try battery?.bool("is_charging")
         let extras = try location.object("extras")
         _ = location.take("_")  // Traccar Client's copy of the fix as query parameters
         fix.attributes = coords.rest.merging(location.rest) { $1 }.merging(extras?.rest ?? [:]) { $1 }
-        if let level { fix.attributes[WellKnownAttributes.batteryLevel] = .number(level) }
-        if let charging { fix.attributes[WellKnownAttributes.charging] = .bool(charging) }
+        WellKnownAttributes.record(batteryLevel: level, charging: charging, in: &fix.attributes)
         return (deviceId, try LocationFix.adapted(fix, pointer: "/location"))
     }
 
@@ -118,16 +116,4 @@ enum OsmAndRequest {
         return .string(text)
     }
 
-    private static func check(_ deviceId: String, parameter: String) throws(ProblemError) {
-        guard DeviceIdentifier.isValid(deviceId) else {
-            throw ProblemError(.badRequest, detail: "\(parameter) \(DeviceIdentifier.rule)", errors: [.init(parameter: parameter, detail: DeviceIdentifier.rule)])
-        }
-    }
-}
-
-extension ProblemError {
-    /// 400: the device id at `pointer` is not one Meridian takes.
-    static func invalidDevice(pointer: String) -> ProblemError {
-        ProblemError(.badRequest, detail: "\(pointer) \(DeviceIdentifier.rule)", errors: [.init(pointer: pointer, detail: DeviceIdentifier.rule)])
-    }
 }

@@ -47,13 +47,12 @@ enum OverlandBatch {
         guard var properties = try fields.object("properties") else { throw AdapterFields.missing("\(pointer)/properties", "an object with timestamp") }
         guard let text = try properties.string("timestamp") else { throw AdapterFields.missing("\(pointer)/properties/timestamp", "an ISO 8601 date-time") }
         guard let timestamp = AdapterTime.iso8601(text) else { throw AdapterFields.wrongType(at: "\(pointer)/properties/timestamp", "an ISO 8601 date-time") }
-        func known(_ value: Double?) -> Double? { value.flatMap { $0 >= 0 ? $0 : nil } }
         var fix = LocationFix(
             coordinate: Coordinate(latitude: latitude.double, longitude: longitude.double), timestamp: timestamp,
             horizontalAccuracy: try properties.number("horizontal_accuracy") ?? 0,
-            speed: known(try properties.number("speed")), course: known(try properties.number("course")),
-            altitude: try properties.number("altitude"), verticalAccuracy: known(try properties.number("vertical_accuracy")))
-        let level = known(try properties.number("battery_level")), state = try properties.string("battery_state")
+            speed: try properties.known("speed"), course: try properties.known("course"),
+            altitude: try properties.number("altitude"), verticalAccuracy: try properties.known("vertical_accuracy"))
+        let level = try properties.known("battery_level"), state = try properties.string("battery_state")
         let device = try properties.string("device_id").flatMap { $0.isEmpty ? nil : $0 } ?? fallbackDevice
         guard let device else {
             throw ProblemError(.badRequest, detail: "no device: set Overland's Device ID setting or add ?device_id= to the URL",
@@ -61,11 +60,8 @@ enum OverlandBatch {
         }
         guard DeviceIdentifier.isValid(device) else { throw ProblemError.invalidDevice(pointer: "\(pointer)/properties/device_id") }
         fix.attributes = properties.rest
-        if let level { fix.attributes[WellKnownAttributes.batteryLevel] = .number(level) }
-        if let state {
-            fix.attributes["battery_state"] = .string(state)
-            if state != "unknown" { fix.attributes[WellKnownAttributes.charging] = .bool(state == "charging") }
-        }
+        if let state { fix.attributes["battery_state"] = .string(state) }
+        WellKnownAttributes.record(batteryLevel: level, charging: state.flatMap { $0 == "unknown" ? nil : $0 == "charging" }, in: &fix.attributes)
         return (device, try LocationFix.adapted(fix, pointer: "\(pointer)/properties"))
     }
 }

@@ -33,10 +33,9 @@ enum OwnTracksMessage {
             course: try fields.number("cog"), altitude: try fields.number("alt"), verticalAccuracy: try fields.number("vac"))
         let battery = try fields.number("batt")
         fix.attributes = fields.rest
-        if let level = battery.flatMap(WellKnownAttributes.batteryLevel(percent:)) { fix.attributes[WellKnownAttributes.batteryLevel] = level }
-        if case .number(let code)? = fix.attributes["bs"], [1, 2, 3].contains(code.double) {
-            fix.attributes[WellKnownAttributes.charging] = .bool(code.double == 2)
-        }
+        // `bs`: 1 unplugged, 2 charging, 3 full (0 unknown).
+        let charging: Bool? = if case .number(let code)? = fix.attributes["bs"], [1, 2, 3].contains(code.double) { code.double == 2 } else { nil }
+        WellKnownAttributes.record(batteryLevel: WellKnownAttributes.level(percent: battery), charging: charging, in: &fix.attributes)
         let topicText: String? = if case .string(let text)? = fix.attributes["topic"] { text } else { nil }
         return (try LocationFix.adapted(fix, pointer: ""), topicText)
     }
@@ -51,11 +50,7 @@ enum OwnTracksMessage {
             throw ProblemError(.badRequest, detail: "no device: set the user name (Basic user or X-Limit-U) and the device id (X-Limit-D) in OwnTracks' Identification settings",
                                errors: [.init(parameter: user == nil ? "X-Limit-U" : "X-Limit-D", detail: "is required")])
         }
-        let id = "\(user):\(device)"
-        guard DeviceIdentifier.isValid(id) else {
-            throw ProblemError(.badRequest, detail: "the device id \(id) \(DeviceIdentifier.rule)", errors: [.init(parameter: "X-Limit-D", detail: DeviceIdentifier.rule)])
-        }
-        return id
+        return try DeviceIdentifier.checked("\(user):\(device)", parameter: "X-Limit-D")
     }
 
     private static func isWhitespace(_ byte: UInt8) -> Bool {

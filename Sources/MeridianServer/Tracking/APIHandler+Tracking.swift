@@ -75,10 +75,7 @@ extension APIHandler {
     // MARK: - Parameters
 
     static func deviceID(_ text: String) throws(ProblemError) -> String {
-        guard DeviceIdentifier.isValid(text) else {
-            throw ProblemError(.badRequest, detail: "deviceId \(DeviceIdentifier.rule)", errors: [.init(parameter: "deviceId", detail: DeviceIdentifier.rule)])
-        }
-        return text
+        try DeviceIdentifier.checked(text, parameter: "deviceId")
     }
 
     static func time(_ text: String?, parameter: String) throws(ProblemError) -> Instant? {
