@@ -17,8 +17,11 @@ disk) in its own server process, the same fixes posted to each:
      against the native route storing the same fixes (the same attributes) in the same request
      shape (bench_protocols.py): 200 devices,
      BENCH_PROTOCOL_FIXES timed fixes per protocol (default 50 000, rounded up to 50 a device)
-     after 10 000 of warm-up. BENCH_PARTS picks configurations (default abcdef; `f` alone measures
-     only the protocols).
+     after 10 000 of warm-up;
+  g. a fleet of 10 000 vans (bench_fleet.py) without subscriptions (g0), then with one visits and
+     one status subscription for every device (g1): BENCH_FLEET_FIXES timed fixes (default 200 000)
+     after 100 000 of warm-up.
+BENCH_PARTS picks configurations (default abcdefg; `f` alone measures only the protocols).
 
 1 000 devices walk (1 s per fix in event time, 30–100 m steps, slowly turning heading) inside the
 same area; each request is a batch of 50 fixes of one device, devices round-robin, 8 keep-alive
@@ -41,6 +44,7 @@ import threading
 import time
 from datetime import datetime, timedelta, timezone
 
+import bench_fleet
 import bench_protocols
 from benchlib import LISTENING, start_server
 
@@ -59,7 +63,8 @@ WARMUP = int(os.environ.get("BENCH_WARMUP", "10000"))
 SEED = int(os.environ.get("BENCH_SEED", "6"))
 PROTOCOL_FIXES = int(os.environ.get("BENCH_PROTOCOL_FIXES", "50000"))
 PROTOCOL_DEVICES = 200
-PARTS = os.environ.get("BENCH_PARTS", "abcdef")
+PARTS = os.environ.get("BENCH_PARTS", "abcdefg")
+FLEET_FIXES = int(os.environ.get("BENCH_FLEET_FIXES", "200000"))
 
 
 def offset(lat, lon, north_m, east_m):
@@ -327,6 +332,15 @@ def main():
         walks = [walk(rng, warmup_rounds + timed_rounds) for _ in range(PROTOCOL_DEVICES)]
         protocol_rows = bench_protocols.run(lambda: Server(binary), walks, warmup_rounds, timed_rounds, THREADS, anomalies)
 
+    fleet = []
+    if "g" in PARTS:
+        fleet_items = bench_fleet.requests(rng, FLEET_FIXES + 100_000, (SOUTH, NORTH, WEST, EAST))
+        fleet_warmup, fleet_timed = fleet_items[:100_000 // bench_fleet.BATCH], fleet_items[100_000 // bench_fleet.BATCH:]
+        for name, bodies in (("g0. 10 000 devices, no subscriptions", []),
+                             ("g1. 10 000 devices, visits + status", [bench_fleet.VISITS, bench_fleet.STATUS])):
+            print(f"configuration {name}", file=sys.stderr)
+            fleet.append(configuration(binary, name, bodies, fleet_warmup, fleet_timed, anomalies))
+
     if results:
         base = results[0]["fixes"] / results[0]["seconds"]
         print()
@@ -347,6 +361,8 @@ def main():
             print(f"{r['name']}: {r['fixes']} fixes accepted in {r['seconds']:.2f} s; events {r['events']} ({kinds}); "
                   f"{r['warmEvents']} more in the warm-up; CPU server {r['serverCPU']:.1f} s, client {r['clientCPU']:.1f} s; "
                   f"database + WAL {r['databaseBytes'] / 1e6:.1f} MB")
+    if fleet:
+        bench_fleet.print_table(fleet)
     if protocol_rows:
         bench_protocols.print_table(protocol_rows, PROTOCOL_DEVICES, THREADS)
     print()

@@ -15,8 +15,9 @@ enum AdapterTime {
         return Instant(rfc3339: text) ?? Instant(rfc3339: text + "Z")
     }
 
-    /// An ISO 8601 date-time as apps write it: RFC 3339, or with a `±hhmm` offset (Overland's
-    /// `2015-10-01T08:00:00-0700`), or with no offset at all (UTC).
+    /// An ISO 8601 date-time as apps write it: RFC 3339 (what Overland sends, `…T15:00:00Z`), or
+    /// with a `±hhmm` offset (the example of Overland's README, `2015-10-01T08:00:00-0700`), or with
+    /// no offset at all (UTC).
     static func iso8601(_ text: String) -> Instant? {
         if let instant = Instant(rfc3339: text) { return instant }
         let bytes = Array(text.utf8)

@@ -9,11 +9,12 @@ import WireJSON
 /// fix; any other `_type`, and the empty payload the apps post when a friend is deleted, is
 /// acknowledged and ignored.
 ///
-/// `lat`, `lon` (degrees) and `tst` (Unix seconds) are required; `acc` (metres; the apps leave it
-/// out when it is 0) is the horizontal accuracy, `alt` the altitude, `vac` the vertical accuracy,
+/// `lat`, `lon` (degrees) and `tst` (Unix seconds) are required; `acc` (metres) is the horizontal
+/// accuracy, 0 when absent (the iOS app leaves it out when Core Location's is negative, unknown:
+/// Traccar reads it so too, and a fix without accuracy passes an accuracy limit), `alt` the altitude, `vac` the vertical accuracy,
 /// `cog` the course, `vel` (km/h) the speed in m/s, `batt` (percent; -1 unknown) the
 /// `batteryLevel` 0–1, and `bs` (2 charging, 1 unplugged, 3 full) sets `charging`. Every other
-/// member (`tid`, `t`, `conn`, `topic`, `bs`, `SSID`, `inregions`, …) is an attribute under its own name.
+/// member (`tid`, `t`, `conn`, `topic`, `SSID`, `inregions`, …, and `bs` itself) is an attribute under its own name.
 enum OwnTracksMessage {
     /// The fix of a location message and its `topic`; nil for a message that is not a location.
     static func fix(_ body: UnsafeRawBufferPointer) throws(ProblemError) -> (fix: LocationFix, topic: String?)? {
