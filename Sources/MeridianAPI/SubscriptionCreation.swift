@@ -10,6 +10,7 @@ package struct SubscriptionCreation: Codable, Hashable, Sendable {
     package enum Kind: Hashable, Sendable {
         case significantChange(Components.Schemas.SignificantChangeSubscriptionInput)
         case region(Components.Schemas.RegionSubscriptionInput)
+        case status(Components.Schemas.StatusSubscriptionInput)
     }
 
     package var kind: Kind
@@ -27,6 +28,8 @@ package struct SubscriptionCreation: Codable, Hashable, Sendable {
             kind = .significantChange(try .init(from: decoder))
         case "region", "#/components/schemas/RegionSubscriptionInput":
             kind = .region(try .init(from: decoder))
+        case "status", "#/components/schemas/StatusSubscriptionInput":
+            kind = .status(try .init(from: decoder))
         default:
             throw DecodingError.unknownOneOfDiscriminator(discriminatorKey: MergePatchKey("type"), discriminatorValue: discriminator, codingPath: decoder.codingPath)
         }
@@ -38,6 +41,7 @@ package struct SubscriptionCreation: Codable, Hashable, Sendable {
         switch kind {
         case .significantChange(let value): try value.encode(to: encoder)
         case .region(let value): try value.encode(to: encoder)
+        case .status(let value): try value.encode(to: encoder)
         }
     }
 }

@@ -25,6 +25,11 @@ package struct SubscriptionMergePatch: Codable, Hashable, Sendable {
     package var notifyOnExit: Bool?
     package var initialTrigger: Bool?
     package var detect: [Components.Schemas.Detection]?
+    /// Status: seconds; `null` in ``members`` turns that half off.
+    package var offlineAfter: Double?
+    package var stoppedAfter: Double?
+    /// Status: metres per second.
+    package var stoppedSpeed: Double?
     /// The patch's members as sent, `null` (remove) included.
     package var members: [String: JSONValue]
 
@@ -43,9 +48,12 @@ package struct SubscriptionMergePatch: Codable, Hashable, Sendable {
         notifyOnExit = try container.decodeIfPresent(Bool.self, forKey: "notifyOnExit")
         initialTrigger = try container.decodeIfPresent(Bool.self, forKey: "initialTrigger")
         detect = try container.decodeIfPresent([Components.Schemas.Detection].self, forKey: "detect")
+        offlineAfter = try container.decodeIfPresent(Double.self, forKey: "offlineAfter")
+        stoppedAfter = try container.decodeIfPresent(Double.self, forKey: "stoppedAfter")
+        stoppedSpeed = try container.decodeIfPresent(Double.self, forKey: "stoppedSpeed")
         try decoder.ensureNoAdditionalProperties(knownKeys: [
             "name", "properties", "maxLocationAge", "maxHorizontalAccuracy", "distanceFilter", "minimumInterval", "region",
-            "hysteresis", "dwell", "notifyOnEntry", "notifyOnExit", "initialTrigger", "detect",
+            "hysteresis", "dwell", "notifyOnEntry", "notifyOnExit", "initialTrigger", "detect", "offlineAfter", "stoppedAfter", "stoppedSpeed",
         ])
         members = try [String: JSONValue](from: decoder)
     }

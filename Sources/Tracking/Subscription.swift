@@ -35,6 +35,7 @@ public struct Subscription: Hashable, Sendable, Identifiable {
     public enum Rule: Hashable, Sendable {
         case significantChange(SignificantChangeRule)
         case region(RegionRule)
+        case status(StatusRule)
     }
 
     public init(

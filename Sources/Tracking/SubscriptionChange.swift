@@ -20,6 +20,10 @@ public struct SubscriptionChange: Sendable {
     public var notifyOnExit: Bool?
     public var initialTrigger: Bool?
     public var detectCrossings: Bool?
+    // Status.
+    public var offlineAfter: Double??
+    public var stoppedAfter: Double??
+    public var stoppedSpeed: Double?
 
     public init() {}
 
@@ -35,15 +39,25 @@ public struct SubscriptionChange: Sendable {
         [("distanceFilter", distanceFilter != nil), ("minimumInterval", minimumInterval != nil)].filter(\.1).map(\.0)
     }
 
-    /// The first field it sets that belongs to the other type of subscription than `subscription`'s,
+    /// The status fields it sets, by their wire names.
+    var statusFields: [String] {
+        [("offlineAfter", offlineAfter != nil), ("stoppedAfter", stoppedAfter != nil), ("stoppedSpeed", stoppedSpeed != nil)].filter(\.1).map(\.0)
+    }
+
+    /// The first field it sets that belongs to another type of subscription than `subscription`'s,
     /// with why; nil when every field fits.
     public func misfit(for subscription: Subscription) -> FieldError? {
+        let type: String
         switch subscription.rule {
-        case .significantChange:
-            regionFields.first.map { FieldError(path: [$0], message: "is a field of region subscriptions; this one is significantChange") }
-        case .region:
-            significantChangeFields.first.map { FieldError(path: [$0], message: "is a field of significantChange subscriptions; this one is region") }
+        case .significantChange: type = "significantChange"
+        case .region: type = "region"
+        case .status: type = "status"
         }
+        let others = [("significantChange", significantChangeFields), ("region", regionFields), ("status", statusFields)].filter { $0.0 != type }
+        for (other, fields) in others {
+            if let field = fields.first { return FieldError(path: [field], message: "is a field of \(other) subscriptions; this one is \(type)") }
+        }
+        return nil
     }
 
     /// `subscription` with this change made.
@@ -76,6 +90,12 @@ public struct SubscriptionChange: Sendable {
             if let initialTrigger { rule.initialTrigger = initialTrigger }
             if let detectCrossings { rule.detectCrossings = detectCrossings }
             result.rule = .region(rule)
+        case .status(var rule):
+            if let offlineAfter { rule.offlineAfter = offlineAfter }
+            if let stoppedAfter { rule.stoppedAfter = stoppedAfter }
+            if let stoppedSpeed { rule.stoppedSpeed = stoppedSpeed }
+            try rule.check()
+            result.rule = .status(rule)
         }
         return result
     }

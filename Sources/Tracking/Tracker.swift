@@ -12,15 +12,23 @@ public final class Tracker: Sendable {
     let writer: any TrackingWriter
     let now: @Sendable () -> Instant
     let newID: @Sendable () -> String
+    /// Told the earliest status deadline each committed ingest or edit set.
+    let deadlineSet: @Sendable (Instant) -> Void
 
     /// A tracker committing through `writer` (whose state is loaded).
     /// - Parameters:
     ///   - now: the server clock.
     ///   - newID: fresh ids for subscriptions and events (time-ordered, never reused).
-    public init(writer: any TrackingWriter, now: @escaping @Sendable () -> Instant, newID: @escaping @Sendable () -> String) {
+    ///   - deadlineSet: told the earliest status deadline each committed ingest or edit set (a
+    ///     timer waiting for a later one wakes earlier).
+    public init(
+        writer: any TrackingWriter, now: @escaping @Sendable () -> Instant, newID: @escaping @Sendable () -> String,
+        deadlineSet: @escaping @Sendable (Instant) -> Void = { _ in }
+    ) {
         self.writer = writer
         self.now = now
         self.newID = newID
+        self.deadlineSet = deadlineSet
     }
 
     /// The server clock's time now (what a fix without a time of its own is stamped with).
@@ -47,6 +55,7 @@ public final class Tracker: Sendable {
         let plan = try await writer.ingest { [now, newID] state in
             state.plan(deviceId: deviceId, fixes: fixes, receivedAt: now(), eventID: newID)
         }
+        if let earliest = plan.statuses.values.compactMap(\.nextDeadline).min() { deadlineSet(earliest) }
         return IngestResult(results: plan.results, skipped: plan.skipped, events: plan.events)
     }
 
@@ -89,11 +98,13 @@ public final class Tracker: Sendable {
     /// enters and exits where a device's state flips, committed with the edit.
     /// - Throws: ``FieldError`` when the change does not fit the subscription (nothing changes).
     public func update(_ id: String, _ edit: SubscriptionChange) async throws -> Update {
-        try await writer.change { [now, newID] state -> (answer: Update, write: TrackingWrite?) in
+        let update = try await writer.change { [now, newID] state -> (answer: Update, write: TrackingWrite?) in
             guard let existing = state.subscriptions[id] else { return (.notFound, nil) }
             guard let plan = try state.planChange(of: id, edit, at: now(), eventID: newID) else { return (.deleted(existing), nil) }
             return (.changed(plan), .change(plan))
         }
+        if case .changed(let plan) = update, let earliest = plan.statuses.values.compactMap(\.nextDeadline).min() { deadlineSet(earliest) }
+        return update
     }
 
     /// Replaces the tenant's ingest filters; the next fix planned after this returns (on any

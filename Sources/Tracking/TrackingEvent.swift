@@ -5,6 +5,7 @@ public import WireJSON
 public struct TrackingEvent: Hashable, Sendable, Identifiable {
     public enum Kind: String, Hashable, Sendable, CaseIterable {
         case initial, significantChange, enter, exit, dwell
+        case offline, online, stopped, moving
     }
 
     public var id: String
@@ -23,7 +24,8 @@ public struct TrackingEvent: Hashable, Sendable, Identifiable {
     public var previousLocation: LocationFix?
     /// Whether `location` and `occurredAt` are interpolated between two fixes (a crossing between them).
     public var interpolated: Bool
-    /// The fix's time (event time), or the deletion time for a `regionDeleted` exit.
+    /// The fix's time (event time), the deletion time for a `regionDeleted` exit, or the deadline
+    /// for `offline` and `stopped` (``StatusEvaluation``).
     public var occurredAt: Instant
     /// When the server stored it.
     public var recordedAt: Instant

@@ -18,6 +18,7 @@ extension TrackingState {
         // Written whole: the store's rows then hold every last evaluated fix (its skip and relevance
         // rules, by which the rest is brought forward on load, may be what changes).
         for (deviceId, value) in progress(of: subscriptionId) { plan.progress[ProgressKey(subscriptionId: subscriptionId, deviceId: deviceId)] = value }
+        plan.statuses = statusesEdited(from: current, to: changed)
         guard let rule = changed.region, let before = current.region, rule.shape != before.shape else { return plan }
         var sequence = lastSequence
         for deviceId in devicesEvaluated(by: current, within: rule.shape.bounds) {
@@ -69,4 +70,6 @@ public struct ChangePlan: Sendable {
     public var events: [TrackingEvent] = []
     /// Where it stands with every device it has evaluated (the flips included).
     public var progress: [ProgressKey: SubscriptionProgress] = [:]
+    /// A status subscription's statuses with its deadlines recomputed.
+    public var statuses: [ProgressKey: DeviceStatus] = [:]
 }

@@ -11,7 +11,7 @@ public struct TrackingState: Sendable {
     public internal(set) var devices: [String: DeviceState] = [:]
     public private(set) var progress: [ProgressKey: SubscriptionProgress] = [:]
     /// The last event sequence issued.
-    public private(set) var lastSequence: Int64
+    public internal(set) var lastSequence: Int64
     /// How many fixes have been accepted, across devices.
     public private(set) var acceptedFixes: Int64
     /// The tenant's ingest filters (a device's own or its group's take their place: ``ingestFilterOverride(for:)``).
@@ -19,6 +19,10 @@ public struct TrackingState: Sendable {
     /// The device registry: profiles by device id, group records by name.
     public internal(set) var profiles: [String: DeviceProfile] = [:]
     public internal(set) var groups: [String: DeviceGroup] = [:]
+    /// Where each status subscription stands with each device it evaluated, deadlines included.
+    public internal(set) var statuses: [ProgressKey: DeviceStatus] = [:]
+    /// Live status subscriptions.
+    var statusSubscriptions: Set<String> = []
 
     private(set) var regions = RegionIndex()
     /// The regions that detect crossings between fixes, by box, for the segments they may lie on.
@@ -39,8 +43,10 @@ public struct TrackingState: Sendable {
     ///   before that, to bring forward the last evaluated fix the store did not write (``settle``).
     public init(
         subscriptions: [Subscription], devices: [DeviceState], progress: [ProgressKey: SubscriptionProgress], lastSequence: Int64, acceptedFixes: Int64,
-        tails: [String: DeviceTail] = [:], profiles: [DeviceProfile] = [], groups: [DeviceGroup] = [], ingestFilters: IngestFilters = .off
+        tails: [String: DeviceTail] = [:], profiles: [DeviceProfile] = [], groups: [DeviceGroup] = [], ingestFilters: IngestFilters = .off,
+        statuses: [ProgressKey: DeviceStatus] = [:]
     ) {
+        self.statuses = statuses
         self.lastSequence = lastSequence
         self.acceptedFixes = acceptedFixes
         self.ingestFilters = ingestFilters
@@ -106,6 +112,8 @@ public struct TrackingState: Sendable {
         case .region(let rule):
             regions.insert(subscription.id, bounds: rule.shape.bounds)
             if rule.detectCrossings { crossingRegions.insert(subscription.id, bounds: rule.shape.bounds) }
+        case .status:
+            statusSubscriptions.insert(subscription.id)
         }
     }
 
@@ -195,6 +203,8 @@ public struct TrackingState: Sendable {
                 switch subscription.rule {
                 case .significantChange(let rule):
                     emissions = Evaluation.significantChange(rule, &progress, fix)
+                case .status:
+                    continue  // evaluated apart (planStatuses), never relevant here
                 case .region(let rule):
                     // Without progress, the device was last seen outside the region's box, if at all.
                     emissions = Evaluation.region(
@@ -221,6 +231,7 @@ public struct TrackingState: Sendable {
                 saved.insert(id)
             }
             unsaved = evaluated
+            if !statusSubscriptions.isEmpty { planStatuses(for: fix, at: index, into: &plan, sequence: &sequence, eventID: eventID) }
             ordinal += 1
             plan.device.lastFix = fix
             plan.device.lastAcceptedOrdinal = ordinal
@@ -283,6 +294,7 @@ public struct TrackingState: Sendable {
         devices[plan.deviceId] = plan.device
         for (key, value) in plan.progress { setProgress(value, for: key) }
         unsaved[plan.deviceId] = plan.unsaved.isEmpty ? nil : plan.unsaved
+        for (key, status) in plan.statuses { statuses[key] = status }
         lastSequence = plan.events.last?.sequence ?? lastSequence
         acceptedFixes = plan.acceptedFixes
     }
@@ -333,6 +345,8 @@ public struct TrackingState: Sendable {
         regions.remove(id)
         crossingRegions.remove(id)
         significantForAll.remove(id)
+        statusSubscriptions.remove(id)
+        forgetStatuses(subscriptionId: id)
         for device in plan.subscription.deviceIds ?? [] { significantByDevice[device]?.remove(id) }
         for group in plan.subscription.groups ?? [] { significantByGroup[group]?.remove(id) }
         for key in progress.keys where key.subscriptionId == id {
@@ -356,6 +370,7 @@ extension TrackingState {
             setProgress(value, for: key)
             unsaved[key.deviceId]?.remove(id)
         }
+        for (key, status) in plan.statuses { statuses[key] = status }
         lastSequence = plan.events.last?.sequence ?? lastSequence
     }
 }
@@ -404,6 +419,8 @@ public struct IngestPlan: Sendable {
     /// The subscriptions whose progress with this device stays unwritten (they evaluated its last fix).
     public var unsaved: Set<String> = []
     public var acceptedFixes: Int64 = 0
+    /// Every status the batch changed, as it ends (all written).
+    public var statuses: [ProgressKey: DeviceStatus] = [:]
 
     /// Filtered fixes at the instant of an earlier late fix of the batch, by batch index, with that
     /// fix's index: a duplicate if that fix is stored, filtered if the store already held the instant.

@@ -19,6 +19,8 @@ public enum TrackingWrite: Sendable {
     case group(name: String, DeviceGroup?)
     /// A device erased with its profile, fixes, progress and the events about it.
     case erasure(DeviceErasure)
+    /// Status deadlines fired by the clock: their events, the statuses they leave.
+    case deadlines(DeadlinePlan)
 
     /// The events this write appends to the log, in sequence order.
     public var events: [TrackingEvent] {
@@ -27,6 +29,7 @@ public enum TrackingWrite: Sendable {
         case .subscription: []
         case .deletion(let plan): plan.events
         case .change(let plan): plan.events
+        case .deadlines(let plan): plan.events
         case .ingestFilters, .profile, .group, .erasure: []
         }
     }
@@ -42,6 +45,7 @@ public enum TrackingWrite: Sendable {
         case .profile(let plan): state.apply(plan)
         case .group(let name, let group): state.setGroup(group, named: name)
         case .erasure(let erasure): state.apply(erasure)
+        case .deadlines(let plan): state.apply(plan)
         }
     }
 }

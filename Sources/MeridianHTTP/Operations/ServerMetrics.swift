@@ -64,6 +64,11 @@ public final class ServerMetrics: Sendable {
         counter("meridian_events_appended_total", tenant: tenant).increment(by: Int(count))
     }
 
+    /// Status deadlines (`offline`, `stopped`) `tenant`'s timer fired.
+    public func deadlinesFired(_ count: Int, tenant: String) {
+        counter("meridian_status_deadlines_fired_total", tenant: tenant).increment(by: count)
+    }
+
     /// Sets a per-tenant gauge (read when metrics are scraped).
     public func gauge(_ label: String, tenant: String, _ value: Double) {
         CoreMetrics.Gauge(label: label, dimensions: [("tenant", tenant)], factory: factory).record(value)

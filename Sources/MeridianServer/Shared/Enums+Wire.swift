@@ -34,6 +34,10 @@ extension Components.Schemas.Event._TypePayload {
         case .enter: self = .enter
         case .exit: self = .exit
         case .dwell: self = .dwell
+        case .offline: self = .offline
+        case .online: self = .online
+        case .stopped: self = .stopped
+        case .moving: self = .moving
         }
     }
 }

@@ -51,7 +51,7 @@ final class TenantSpace: Sendable {
     /// This process among the instances that share a database (the owner of its webhook claims).
     private let instance = UUIDv7Generator().next().description
     private let opened = Mutex<[TenantID: Task<Tenant, any Error>]>([:])
-    /// The background work of each opened tenant: its thinning index's catch-up, its JSON cache's filling.
+    /// The background work of each opened tenant: its thinning index's catch-up, its JSON cache's filling, its status deadlines.
     private let backgroundTasks = Mutex<[Task<Void, Never>]>([])
     /// Bytes of annotations' JSON each tenant keeps for query answers.
     private let annotationCacheBytes: Int
@@ -156,6 +156,9 @@ final class TenantSpace: Sendable {
         let appended: @Sendable (Int64) -> Void = { metrics.eventsAppended($0, tenant: id.description) }
         let tenantTracking = storage.tracking(tenant: id)
         let tracking = try await TrackingHub.open(tenantTracking, ids: trackingIDs, appended: appended)
+        backgroundTasks.withLock { tasks in
+            tasks.append(Task { await tracking.run(deadlinesFired: { metrics.deadlinesFired($0, tenant: id.description) }) })
+        }
         let webhooks = storage.webhooks(tenant: id)
         let delivery = try await startDelivery(
             id, store: webhooks.store, events: LoggedEvents(hub: tracking, store: tenantTracking.log), changes: webhooks.changes)

@@ -27,6 +27,7 @@ struct SubscriptionRequest {
             switch wire.kind {
             case .significantChange(let input): (input.name, input.properties, input.deviceIds, input.groups, input.maxLocationAge, input.maxHorizontalAccuracy)
             case .region(let input): (input.name, input.properties, input.deviceIds, input.groups, input.maxLocationAge, input.maxHorizontalAccuracy)
+            case .status(let input): (input.name, input.properties, input.deviceIds, input.groups, input.maxLocationAge, input.maxHorizontalAccuracy)
             }
         name = common.name
         properties = JSONValue.members(of: common.properties, at: ["properties"])
@@ -68,6 +69,12 @@ struct SubscriptionRequest {
                 hysteresis: input.hysteresis ?? RegionRule.defaultHysteresis, dwell: input.dwell, initialTrigger: input.initialTrigger ?? true,
                 detectCrossings: input.detect?.contains(.cross) ?? false
             ))
+        case .status(let input):
+            let status = StatusRule(
+                offlineAfter: input.offlineAfter, stoppedAfter: input.stoppedAfter, stoppedSpeed: input.stoppedSpeed ?? StatusRule.defaultStoppedSpeed)
+            _ = errors.value { () throws(FieldError) in try status.check() }
+            try errors.check()
+            rule = .status(status)
         }
     }
 

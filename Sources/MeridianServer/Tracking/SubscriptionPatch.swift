@@ -35,6 +35,9 @@ extension SubscriptionChange {
             if Set(detect).count != detect.count { errors.record(at: ["detect"], "must not repeat a value") }
             detectCrossings = detect.contains(.cross)
         }
+        offlineAfter = removable("offlineAfter", wire.offlineAfter)
+        stoppedAfter = removable("stoppedAfter", wire.stoppedAfter)
+        stoppedSpeed = wire.stoppedSpeed
         try errors.check()
     }
 }

@@ -50,6 +50,9 @@ extension Components.Schemas.Subscription {
             (notifyOnEntry, notifyOnExit, hysteresis, dwell, initialTrigger) =
                 (rule.notifyOnEntry, rule.notifyOnExit, rule.hysteresis, rule.dwell, rule.initialTrigger)
             detect = rule.detectCrossings ? [.cross] : nil
+        case .status(let rule):
+            _type = .status
+            (offlineAfter, stoppedAfter, stoppedSpeed) = (rule.offlineAfter, rule.stoppedAfter, rule.stoppedSpeed)
         }
     }
 }

@@ -13,6 +13,8 @@ struct TrackingHub: Sendable {
     /// The greatest sequence any reader (long poll, stream) has been given: the events after it
     /// are unread, and the oldest one's age is a metric.
     let delivered: HighWaterMark
+    /// Fires the tenant's status deadlines (``run(deadlinesFired:)``).
+    let deadlines: DeadlineTimer
 
     /// A tenant's hub over its `tracking` (``StorageEngine/tracking(tenant:)``), its state loaded,
     /// issuing UUIDv7 ids from `ids`. On a store shared with other instances its feed signal also
@@ -22,9 +24,17 @@ struct TrackingHub: Sendable {
         _ tracking: TenantTracking, ids: UUIDv7Generator, appended: @escaping @Sendable (Int64) -> Void = { _ in }
     ) async throws -> TrackingHub {
         let feed = tracking.events
-        let tracker = Tracker(writer: try await tracking.openWriter(announcer(feed, appended)), now: Self.now, newID: { ids.next().description })
+        let deadlines = DeadlineTimer()
+        let tracker = Tracker(
+            writer: try await tracking.openWriter(announcer(feed, appended)), now: Self.now, newID: { ids.next().description },
+            deadlineSet: { deadlines.noticed($0) })
         feed.advance(to: tracker.loadedLastSequence)
-        return TrackingHub(tracker: tracker, feed: feed, delivered: HighWaterMark())
+        return TrackingHub(tracker: tracker, feed: feed, delivered: HighWaterMark(), deadlines: deadlines)
+    }
+
+    /// Fires the tenant's status deadlines as they fall due until the task is cancelled.
+    func run(deadlinesFired: @escaping @Sendable (Int) -> Void) async {
+        await deadlines.run(tracker, fired: deadlinesFired)
     }
 
     private static let now: @Sendable () -> Instant = { Instant(secondsSince1970: Date().timeIntervalSince1970) }

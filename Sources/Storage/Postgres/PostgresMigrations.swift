@@ -143,6 +143,17 @@ enum PostgresMigrations {
             "ALTER TABLE tracking_event ADD COLUMN erased boolean NOT NULL DEFAULT false",
             "CREATE INDEX tracking_event_device ON tracking_event (tenant, device_id)",
         ]),
+        ("status timers: device status and its deadlines", [
+            // Where a status subscription stands with a device; offline_at and stopped_at are its
+            // pending deadlines (Unix microseconds, NULL: none), committed with the state that set them.
+            """
+            CREATE TABLE device_status (
+                tenant text NOT NULL, subscription_id text NOT NULL, device_id text NOT NULL,
+                offline boolean NOT NULL, stopped boolean NOT NULL, offline_at bigint, stopped_at bigint,
+                PRIMARY KEY (tenant, subscription_id, device_id))
+            """,
+            "CREATE INDEX device_status_device ON device_status (tenant, device_id)",
+        ]),
     ]
 
     /// Applies every step the database lacks, in order; safe to run from several instances at once.

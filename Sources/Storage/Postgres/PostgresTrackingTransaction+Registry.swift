@@ -59,6 +59,7 @@ extension PostgresTrackingTransaction {
         try await connection.query("DELETE FROM location_fix WHERE tenant = \(tenant) AND device_id = \(id)", logger: logger)
         try await connection.query("DELETE FROM device WHERE tenant = \(tenant) AND id = \(id)", logger: logger)
         try await connection.query("DELETE FROM subscription_progress WHERE tenant = \(tenant) AND device_id = \(id)", logger: logger)
+        try await connection.query("DELETE FROM device_status WHERE tenant = \(tenant) AND device_id = \(id)", logger: logger)
         try await connection.query("""
             INSERT INTO device (tenant, id, last_fix, last_fix_at, last_accepted_ordinal)
             VALUES (\(tenant), \(StoredProfile.ordinalFloorRow), NULL, NULL, \(erasure.acceptedFixes))

@@ -60,9 +60,17 @@ final class PostgresTrackingTransaction: TrackingTransaction {
             """, logger: logger).decode(String.self) {
             filters = try JSONColumn.value(IngestFilters.self, settings, table: "ingest_filters", id: tenant)
         }
+        var statuses: [ProgressKey: DeviceStatus] = [:]
+        for try await (subscriptionId, deviceId, offline, stopped, offlineAt, stoppedAt) in try await connection.query("""
+            SELECT subscription_id, device_id, offline, stopped, offline_at, stopped_at FROM device_status WHERE tenant = \(tenant)
+            """, logger: logger).decode((String, String, Bool, Bool, Int64?, Int64?).self) {
+            statuses[ProgressKey(subscriptionId: subscriptionId, deviceId: deviceId)] = DeviceStatus(
+                offline: offline, stopped: stopped, offlineAt: offlineAt.map(Instant.init(microseconds:)), stoppedAt: stoppedAt.map(Instant.init(microseconds:)))
+        }
         return TrackingState(
             subscriptions: subscriptions, devices: devices.filter { $0.id != StoredProfile.ordinalFloorRow }, progress: progress,
-            lastSequence: lastSequence, acceptedFixes: devices.map(\.lastAcceptedOrdinal).max() ?? 0, tails: tails, profiles: profiles, groups: groups, ingestFilters: filters)
+            lastSequence: lastSequence, acceptedFixes: devices.map(\.lastAcceptedOrdinal).max() ?? 0, tails: tails, profiles: profiles, groups: groups, ingestFilters: filters,
+            statuses: statuses)
     }
 
     /// When each device's last fix arrived and its accepted fix before it (what SQLite's store
@@ -106,6 +114,9 @@ final class PostgresTrackingTransaction: TrackingTransaction {
         case .profile(let plan): try await commit(plan)
         case .group(let name, let group): try await save(group, named: name)
         case .erasure(let erasure): try await commit(erasure)
+        case .deadlines(let plan):
+            try await insert(plan.events)
+            try await upsert(plan.statuses)
         }
         return []
     }
@@ -152,6 +163,7 @@ final class PostgresTrackingTransaction: TrackingTransaction {
         }
         try await insert(plan.events)
         try await upsert(plan.saved.reduce(into: [:]) { written, key in written[key] = plan.progress[key] })
+        try await upsert(plan.statuses)
         if plan.results.contains(where: { $0.status == .accepted }) {
             try await connection.query("""
                 INSERT INTO device (tenant, id, last_fix, last_fix_at, last_accepted_ordinal)
@@ -179,6 +191,9 @@ final class PostgresTrackingTransaction: TrackingTransaction {
         try await connection.query("""
             DELETE FROM subscription_progress WHERE tenant = \(tenant) AND subscription_id = \(plan.subscription.id)
             """, logger: logger)
+        try await connection.query("""
+            DELETE FROM device_status WHERE tenant = \(tenant) AND subscription_id = \(plan.subscription.id)
+            """, logger: logger)
         try await insert(plan.events)
     }
 
@@ -188,7 +203,26 @@ final class PostgresTrackingTransaction: TrackingTransaction {
             WHERE tenant = \(tenant) AND id = \(plan.subscription.id)
             """, logger: logger)
         try await upsert(plan.progress)
+        try await upsert(plan.statuses)
         try await insert(plan.events)
+    }
+
+    /// Status rows, deadlines with them, in one statement (each deadline with a NULL mask).
+    func upsert(_ statuses: [ProgressKey: DeviceStatus]) async throws {
+        guard !statuses.isEmpty else { return }
+        let entries = Array(statuses)
+        let offlineAt = entries.map { $0.value.offlineAt?.microseconds ?? 0 }, noOfflineAt = entries.map { $0.value.offlineAt == nil }
+        let stoppedAt = entries.map { $0.value.stoppedAt?.microseconds ?? 0 }, noStoppedAt = entries.map { $0.value.stoppedAt == nil }
+        try await connection.query("""
+            INSERT INTO device_status (tenant, subscription_id, device_id, offline, stopped, offline_at, stopped_at)
+            SELECT \(tenant), subscription_id, device_id, offline, stopped,
+                   CASE WHEN no_offline_at THEN NULL ELSE offline_at END, CASE WHEN no_stopped_at THEN NULL ELSE stopped_at END
+            FROM unnest(\(entries.map(\.key.subscriptionId)), \(entries.map(\.key.deviceId)), \(entries.map(\.value.offline)),
+                        \(entries.map(\.value.stopped)), \(offlineAt), \(noOfflineAt), \(stoppedAt), \(noStoppedAt))
+                AS u(subscription_id, device_id, offline, stopped, offline_at, no_offline_at, stopped_at, no_stopped_at)
+            ON CONFLICT (tenant, subscription_id, device_id) DO UPDATE
+            SET offline = excluded.offline, stopped = excluded.stopped, offline_at = excluded.offline_at, stopped_at = excluded.stopped_at
+            """, logger: logger)
     }
 
     func upsert(_ progress: [ProgressKey: SubscriptionProgress]) async throws {

@@ -168,6 +168,17 @@ enum Migrations {
             try db.alter(table: "trackingEvent") { t in t.add(column: "erased", .boolean).notNull().defaults(to: false) }
             try db.create(index: "trackingEvent_on_tenant_device", on: "trackingEvent", columns: ["tenant", "deviceId"])
         }
+        migrator.registerMigration("status timers: device status and its deadlines") { db in
+            // Where a status subscription stands with a device; offlineAt and stoppedAt are its
+            // pending deadlines (Unix microseconds, NULL: none), committed with the state that set them.
+            try db.execute(sql: """
+                CREATE TABLE deviceStatus (
+                  tenant TEXT NOT NULL, subscriptionId TEXT NOT NULL, deviceId TEXT NOT NULL,
+                  offline BOOLEAN NOT NULL, stopped BOOLEAN NOT NULL, offlineAt INTEGER, stoppedAt INTEGER,
+                  PRIMARY KEY (tenant, subscriptionId, deviceId)) WITHOUT ROWID;
+                CREATE INDEX deviceStatus_on_device ON deviceStatus (tenant, deviceId);
+                """)
+        }
         return migrator
     }
 }

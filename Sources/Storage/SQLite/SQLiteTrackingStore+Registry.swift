@@ -47,6 +47,7 @@ extension SQLiteTrackingStore {
         try db.execute(sql: "DELETE FROM deviceProfile WHERE tenant = ? AND id = ?", arguments: key)
         try db.execute(sql: "DELETE FROM locationFix WHERE tenant = ? AND deviceId = ?", arguments: key)
         try db.execute(sql: "DELETE FROM device WHERE tenant = ? AND id = ?", arguments: key)
+        try db.execute(sql: "DELETE FROM deviceStatus WHERE tenant = ? AND deviceId = ?", arguments: key)
         try db.execute(
             sql: "DELETE FROM subscriptionProgress WHERE deviceId = ? AND subscriptionId IN (SELECT id FROM subscription WHERE tenant = ?)",
             arguments: [erasure.deviceId, tenant.description])

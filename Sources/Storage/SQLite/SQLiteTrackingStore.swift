@@ -35,9 +35,11 @@ public struct SQLiteTrackingStore: TrackingStore {
             let tails = try Self.tails(of: devices.filter { tracked.contains($0.id) }, tenant: tenant, in: db)
             let filters = try String.fetchOne(db, sql: "SELECT settings FROM ingestFilters WHERE tenant = ?", arguments: tenant)
                 .map { try JSONColumn.value(IngestFilters.self, $0, table: "ingestFilters", id: self.tenant.description) }
+            let statuses = try DeviceStatusRecord.fetchAll(db, sql: "SELECT * FROM deviceStatus WHERE tenant = ?", arguments: tenant)
             return TrackingState(
                 subscriptions: subscriptions, devices: devices, progress: progress, lastSequence: lastSequence, acceptedFixes: acceptedFixes, tails: tails,
-                profiles: profiles, groups: groups, ingestFilters: filters ?? .off)
+                profiles: profiles, groups: groups, ingestFilters: filters ?? .off,
+                statuses: Dictionary(statuses.map { ($0.key, $0.status) }, uniquingKeysWith: { a, _ in a }))
         }
     }
 
@@ -70,6 +72,11 @@ public struct SQLiteTrackingStore: TrackingStore {
         case .profile(let plan): try database.writer.write { db in try commit(plan, in: db) }
         case .group(let name, let group): try database.writer.write { db in try save(group, named: name, in: db) }
         case .erasure(let erasure): try database.writer.write { db in try commit(erasure, in: db) }
+        case .deadlines(let plan):
+            try database.writer.write { db in
+                try insert(plan.events, in: db)
+                try upsert(plan.statuses, in: db)
+            }
         }
         return []
     }
@@ -97,6 +104,7 @@ public struct SQLiteTrackingStore: TrackingStore {
         }
         try insert(plan.events, in: db)
         try upsert(plan.saved.reduce(into: [:]) { written, key in written[key] = plan.progress[key] }, in: db)
+        try upsert(plan.statuses, in: db)
         if plan.results.contains(where: { $0.status == .accepted }) {
             try db.cachedStatement(sql: DeviceRecord.upsertSQL)
                 .execute(arguments: [tenant.description, plan.deviceId, plan.device.lastFix.map { StoredFix($0).text }, plan.device.lastAcceptedOrdinal])
@@ -119,6 +127,7 @@ public struct SQLiteTrackingStore: TrackingStore {
                 sql: "UPDATE subscription SET deletedAt = ? WHERE id = ? AND tenant = ?",
                 arguments: [plan.subscription.deletedAt?.microseconds, plan.subscription.id, tenant.description])
             try db.execute(sql: "DELETE FROM subscriptionProgress WHERE subscriptionId = ?", arguments: [plan.subscription.id])
+            try db.execute(sql: "DELETE FROM deviceStatus WHERE tenant = ? AND subscriptionId = ?", arguments: [tenant.description, plan.subscription.id])
             try insert(plan.events, in: db)
         }
     }
@@ -129,6 +138,7 @@ public struct SQLiteTrackingStore: TrackingStore {
                 sql: "UPDATE subscription SET definition = ? WHERE id = ? AND tenant = ?",
                 arguments: [try JSONColumn.text(StoredSubscription(plan.subscription)), plan.subscription.id, tenant.description])
             try upsert(plan.progress, in: db)
+            try upsert(plan.statuses, in: db)
             try insert(plan.events, in: db)
         }
     }
@@ -161,6 +171,18 @@ public struct SQLiteTrackingStore: TrackingStore {
         let statement = try db.cachedStatement(sql: SubscriptionProgressRecord.upsertSQL)
         for (key, value) in progress {
             try statement.execute(arguments: [key.subscriptionId, key.deviceId, StoredProgress(value).text])
+        }
+    }
+
+    /// Status rows, deadlines with them.
+    func upsert(_ statuses: [ProgressKey: DeviceStatus], in db: Database) throws {
+        guard !statuses.isEmpty else { return }
+        let statement = try db.cachedStatement(sql: DeviceStatusRecord.upsertSQL)
+        for (key, status) in statuses {
+            try statement.execute(arguments: [
+                tenant.description, key.subscriptionId, key.deviceId, status.offline, status.stopped,
+                status.offlineAt?.microseconds, status.stoppedAt?.microseconds,
+            ])
         }
     }
 

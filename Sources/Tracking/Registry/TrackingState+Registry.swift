@@ -53,6 +53,7 @@ extension TrackingState {
         devices[erasure.deviceId] = nil
         profiles[erasure.deviceId] = nil
         for key in progress.keys where key.deviceId == erasure.deviceId { forget(key) }
+        forgetStatuses(deviceId: erasure.deviceId)
     }
 }
 

@@ -106,6 +106,8 @@ struct StoredSubscription: Codable {
     var noMaxAge: Bool?
     /// Fixes accepted across devices when it was last edited; absent if never.
     var edited: Int64?
+    /// Status: seconds before `offline` and `stopped` (absent: that half is off), metres per second.
+    var offlineAfter: Double?, stoppedAfter: Double?, stoppedSpeed: Double?
 
     init(_ subscription: Subscription) {
         name = subscription.name
@@ -132,6 +134,9 @@ struct StoredSubscription: Codable {
             }
             (entry, exit, hysteresis, dwell, initial) = (rule.notifyOnEntry, rule.notifyOnExit, rule.hysteresis, rule.dwell, rule.initialTrigger)
             cross = rule.detectCrossings ? true : nil
+        case .status(let rule):
+            type = "status"
+            (offlineAfter, stoppedAfter, stoppedSpeed) = (rule.offlineAfter, rule.stoppedAfter, rule.stoppedSpeed)
         }
     }
 
@@ -157,6 +162,9 @@ struct StoredSubscription: Codable {
         case "significantChange":
             guard let distanceFilter, let minimumInterval else { return nil }
             return .significantChange(SignificantChangeRule(distanceFilter: distanceFilter, minimumInterval: minimumInterval))
+        case "status":
+            guard let stoppedSpeed else { return nil }
+            return .status(StatusRule(offlineAfter: offlineAfter, stoppedAfter: stoppedAfter, stoppedSpeed: stoppedSpeed))
         default:
             return nil
         }
@@ -300,5 +308,26 @@ struct LocationFixRecord: Codable, FetchableRecord, TableRecord {
                 horizontalAccuracy: horizontalAccuracy, speed: speed, course: course, altitude: altitude, verticalAccuracy: verticalAccuracy,
                 attributes: try attributes.map { try JSONColumn.value([String: JSONValue].self, $0, table: Self.databaseTableName, id: deviceId) } ?? [:])
         }
+    }
+}
+
+/// A row of `deviceStatus`: where a status subscription stands with a device, its pending
+/// deadlines in columns (Unix microseconds, NULL: none) so a row is a timer.
+struct DeviceStatusRecord: Codable, FetchableRecord, TableRecord {
+    static let databaseTableName = "deviceStatus"
+    static let upsertSQL = """
+        INSERT OR REPLACE INTO deviceStatus (tenant, subscriptionId, deviceId, offline, stopped, offlineAt, stoppedAt) VALUES (?, ?, ?, ?, ?, ?, ?)
+        """
+    var subscriptionId: String
+    var deviceId: String
+    var offline: Bool
+    var stopped: Bool
+    var offlineAt: Int64?
+    var stoppedAt: Int64?
+
+    var key: ProgressKey { ProgressKey(subscriptionId: subscriptionId, deviceId: deviceId) }
+
+    var status: DeviceStatus {
+        DeviceStatus(offline: offline, stopped: stopped, offlineAt: offlineAt.map(Instant.init(microseconds:)), stoppedAt: stoppedAt.map(Instant.init(microseconds:)))
     }
 }
