@@ -12,6 +12,9 @@ public struct SubscriptionChange: Sendable {
     // Significant change.
     public var distanceFilter: Double?
     public var minimumInterval: Double?
+    // Visits.
+    public var radius: Double?
+    public var minimumDuration: Double?
     // Region.
     public var shape: RegionShape?
     public var hysteresis: Double?
@@ -35,15 +38,23 @@ public struct SubscriptionChange: Sendable {
         [("distanceFilter", distanceFilter != nil), ("minimumInterval", minimumInterval != nil)].filter(\.1).map(\.0)
     }
 
+    /// The visits fields it sets, by their wire names.
+    var visitsFields: [String] {
+        [("radius", radius != nil), ("minimumDuration", minimumDuration != nil)].filter(\.1).map(\.0)
+    }
+
     /// The first field it sets that belongs to the other type of subscription than `subscription`'s,
     /// with why; nil when every field fits.
     public func misfit(for subscription: Subscription) -> FieldError? {
-        switch subscription.rule {
-        case .significantChange:
-            regionFields.first.map { FieldError(path: [$0], message: "is a field of region subscriptions; this one is significantChange") }
-        case .region:
-            significantChangeFields.first.map { FieldError(path: [$0], message: "is a field of significantChange subscriptions; this one is region") }
+        let type = switch subscription.rule {
+        case .significantChange: "significantChange"
+        case .region: "region"
+        case .visits: "visits"
         }
+        for (other, fields) in [("significantChange", significantChangeFields), ("region", regionFields), ("visits", visitsFields)] where other != type {
+            if let field = fields.first { return FieldError(path: [field], message: "is a field of \(other) subscriptions; this one is \(type)") }
+        }
+        return nil
     }
 
     /// `subscription` with this change made.
@@ -76,6 +87,10 @@ public struct SubscriptionChange: Sendable {
             if let initialTrigger { rule.initialTrigger = initialTrigger }
             if let detectCrossings { rule.detectCrossings = detectCrossings }
             result.rule = .region(rule)
+        case .visits(var rule):
+            if let radius { rule.radius = radius }
+            if let minimumDuration { rule.minimumDuration = minimumDuration }
+            result.rule = .visits(rule)
         }
         return result
     }

@@ -34,6 +34,8 @@ extension Components.Schemas.Event._TypePayload {
         case .enter: self = .enter
         case .exit: self = .exit
         case .dwell: self = .dwell
+        case .visitArrival: self = .visitArrival
+        case .visitDeparture: self = .visitDeparture
         }
     }
 }

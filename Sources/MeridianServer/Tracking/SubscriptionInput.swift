@@ -27,6 +27,7 @@ struct SubscriptionRequest {
             switch wire.kind {
             case .significantChange(let input): (input.name, input.properties, input.deviceIds, input.groups, input.maxLocationAge, input.maxHorizontalAccuracy)
             case .region(let input): (input.name, input.properties, input.deviceIds, input.groups, input.maxLocationAge, input.maxHorizontalAccuracy)
+            case .visits(let input): (input.name, input.properties, input.deviceIds, input.groups, input.maxLocationAge, input.maxHorizontalAccuracy)
             }
         name = common.name
         properties = JSONValue.members(of: common.properties, at: ["properties"])
@@ -68,6 +69,12 @@ struct SubscriptionRequest {
                 hysteresis: input.hysteresis ?? RegionRule.defaultHysteresis, dwell: input.dwell, initialTrigger: input.initialTrigger ?? true,
                 detectCrossings: input.detect?.contains(.cross) ?? false
             ))
+        case .visits(let input):
+            let radius = input.radius ?? StayRule.defaultRadius, duration = input.minimumDuration ?? StayRule.defaultMinimumDuration
+            _ = errors.value { () throws(FieldError) in try StayRule.check(radius: radius) }
+            _ = errors.value { () throws(FieldError) in try StayRule.check(minimumDuration: duration) }
+            try errors.check()
+            rule = .visits(StayRule(radius: radius, minimumDuration: duration))
         }
     }
 

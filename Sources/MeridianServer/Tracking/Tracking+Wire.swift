@@ -50,6 +50,9 @@ extension Components.Schemas.Subscription {
             (notifyOnEntry, notifyOnExit, hysteresis, dwell, initialTrigger) =
                 (rule.notifyOnEntry, rule.notifyOnExit, rule.hysteresis, rule.dwell, rule.initialTrigger)
             detect = rule.detectCrossings ? [.cross] : nil
+        case .visits(let rule):
+            _type = .visits
+            (radius, minimumDuration) = (rule.radius, rule.minimumDuration)
         }
     }
 }

@@ -143,6 +143,10 @@ enum PostgresMigrations {
             "ALTER TABLE tracking_event ADD COLUMN erased boolean NOT NULL DEFAULT false",
             "CREATE INDEX tracking_event_device ON tracking_event (tenant, device_id)",
         ]),
+        ("visit events", [
+            // A visitArrival's or visitDeparture's stay, the same JSON SQLite keeps; NULL for other events.
+            "ALTER TABLE tracking_event ADD COLUMN visit text",
+        ]),
     ]
 
     /// Applies every step the database lacks, in order; safe to run from several instances at once.

@@ -168,6 +168,10 @@ enum Migrations {
             try db.alter(table: "trackingEvent") { t in t.add(column: "erased", .boolean).notNull().defaults(to: false) }
             try db.create(index: "trackingEvent_on_tenant_device", on: "trackingEvent", columns: ["tenant", "deviceId"])
         }
+        migrator.registerMigration("visit events") { db in
+            // A visitArrival's or visitDeparture's stay, JSON {c: {la, lo}, h, a, d}; NULL for other events.
+            try db.alter(table: "trackingEvent") { t in t.add(column: "visit", .text) }
+        }
         return migrator
     }
 }
