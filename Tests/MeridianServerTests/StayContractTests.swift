@@ -172,6 +172,11 @@ import TestSupport
             #expect(departure.visit?.departureDate == Trace.time(480) && departure.occurredAt == Trace.time(510))
             #expect(departure.location.timestamp == departure.occurredAt)
             #expect(Self.metres(try #require(departure.visit).centre, Self.mean(day.stops[0])) < 0.001)
+            // The device shows the visit under way (the last stop, announced, not left).
+            struct Device: Decodable { struct State: Decodable { var subscriptionId: String; var visit: Visit? }; var subscriptions: [State] }
+            let device = try await client.get("/v1/devices/van-1", as: Device.self)
+            let state = try #require(device.subscriptions.first { $0.subscriptionId == subscription.id })
+            #expect(state.visit?.arrivalDate == Trace.time(day.times[2].arrival) && state.visit?.departureDate == nil)
         }
     }
 

@@ -77,7 +77,8 @@ extension Components.Schemas.DeviceSubscriptionState {
         self.init(
             subscriptionId: subscriptionId, lastEvaluated: progress.lastEvaluated.map(Components.Schemas.Fix.init),
             lastNotified: progress.lastNotified.map(Components.Schemas.Fix.init), inside: progress.inside,
-            enteredAt: progress.enteredAt?.rfc3339, dwellNotified: progress.inside == nil ? nil : progress.dwellNotified
+            enteredAt: progress.enteredAt?.rfc3339, dwellNotified: progress.inside == nil ? nil : progress.dwellNotified,
+            visit: progress.stay.flatMap { $0.arrived ? Components.Schemas.Visit(Visit($0, departed: false)) : nil }
         )
     }
 }
