@@ -149,3 +149,26 @@ import TestSupport
         #expect(feed.events.isEmpty)
     }
 }
+
+extension StayTests {
+    /// Event time: a late fix is history (no subscription evaluates it), a stale one is skipped;
+    /// neither ends nor extends the run under way.
+    @Test func lateAndSkippedFixesLeaveTheRunAsItIs() throws {
+        var feed = ScenarioTests.Feed()
+        let id = feed.subscribe(.visits(StayRule(radius: 100, minimumDuration: 300)), maxLocationAge: 15)
+        let place = ScenarioTests.at(3_000)
+        for minute in 0..<4 { feed.post([ScenarioTests.fix(place, Double(minute) * 60)]) }
+        let key = ProgressKey(subscriptionId: id, deviceId: "d1")
+        let before = try #require(feed.state.progress[key]?.stay)
+        // Far away but older than the newest fix: late.
+        let late = feed.post([ScenarioTests.fix(ScenarioTests.at(5_000), 90)])
+        #expect(late.results.map(\.status) == [.late])
+        // Far away, new, but received a minute after it was taken: stale for this subscription.
+        let stale = ScenarioTests.fix(ScenarioTests.at(5_000), 200)
+        feed.post([stale], receivedAt: stale.timestamp.adding(seconds: 60))
+        #expect(feed.state.progress[key]?.stay == before && feed.events.isEmpty)
+        // The next fix at the place, at 5 min, completes the stay.
+        feed.post([ScenarioTests.fix(place, 300)])
+        #expect(feed.kinds == [.visitArrival] && feed.events[0].visit?.arrival == ScenarioTests.start)
+    }
+}
