@@ -1,7 +1,7 @@
 @_spi(Generated) package import OpenAPIRuntime
 package import WireJSON
 
-/// The contract's `SubscriptionInput` (`typeOverrides`): a significant-change or a region
+/// The contract's `SubscriptionInput` (`typeOverrides`): a significant-change, a region or a visits
 /// subscription, told apart by `type`, read as the generated `oneOf` reads it (the same errors, so
 /// the same 400s), plus the members set to `null`: `maxLocationAge: null` is "no limit", which
 /// differs from an absent member (the default limit).
@@ -11,6 +11,7 @@ package struct SubscriptionCreation: Codable, Hashable, Sendable {
         case significantChange(Components.Schemas.SignificantChangeSubscriptionInput)
         case region(Components.Schemas.RegionSubscriptionInput)
         case status(Components.Schemas.StatusSubscriptionInput)
+        case visits(Components.Schemas.VisitsSubscriptionInput)
     }
 
     package var kind: Kind
@@ -30,6 +31,8 @@ package struct SubscriptionCreation: Codable, Hashable, Sendable {
             kind = .region(try .init(from: decoder))
         case "status", "#/components/schemas/StatusSubscriptionInput":
             kind = .status(try .init(from: decoder))
+        case "visits", "#/components/schemas/VisitsSubscriptionInput":
+            kind = .visits(try .init(from: decoder))
         default:
             throw DecodingError.unknownOneOfDiscriminator(discriminatorKey: MergePatchKey("type"), discriminatorValue: discriminator, codingPath: decoder.codingPath)
         }
@@ -42,6 +45,7 @@ package struct SubscriptionCreation: Codable, Hashable, Sendable {
         case .significantChange(let value): try value.encode(to: encoder)
         case .region(let value): try value.encode(to: encoder)
         case .status(let value): try value.encode(to: encoder)
+        case .visits(let value): try value.encode(to: encoder)
         }
     }
 }

@@ -16,6 +16,10 @@ package struct SubscriptionMergePatch: Codable, Hashable, Sendable {
     package var distanceFilter: Double?
     /// Seconds of event time.
     package var minimumInterval: Double?
+    /// Visits: metres.
+    package var radius: Double?
+    /// Visits: seconds.
+    package var minimumDuration: Double?
     package var region: Components.Schemas.RegionShape?
     /// Metres past the boundary.
     package var hysteresis: Double?
@@ -41,6 +45,8 @@ package struct SubscriptionMergePatch: Codable, Hashable, Sendable {
         maxHorizontalAccuracy = try container.decodeIfPresent(Double.self, forKey: "maxHorizontalAccuracy")
         distanceFilter = try container.decodeIfPresent(Double.self, forKey: "distanceFilter")
         minimumInterval = try container.decodeIfPresent(Double.self, forKey: "minimumInterval")
+        radius = try container.decodeIfPresent(Double.self, forKey: "radius")
+        minimumDuration = try container.decodeIfPresent(Double.self, forKey: "minimumDuration")
         region = try container.decodeIfPresent(Components.Schemas.RegionShape.self, forKey: "region")
         hysteresis = try container.decodeIfPresent(Double.self, forKey: "hysteresis")
         dwell = try container.decodeIfPresent(Double.self, forKey: "dwell")
@@ -52,7 +58,7 @@ package struct SubscriptionMergePatch: Codable, Hashable, Sendable {
         stoppedAfter = try container.decodeIfPresent(Double.self, forKey: "stoppedAfter")
         stoppedSpeed = try container.decodeIfPresent(Double.self, forKey: "stoppedSpeed")
         try decoder.ensureNoAdditionalProperties(knownKeys: [
-            "name", "properties", "maxLocationAge", "maxHorizontalAccuracy", "distanceFilter", "minimumInterval", "region",
+            "name", "properties", "maxLocationAge", "maxHorizontalAccuracy", "distanceFilter", "minimumInterval", "radius", "minimumDuration", "region",
             "hysteresis", "dwell", "notifyOnEntry", "notifyOnExit", "initialTrigger", "detect", "offlineAfter", "stoppedAfter", "stoppedSpeed",
         ])
         members = try [String: JSONValue](from: decoder)

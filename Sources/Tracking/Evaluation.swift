@@ -2,7 +2,7 @@ import Geodesy
 import MapGeometry
 import Timeline
 
-/// The two evaluators: given where a subscription stands with a device and the next fix it
+/// The evaluators: given where a subscription stands with a device and the next fix it
 /// evaluates, what it emits and where it then stands. Pure functions of their arguments.
 enum Evaluation {
     /// An event before it has an id and a sequence.
@@ -11,6 +11,8 @@ enum Evaluation {
         var previous: LocationFix?
         /// Where and when it happened, when not at the fix: a place interpolated between two fixes.
         var interpolated: LocationFix?
+        /// The stay of a visit event.
+        var visit: Visit?
     }
 
     /// Core Location's significant-change rule: the first evaluated fix is `initial`; after that

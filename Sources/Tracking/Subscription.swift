@@ -2,8 +2,8 @@ public import MapGeometry
 public import Timeline
 public import WireJSON
 
-/// What turns a device's fixes into events: significant location changes or a region's
-/// boundary crossings, for one device, a list, or every device (`deviceIds` nil).
+/// What turns a device's fixes into events: significant location changes, a region's
+/// boundary crossings or visits, for one device, a list, or every device (`deviceIds` nil).
 public struct Subscription: Hashable, Sendable, Identifiable {
     public var id: String
     /// What the client calls it, if anything (returned with it and in its events).
@@ -36,6 +36,8 @@ public struct Subscription: Hashable, Sendable, Identifiable {
         case significantChange(SignificantChangeRule)
         case region(RegionRule)
         case status(StatusRule)
+        /// Visits (Core Location's `CLVisit`): arrivals at and departures from stays.
+        case visits(StayRule)
     }
 
     public init(

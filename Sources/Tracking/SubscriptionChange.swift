@@ -12,6 +12,9 @@ public struct SubscriptionChange: Sendable {
     // Significant change.
     public var distanceFilter: Double?
     public var minimumInterval: Double?
+    // Visits.
+    public var radius: Double?
+    public var minimumDuration: Double?
     // Region.
     public var shape: RegionShape?
     public var hysteresis: Double?
@@ -44,17 +47,22 @@ public struct SubscriptionChange: Sendable {
         [("offlineAfter", offlineAfter != nil), ("stoppedAfter", stoppedAfter != nil), ("stoppedSpeed", stoppedSpeed != nil)].filter(\.1).map(\.0)
     }
 
+    /// The visits fields it sets, by their wire names.
+    var visitsFields: [String] {
+        [("radius", radius != nil), ("minimumDuration", minimumDuration != nil)].filter(\.1).map(\.0)
+    }
+
     /// The first field it sets that belongs to another type of subscription than `subscription`'s,
     /// with why; nil when every field fits.
     public func misfit(for subscription: Subscription) -> FieldError? {
-        let type: String
-        switch subscription.rule {
-        case .significantChange: type = "significantChange"
-        case .region: type = "region"
-        case .status: type = "status"
+        let type = switch subscription.rule {
+        case .significantChange: "significantChange"
+        case .region: "region"
+        case .visits: "visits"
+        case .status: "status"
         }
-        let others = [("significantChange", significantChangeFields), ("region", regionFields), ("status", statusFields)].filter { $0.0 != type }
-        for (other, fields) in others {
+        let all = [("significantChange", significantChangeFields), ("region", regionFields), ("visits", visitsFields), ("status", statusFields)]
+        for (other, fields) in all where other != type {
             if let field = fields.first { return FieldError(path: [field], message: "is a field of \(other) subscriptions; this one is \(type)") }
         }
         return nil
@@ -96,6 +104,10 @@ public struct SubscriptionChange: Sendable {
             if let stoppedSpeed { rule.stoppedSpeed = stoppedSpeed }
             try rule.check()
             result.rule = .status(rule)
+        case .visits(var rule):
+            if let radius { rule.radius = radius }
+            if let minimumDuration { rule.minimumDuration = minimumDuration }
+            result.rule = .visits(rule)
         }
         return result
     }

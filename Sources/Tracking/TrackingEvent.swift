@@ -1,10 +1,10 @@
-import MapGeometry
+public import MapGeometry
 public import Timeline
 public import WireJSON
 /// Something a subscription noticed about a device, in the global, gap-free event log.
 public struct TrackingEvent: Hashable, Sendable, Identifiable {
     public enum Kind: String, Hashable, Sendable, CaseIterable {
-        case initial, significantChange, enter, exit, dwell
+        case initial, significantChange, enter, exit, dwell, visitArrival, visitDeparture
         case offline, online, stopped, moving
     }
 
@@ -24,6 +24,8 @@ public struct TrackingEvent: Hashable, Sendable, Identifiable {
     public var previousLocation: LocationFix?
     /// Whether `location` and `occurredAt` are interpolated between two fixes (a crossing between them).
     public var interpolated: Bool
+    /// The stay of a `visitArrival` or `visitDeparture`.
+    public var visit: Visit?
     /// The fix's time (event time), the deletion time for a `regionDeleted` exit, or the deadline
     /// for `offline` and `stopped` (``StatusEvaluation``).
     public var occurredAt: Instant
@@ -36,8 +38,10 @@ public struct TrackingEvent: Hashable, Sendable, Identifiable {
     public init(
         id: String, sequence: Int64, subscriptionId: String, subscriptionName: String? = nil, subscriptionProperties: [String: JSONValue] = [:],
         deviceId: String, kind: Kind, reason: String? = nil,
-        location: LocationFix, previousLocation: LocationFix?, occurredAt: Instant, recordedAt: Instant, interpolated: Bool = false
+        location: LocationFix, previousLocation: LocationFix?, occurredAt: Instant, recordedAt: Instant, interpolated: Bool = false,
+        visit: Visit? = nil
     ) {
+        self.visit = visit
         self.id = id
         self.sequence = sequence
         self.subscriptionId = subscriptionId
@@ -96,8 +100,11 @@ public struct SubscriptionProgress: Hashable, Sendable {
     public var enteredAt: Instant?
     /// Region: whether this stay has had its `dwell` event.
     public var dwellNotified: Bool
+    /// Visits: the run of fixes under way (``StayRun``), announced or not.
+    public var stay: StayRun?
 
-    public init(lastEvaluated: LocationFix? = nil, lastNotified: LocationFix? = nil, inside: Bool? = nil, enteredAt: Instant? = nil, dwellNotified: Bool = false) {
+    public init(lastEvaluated: LocationFix? = nil, lastNotified: LocationFix? = nil, inside: Bool? = nil, enteredAt: Instant? = nil, dwellNotified: Bool = false, stay: StayRun? = nil) {
+        self.stay = stay
         self.lastEvaluated = lastEvaluated
         self.lastNotified = lastNotified
         self.inside = inside
@@ -111,6 +118,7 @@ extension SubscriptionProgress {
     /// only in the last evaluated fix, which alone does not make ingest write the progress.
     func decidesAlike(_ other: SubscriptionProgress) -> Bool {
         inside == other.inside && enteredAt == other.enteredAt && dwellNotified == other.dwellNotified && lastNotified == other.lastNotified
+            && stay == other.stay
     }
 }
 
@@ -122,5 +130,26 @@ public struct ProgressKey: Hashable, Sendable {
     public init(subscriptionId: String, deviceId: String) {
         self.subscriptionId = subscriptionId
         self.deviceId = deviceId
+    }
+}
+
+/// A stay as a visit event tells it (Core Location's `CLVisit`).
+public struct Visit: Hashable, Sendable {
+    /// The accuracy-weighted mean of the stay's fixes (up to the event's fix for an arrival).
+    public var centre: Coordinate
+    /// Metres: √(1/Σ 1/accuracy²).
+    public var horizontalAccuracy: Double
+    /// The stay's first fix's time.
+    public var arrival: Instant
+    /// The stay's last fix's time, on a departure.
+    public var departure: Instant?
+
+    public init(centre: Coordinate, horizontalAccuracy: Double, arrival: Instant, departure: Instant? = nil) {
+        (self.centre, self.horizontalAccuracy, self.arrival, self.departure) = (centre, horizontalAccuracy, arrival, departure)
+    }
+
+    /// The visit of `run`: arrived, or departed at its last fix.
+    public init(_ run: StayRun, departed: Bool) {
+        self.init(centre: run.centre, horizontalAccuracy: run.horizontalAccuracy, arrival: run.first, departure: departed ? run.last : nil)
     }
 }

@@ -27,10 +27,10 @@ public struct TrackingState: Sendable {
     private(set) var regions = RegionIndex()
     /// The regions that detect crossings between fixes, by box, for the segments they may lie on.
     private var crossingRegions = RegionIndex()
-    /// Live significant-change subscriptions: for every device, and per listed device.
+    /// Live significant-change and visits subscriptions (they evaluate every fix): for every device, and per listed device.
     private var significantForAll: Set<String> = []
     private var significantByDevice: [String: Set<String>] = [:]
-    /// Live significant-change subscriptions per group they target.
+    /// Live significant-change and visits subscriptions per group they target.
     private var significantByGroup: [String: Set<String>] = [:]
     /// Region subscriptions each device is inside.
     private var insideByDevice: [String: Set<String>] = [:]
@@ -105,7 +105,8 @@ public struct TrackingState: Sendable {
         subscriptions[subscription.id] = subscription
         guard subscription.deletedAt == nil else { return }
         switch subscription.rule {
-        case .significantChange:
+        case .significantChange, .visits:
+            // Both evaluate every fix of the devices they cover.
             if subscription.deviceIds == nil && subscription.groups == nil { significantForAll.insert(subscription.id) }
             for device in subscription.deviceIds ?? [] { significantByDevice[device, default: []].insert(subscription.id) }
             for group in subscription.groups ?? [] { significantByGroup[group, default: []].insert(subscription.id) }
@@ -205,6 +206,8 @@ public struct TrackingState: Sendable {
                     emissions = Evaluation.significantChange(rule, &progress, fix)
                 case .status:
                     continue  // evaluated apart (planStatuses), never relevant here
+                case .visits(let rule):
+                    emissions = Evaluation.visits(rule, &progress, fix)
                 case .region(let rule):
                     // Without progress, the device was last seen outside the region's box, if at all.
                     emissions = Evaluation.region(
@@ -220,7 +223,8 @@ public struct TrackingState: Sendable {
                         id: eventID(), sequence: sequence, subscriptionId: subscription.id, subscriptionName: subscription.name,
                         subscriptionProperties: subscription.properties, deviceId: deviceId, kind: emission.kind,
                         location: emission.interpolated ?? fix, previousLocation: emission.previous,
-                        occurredAt: emission.interpolated?.timestamp ?? fix.timestamp, recordedAt: receivedAt, interpolated: emission.interpolated != nil
+                        occurredAt: emission.interpolated?.timestamp ?? fix.timestamp, recordedAt: receivedAt, interpolated: emission.interpolated != nil,
+                        visit: emission.visit
                     ))
                 }
             }
@@ -248,7 +252,7 @@ public struct TrackingState: Sendable {
     /// ones, regions whose box holds the fix, and the regions the device is inside.
     /// With the device's fix before (`from`), also the regions that detect crossings whose box meets the segment's.
     private func relevantSubscriptions(for fix: LocationFix, of deviceId: String, inside: Set<String>, from previous: LocationFix?) -> [Subscription] {
-        // Each id is looked up once; the sets below never overlap (significant-change ids are no
+        // Each id is looked up once; the sets below never overlap (significant-change and visits ids are no
         // regions, candidates already inside are skipped), so no set of all of them is built.
         var found: [Subscription] = []
         func add(_ id: String) { if let subscription = subscriptions[id] { found.append(subscription) } }

@@ -131,6 +131,8 @@ enum OperationExamples {
             "getIngestFilters": fixed(.get, "/v1/ingest-filters"),
             "putIngestFilters": fixed(.put, "/v1/ingest-filters", "{}"),
             "getTrack": fixed(.get, "/v1/devices/d1/track"),
+            "listStops": fixed(.get, "/v1/devices/d1/stops?minimumDuration=0"),
+            "listTrips": fixed(.get, "/v1/devices/d1/trips?minimumDuration=0"),
             // Each PUT replaces a record the first one made (200 every time).
             "putDevice": { client in
                 _ = try await client.send(.put, "/v1/devices/d1", json: "{}")

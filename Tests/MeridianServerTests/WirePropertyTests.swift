@@ -123,7 +123,12 @@ import WireJSON
                 reason: Self.maybe(&random) { _ in TrackingEvent.regionChanged }, location: Self.fix(&random), previousLocation: Self.maybe(&random, Self.fix),
                 occurredAt: Instant(microseconds: Int64.random(in: 0...4_000_000_000_000_000, using: &random)),
                 recordedAt: Instant(microseconds: Int64.random(in: 0...4_000_000_000_000_000, using: &random)),
-                interpolated: Bool.random(using: &random))
+                interpolated: Bool.random(using: &random),
+                visit: Self.maybe(&random) { random in
+                    Visit(centre: Self.coordinate(&random), horizontalAccuracy: abs(Self.number(&random)),
+                          arrival: Instant(microseconds: Int64.random(in: 0...4_000_000_000_000_000, using: &random)),
+                          departure: Self.maybe(&random) { Instant(microseconds: Int64.random(in: 0...4_000_000_000_000_000, using: &$0)) })
+                })
             var json = JSONWriter()
             TrackingJSON.write(event, to: &json)
             let generated = try Self.encoded(Components.Schemas.Event(event))

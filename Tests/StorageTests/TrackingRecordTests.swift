@@ -56,7 +56,7 @@ import Timeline
     @Test func anEventOfAnUnknownKindIsReportedWhenRead() async throws {
         let location = StoredFix(TrackingRecordTests.fix).text
         let store = try Self.database("""
-            INSERT INTO trackingEvent VALUES ('default', 7, 'e7', 's1', 'd1', 'teleport', NULL, '\(location)', NULL, 0, 0, 0, NULL, NULL, 0)
+            INSERT INTO trackingEvent VALUES ('default', 7, 'e7', 's1', 'd1', 'teleport', NULL, '\(location)', NULL, 0, 0, 0, NULL, NULL, 0, NULL)
             """)
         await #expect(throws: StorageError.corruptRow(table: "trackingEvent", id: "7")) {
             try await store.events(subscriptionId: nil, after: 0, limit: 10)

@@ -38,6 +38,10 @@ import Tracking
         _ = try await tracker.subscribe { id, createdAt in
             Subscription(id: id, maxLocationAge: nil, maxHorizontalAccuracy: 40, rule: .significantChange(SignificantChangeRule(distanceFilter: 300, minimumInterval: 60)), createdAt: createdAt)
         }
+        // Visits keep their run under way (sums, hull) in the progress: a restart must read it back bit for bit.
+        _ = try await tracker.subscribe { id, createdAt in
+            Subscription(id: id, maxLocationAge: nil, rule: .visits(StayRule(radius: 400, minimumDuration: 120)), createdAt: createdAt)
+        }
         // Five devices wandering, some fixes inaccurate, some arriving late, some out of order.
         var positions = (0..<5).map { _ in near(2_500) }
         var seconds = (0..<5).map { _ in 0.0 }

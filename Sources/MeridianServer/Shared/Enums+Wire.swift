@@ -38,6 +38,8 @@ extension Components.Schemas.Event._TypePayload {
         case .online: self = .online
         case .stopped: self = .stopped
         case .moving: self = .moving
+        case .visitArrival: self = .visitArrival
+        case .visitDeparture: self = .visitDeparture
         }
     }
 }

@@ -77,7 +77,7 @@ extension APIHandler {
     func listSubscriptionOccupants(_ input: Operations.ListSubscriptionOccupants.Input) async throws -> Operations.ListSubscriptionOccupants.Output {
         let subscription = try await liveSubscription(input.path.subscriptionId)
         guard subscription.region != nil else {
-            throw ProblemError(.notFound, detail: "subscription \(subscription.id) is a significant-change subscription: only regions have occupants")
+            throw ProblemError(.notFound, detail: "subscription \(subscription.id) is not a region subscription: only regions have occupants")
         }
         let limit = try Paging.limit(input.query.limit)
         let cursor = input.query.cursor

@@ -46,8 +46,17 @@ extension Components.Schemas.Event {
             deviceId: event.deviceId, _type: .init(event.kind), reason: event.reason.flatMap(ReasonPayload.init(rawValue:)),
             location: .init(event.location), previousLocation: event.previousLocation.map(Components.Schemas.Fix.init),
             occurredAt: event.occurredAt.rfc3339, recordedAt: event.recordedAt.rfc3339,
+            visit: event.visit.map(Components.Schemas.Visit.init),
             interpolated: event.interpolated ? true : nil
         )
+    }
+}
+
+extension Components.Schemas.Visit {
+    init(_ visit: Visit) {
+        self.init(
+            centre: .init(visit.centre), horizontalAccuracy: visit.horizontalAccuracy, arrivalDate: visit.arrival.rfc3339,
+            departureDate: visit.departure?.rfc3339)
     }
 }
 
@@ -78,6 +87,17 @@ extension TrackingJSON {
         if let name = event.subscriptionName { json.raw(",\"subscriptionName\":"); json.string(name) }
         if !event.subscriptionProperties.isEmpty { json.raw(",\"subscriptionProperties\":"); json.value(.object(event.subscriptionProperties)) }
         json.raw(",\"type\":"); json.string(event.kind.rawValue)
+        if let visit = event.visit { json.raw(",\"visit\":"); write(visit, to: &json) }
+        json.raw("}")
+    }
+
+    /// A Visit.
+    static func write(_ visit: Visit, to json: inout JSONWriter) {
+        json.raw("{\"arrivalDate\":"); json.string(visit.arrival.rfc3339)
+        json.raw(",\"centre\":{\"latitude\":"); json.number(visit.centre.latitude)
+        json.raw(",\"longitude\":"); json.number(visit.centre.longitude); json.raw("}")
+        if let departure = visit.departure { json.raw(",\"departureDate\":"); json.string(departure.rfc3339) }
+        json.raw(",\"horizontalAccuracy\":"); json.number(visit.horizontalAccuracy)
         json.raw("}")
     }
 

@@ -28,6 +28,7 @@ struct SubscriptionRequest {
             case .significantChange(let input): (input.name, input.properties, input.deviceIds, input.groups, input.maxLocationAge, input.maxHorizontalAccuracy)
             case .region(let input): (input.name, input.properties, input.deviceIds, input.groups, input.maxLocationAge, input.maxHorizontalAccuracy)
             case .status(let input): (input.name, input.properties, input.deviceIds, input.groups, input.maxLocationAge, input.maxHorizontalAccuracy)
+            case .visits(let input): (input.name, input.properties, input.deviceIds, input.groups, input.maxLocationAge, input.maxHorizontalAccuracy)
             }
         name = common.name
         properties = JSONValue.members(of: common.properties, at: ["properties"])
@@ -75,6 +76,12 @@ struct SubscriptionRequest {
             _ = errors.value { () throws(FieldError) in try status.check() }
             try errors.check()
             rule = .status(status)
+        case .visits(let input):
+            let radius = input.radius ?? StayRule.defaultRadius, duration = input.minimumDuration ?? StayRule.defaultMinimumDuration
+            _ = errors.value { () throws(FieldError) in try StayRule.check(radius: radius) }
+            _ = errors.value { () throws(FieldError) in try StayRule.check(minimumDuration: duration) }
+            try errors.check()
+            rule = .visits(StayRule(radius: radius, minimumDuration: duration))
         }
     }
 

@@ -25,6 +25,10 @@ extension SubscriptionChange {
         maxHorizontalAccuracy = removable("maxHorizontalAccuracy", atLeastZero(wire.maxHorizontalAccuracy, "maxHorizontalAccuracy"))
         distanceFilter = atLeastZero(wire.distanceFilter, "distanceFilter")
         minimumInterval = atLeastZero(wire.minimumInterval, "minimumInterval")
+        if let radius = wire.radius { self.radius = errors.value { () throws(FieldError) in try StayRule.check(radius: radius); return radius } }
+        if let duration = wire.minimumDuration {
+            minimumDuration = errors.value { () throws(FieldError) in try StayRule.check(minimumDuration: duration); return duration }
+        }
         if let region = wire.region { shape = SubscriptionRequest.shape(region, &errors) }
         hysteresis = atLeastZero(wire.hysteresis, "hysteresis")
         dwell = removable("dwell", atLeastZero(wire.dwell, "dwell"))

@@ -53,6 +53,9 @@ extension Components.Schemas.Subscription {
         case .status(let rule):
             _type = .status
             (offlineAfter, stoppedAfter, stoppedSpeed) = (rule.offlineAfter, rule.stoppedAfter, rule.stoppedSpeed)
+        case .visits(let rule):
+            _type = .visits
+            (radius, minimumDuration) = (rule.radius, rule.minimumDuration)
         }
     }
 }
@@ -77,7 +80,8 @@ extension Components.Schemas.DeviceSubscriptionState {
         self.init(
             subscriptionId: subscriptionId, lastEvaluated: progress.lastEvaluated.map(Components.Schemas.Fix.init),
             lastNotified: progress.lastNotified.map(Components.Schemas.Fix.init), inside: progress.inside,
-            enteredAt: progress.enteredAt?.rfc3339, dwellNotified: progress.inside == nil ? nil : progress.dwellNotified
+            enteredAt: progress.enteredAt?.rfc3339, dwellNotified: progress.inside == nil ? nil : progress.dwellNotified,
+            visit: progress.stay.flatMap { $0.arrived ? Components.Schemas.Visit(Visit($0, departed: false)) : nil }
         )
     }
 }

@@ -154,6 +154,10 @@ enum PostgresMigrations {
             """,
             "CREATE INDEX device_status_device ON device_status (tenant, device_id)",
         ]),
+        ("visit events", [
+            // A visitArrival's or visitDeparture's stay, the same JSON SQLite keeps; NULL for other events.
+            "ALTER TABLE tracking_event ADD COLUMN visit text",
+        ]),
     ]
 
     /// Applies every step the database lacks, in order; safe to run from several instances at once.

@@ -67,7 +67,7 @@ extension PostgresTrackingTransaction {
             """, logger: logger)
         try await connection.query("""
             UPDATE tracking_event SET erased = true, device_id = '', kind = '', reason = NULL, location = '', previous_location = NULL,
-              occurred_at = 0, interpolated = false, subscription_name = NULL, subscription_properties = NULL
+              occurred_at = 0, interpolated = false, subscription_name = NULL, subscription_properties = NULL, visit = NULL
             WHERE tenant = \(tenant) AND device_id = \(id)
             """, logger: logger)
     }

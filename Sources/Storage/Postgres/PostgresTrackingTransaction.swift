@@ -247,18 +247,20 @@ final class PostgresTrackingTransaction: TrackingTransaction {
         let (properties, noProperties) = nullable(events.map {
             $0.subscriptionProperties.isEmpty ? nil : JSONValue.canonicalText(of: $0.subscriptionProperties)
         })
+        let (visits, noVisit) = nullable(events.map { StoredVisit.text($0.visit) })
         try await connection.query("""
             INSERT INTO tracking_event (tenant, sequence, id, subscription_id, device_id, kind, reason, location, previous_location,
-                                        occurred_at, recorded_at, interpolated, subscription_name, subscription_properties)
+                                        occurred_at, recorded_at, interpolated, subscription_name, subscription_properties, visit)
             SELECT \(tenant), sequence, id, subscription_id, device_id, kind, CASE WHEN no_reason THEN NULL ELSE reason END, location,
                    CASE WHEN no_previous THEN NULL ELSE previous END, occurred_at, recorded_at, interpolated,
-                   CASE WHEN no_name THEN NULL ELSE name END, CASE WHEN no_properties THEN NULL ELSE properties END
+                   CASE WHEN no_name THEN NULL ELSE name END, CASE WHEN no_properties THEN NULL ELSE properties END,
+                   CASE WHEN no_visit THEN NULL ELSE visit END
             FROM unnest(\(events.map(\.sequence)), \(events.map(\.id)), \(events.map(\.subscriptionId)), \(events.map(\.deviceId)),
                         \(events.map(\.kind.rawValue)), \(reasons), \(noReason), \(events.map { StoredFix($0.location).text }), \(previous), \(noPrevious),
                         \(events.map(\.occurredAt.microseconds)), \(events.map(\.recordedAt.microseconds)), \(events.map(\.interpolated)),
-                        \(names), \(noName), \(properties), \(noProperties))
+                        \(names), \(noName), \(properties), \(noProperties), \(visits), \(noVisit))
                 AS u(sequence, id, subscription_id, device_id, kind, reason, no_reason, location, previous, no_previous,
-                     occurred_at, recorded_at, interpolated, name, no_name, properties, no_properties)
+                     occurred_at, recorded_at, interpolated, name, no_name, properties, no_properties, visit, no_visit)
             """, logger: logger)
         lastEvent.withLock { $0 = max($0 ?? 0, last) }
     }
@@ -278,12 +280,12 @@ enum PostgresTrackingRows {
 
     static let eventColumns = """
         sequence, id, subscription_id, device_id, kind, reason, location, previous_location, occurred_at, recorded_at, interpolated,
-        subscription_name, subscription_properties, erased
+        subscription_name, subscription_properties, erased, visit
         """
-    typealias EventColumns = (Int64, String, String, String, String, String?, String, String?, Int64, Int64, Bool, String?, String?, Bool)
+    typealias EventColumns = (Int64, String, String, String, String, String?, String, String?, Int64, Int64, Bool, String?, String?, Bool, String?)
 
     static func event(_ row: EventColumns) throws -> TrackingEvent {
-        let (sequence, id, subscriptionId, deviceId, kind, reason, location, previous, occurredAt, recordedAt, interpolated, name, properties, erased) = row
+        let (sequence, id, subscriptionId, deviceId, kind, reason, location, previous, occurredAt, recordedAt, interpolated, name, properties, erased, visit) = row
         if erased { return .erased(id: id, sequence: sequence, subscriptionId: subscriptionId, recordedAt: Instant(microseconds: recordedAt)) }
         let table = "tracking_event", key = "\(sequence)"
         guard let kind = TrackingEvent.Kind(rawValue: kind) else { throw StorageError.corruptRow(table: table, id: key) }
@@ -293,6 +295,7 @@ enum PostgresTrackingRows {
             deviceId: deviceId, kind: kind, reason: reason,
             location: try JSONColumn.value(StoredFix.self, location, table: table, id: key).fix,
             previousLocation: try previous.map { try JSONColumn.value(StoredFix.self, $0, table: table, id: key).fix },
-            occurredAt: Instant(microseconds: occurredAt), recordedAt: Instant(microseconds: recordedAt), interpolated: interpolated)
+            occurredAt: Instant(microseconds: occurredAt), recordedAt: Instant(microseconds: recordedAt), interpolated: interpolated,
+            visit: try visit.map { try JSONColumn.value(StoredVisit.self, $0, table: table, id: key).visit })
     }
 }

@@ -179,6 +179,10 @@ enum Migrations {
                 CREATE INDEX deviceStatus_on_device ON deviceStatus (tenant, deviceId);
                 """)
         }
+        migrator.registerMigration("visit events") { db in
+            // A visitArrival's or visitDeparture's stay, JSON {c: {la, lo}, h, a, d}; NULL for other events.
+            try db.alter(table: "trackingEvent") { t in t.add(column: "visit", .text) }
+        }
         return migrator
     }
 }

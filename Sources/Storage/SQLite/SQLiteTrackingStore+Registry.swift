@@ -57,7 +57,7 @@ extension SQLiteTrackingStore {
             """, arguments: [tenant.description, StoredProfile.ordinalFloorRow, erasure.acceptedFixes])
         try db.execute(sql: """
             UPDATE trackingEvent SET erased = 1, deviceId = '', kind = '', reason = NULL, location = '', previousLocation = NULL, occurredAt = 0,
-              interpolated = 0, subscriptionName = NULL, subscriptionProperties = NULL
+              interpolated = 0, subscriptionName = NULL, subscriptionProperties = NULL, visit = NULL
             WHERE tenant = ? AND deviceId = ?
             """, arguments: key)
     }

@@ -194,6 +194,7 @@ public struct SQLiteTrackingStore: TrackingStore {
                 StoredFix(event.location).text, event.previousLocation.map { StoredFix($0).text },
                 event.occurredAt.microseconds, event.recordedAt.microseconds, event.interpolated,
                 event.subscriptionName, event.subscriptionProperties.isEmpty ? nil : JSONValue.canonicalText(of: event.subscriptionProperties),
+                StoredVisit.text(event.visit),
             ])
         }
     }

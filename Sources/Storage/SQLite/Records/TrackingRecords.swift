@@ -47,8 +47,54 @@ struct StoredFix: Codable {
     }
 }
 
+/// A visits subscription's run under way (``StayRun``): times, count, weighted sums, the hull's
+/// origin and vertices, and whether its arrival was announced.
+struct StoredStay: Codable {
+    var f: Int64, l: Int64, n: Int, w: Double, la: Double, lo: Double
+    var o: StoredVisit.Point, hull: [StoredVisit.Point]
+    var arrived: Bool?
+
+    init(_ run: StayRun) {
+        (f, l, n, w, la, lo) = (run.first.microseconds, run.last.microseconds, run.count, run.weight, run.latitudeMoment, run.longitudeMoment)
+        o = StoredVisit.Point(run.hull.origin)
+        hull = run.hull.vertices.map(StoredVisit.Point.init)
+        arrived = run.arrived ? true : nil
+    }
+
+    var run: StayRun {
+        StayRun(first: Instant(microseconds: f), last: Instant(microseconds: l), count: n, weight: w, latitudeMoment: la, longitudeMoment: lo,
+                hull: StayHull(origin: o.coordinate, vertices: hull.map(\.coordinate)), arrived: arrived ?? false)
+    }
+}
+
+/// A visit event's stay: centre, accuracy, arrival and departure (Unix microseconds).
+struct StoredVisit: Codable {
+    struct Point: Codable {
+        var la: Double, lo: Double
+        init(_ c: Coordinate) { (la, lo) = (c.latitude, c.longitude) }
+        var coordinate: Coordinate { Coordinate(latitude: la, longitude: lo) }
+    }
+    var c: Point, h: Double, a: Int64, d: Int64?
+
+    init(_ visit: Visit) {
+        (c, h, a, d) = (Point(visit.centre), visit.horizontalAccuracy, visit.arrival.microseconds, visit.departure?.microseconds)
+    }
+
+    var visit: Visit {
+        Visit(centre: c.coordinate, horizontalAccuracy: h, arrival: Instant(microseconds: a), departure: d.map(Instant.init(microseconds:)))
+    }
+
+    /// The column's text, or nil for an event without a visit.
+    static func text(_ visit: Visit?) -> String? {
+        guard let visit else { return nil }
+        return try? JSONColumn.text(StoredVisit(visit))
+    }
+}
+
 struct StoredProgress: Codable {
     var evaluated: StoredFix?, notified: StoredFix?, inside: Bool?, enteredAt: Int64?, dwelt: Bool?
+    /// Visits: the run under way.
+    var stay: StoredStay?
 
     init(_ progress: SubscriptionProgress) {
         evaluated = progress.lastEvaluated.map(StoredFix.init)
@@ -56,6 +102,7 @@ struct StoredProgress: Codable {
         inside = progress.inside
         enteredAt = progress.enteredAt?.microseconds
         dwelt = progress.dwellNotified ? true : nil
+        stay = progress.stay.map(StoredStay.init)
     }
 
     /// The JSON text, written directly (see ``StoredFix/text``).
@@ -71,6 +118,7 @@ struct StoredProgress: Codable {
         if let inside { key("\"inside\":"); json.bool(inside) }
         if let enteredAt { key("\"enteredAt\":"); json.raw(String(enteredAt)) }
         if let dwelt { key("\"dwelt\":"); json.bool(dwelt) }
+        if let stay, let text = try? JSONColumn.text(stay) { key("\"stay\":"); json.raw(text) }
         if first { json.raw("{") }
         json.raw("}")
         return json.text
@@ -78,7 +126,8 @@ struct StoredProgress: Codable {
 
     var progress: SubscriptionProgress {
         SubscriptionProgress(lastEvaluated: evaluated?.fix, lastNotified: notified?.fix, inside: inside,
-                             enteredAt: enteredAt.map(Instant.init(microseconds:)), dwellNotified: dwelt ?? false)
+                             enteredAt: enteredAt.map(Instant.init(microseconds:)), dwellNotified: dwelt ?? false,
+                             stay: stay?.run)
     }
 }
 
@@ -102,6 +151,8 @@ struct StoredSubscription: Codable {
     var entry: Bool?, exit: Bool?, hysteresis: Double?, dwell: Double?, initial: Bool?
     /// Region: whether it detects crossings between fixes (absent: no).
     var cross: Bool?
+    /// Visits: the least duration of a stay, seconds (`radius` is its radius).
+    var minDuration: Double?
     /// Whether `maxAge` was given as null (no limit) rather than left to the default.
     var noMaxAge: Bool?
     /// Fixes accepted across devices when it was last edited; absent if never.
@@ -137,6 +188,9 @@ struct StoredSubscription: Codable {
         case .status(let rule):
             type = "status"
             (offlineAfter, stoppedAfter, stoppedSpeed) = (rule.offlineAfter, rule.stoppedAfter, rule.stoppedSpeed)
+        case .visits(let rule):
+            type = "visits"
+            (radius, minDuration) = (rule.radius, rule.minimumDuration)
         }
     }
 
@@ -165,6 +219,9 @@ struct StoredSubscription: Codable {
         case "status":
             guard let stoppedSpeed else { return nil }
             return .status(StatusRule(offlineAfter: offlineAfter, stoppedAfter: stoppedAfter, stoppedSpeed: stoppedSpeed))
+        case "visits":
+            guard let radius, let minDuration else { return nil }
+            return .visits(StayRule(radius: radius, minimumDuration: minDuration))
         default:
             return nil
         }
@@ -247,8 +304,8 @@ struct TrackingEventRecord: Codable, FetchableRecord, TableRecord {
     static let databaseTableName = "trackingEvent"
     static let insertSQL = """
         INSERT INTO trackingEvent (tenant, sequence, id, subscriptionId, deviceId, kind, reason, location, previousLocation, occurredAt, recordedAt,
-          interpolated, subscriptionName, subscriptionProperties)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+          interpolated, subscriptionName, subscriptionProperties, visit)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
     var sequence: Int64
     var id: String
@@ -264,6 +321,7 @@ struct TrackingEventRecord: Codable, FetchableRecord, TableRecord {
     var subscriptionName: String?
     var subscriptionProperties: String?  // JSON object; NULL when empty
     var erased: Bool
+    var visit: String?  // JSON StoredVisit; NULL but for visit events
 
     func event() throws -> TrackingEvent {
         let row = "\(sequence)"
@@ -275,7 +333,8 @@ struct TrackingEventRecord: Codable, FetchableRecord, TableRecord {
             deviceId: deviceId, kind: kind, reason: reason,
             location: try JSONColumn.value(StoredFix.self, location, table: Self.databaseTableName, id: row).fix,
             previousLocation: try previousLocation.map { try JSONColumn.value(StoredFix.self, $0, table: Self.databaseTableName, id: row).fix },
-            occurredAt: Instant(microseconds: occurredAt), recordedAt: Instant(microseconds: recordedAt), interpolated: interpolated)
+            occurredAt: Instant(microseconds: occurredAt), recordedAt: Instant(microseconds: recordedAt), interpolated: interpolated,
+            visit: try visit.map { try JSONColumn.value(StoredVisit.self, $0, table: Self.databaseTableName, id: row).visit })
     }
 }
 
