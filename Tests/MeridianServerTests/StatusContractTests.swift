@@ -90,10 +90,12 @@ import TestSupport
 
     @Test func deletingTheSubscriptionDropsItsDeadlines() async throws {
         try await TestApp.withClient { client in
-            let status = try await client.subscribe(#"{"type":"status","offlineAfter":3,"maxLocationAge":null}"#)
-            _ = try await client.postFixes("van-3", [Trace.fix(Trace.at(0), Self.now - 0.2)])
+            let status = try await client.subscribe(#"{"type":"status","offlineAfter":8,"maxLocationAge":null}"#)
+            let sent = Self.now - 0.2
+            _ = try await client.postFixes("van-3", [Trace.fix(Trace.at(0), sent)])
             #expect(try await client.send(.delete, "/v1/subscriptions/\(status.id)").status == .ok)
-            try await Task.sleep(for: .seconds(4))
+            try #require(Self.now < sent + 8, "deleted before the deadline (\(Self.now - sent) s after the fix)")
+            try await Task.sleep(for: .seconds(sent + 9 - Self.now))
             #expect(try await client.send(.get, "/v1/events?after=0").decode(WireEventPage.self).events.isEmpty)
         }
     }
