@@ -2,8 +2,9 @@ public import MapGeometry
 
 /// Fleet status: `offline` after ``offlineAfter`` seconds without a fix and `online` at the next
 /// one; `stopped` after ``stoppedAfter`` seconds below ``stoppedSpeed`` and `moving` when the
-/// device is at or above it again. Either half may be off (nil), not both. Deadlines count in
-/// event time, from fix timestamps (``StatusEvaluation``).
+/// device is at or above it again. Either half may be off (nil); with both off it emits nothing,
+/// as a region notifying neither entry nor exit. Deadlines count in event time, from fix
+/// timestamps (``StatusEvaluation``).
 public struct StatusRule: Hashable, Sendable {
     /// Seconds without a fix (from the latest fix's timestamp) before `offline`; nil: never.
     public var offlineAfter: Double?
@@ -26,13 +27,10 @@ public struct StatusRule: Hashable, Sendable {
     /// Metres per second `stoppedSpeed` may be: 0 … 1 000.
     public static let speeds: ClosedRange<Double> = 0...1_000
 
-    /// Throws at the first field out of range, or at `offlineAfter` when both halves are off.
+    /// Throws at the first field out of range (the contract's bounds: every request it calls valid is).
     public func check() throws(FieldError) {
         if let offlineAfter { try FieldError.check(offlineAfter, field: "offlineAfter", in: Self.delays) }
         if let stoppedAfter { try FieldError.check(stoppedAfter, field: "stoppedAfter", in: Self.delays) }
         try FieldError.check(stoppedSpeed, field: "stoppedSpeed", in: Self.speeds)
-        if offlineAfter == nil && stoppedAfter == nil {
-            throw FieldError(path: ["offlineAfter"], message: "or stoppedAfter must be set: a status subscription watches at least one of them")
-        }
     }
 }
