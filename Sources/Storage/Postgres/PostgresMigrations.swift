@@ -143,6 +143,15 @@ enum PostgresMigrations {
             "ALTER TABLE tracking_event ADD COLUMN erased boolean NOT NULL DEFAULT false",
             "CREATE INDEX tracking_event_device ON tracking_event (tenant, device_id)",
         ]),
+        ("retention: per-tenant settings and marks", [
+            // A tenant's own retention (seconds; NULL: the server's default) and what was deleted:
+            // the last event sequence (the log starts after it) and the horizon fixes were swept to (Unix µs).
+            """
+            CREATE TABLE retention (
+                tenant text PRIMARY KEY, keep_fixes bigint, keep_events bigint,
+                events_through bigint NOT NULL DEFAULT 0, fixes_before bigint)
+            """,
+        ]),
     ]
 
     /// Applies every step the database lacks, in order; safe to run from several instances at once.

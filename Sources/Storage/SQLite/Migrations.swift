@@ -168,6 +168,15 @@ enum Migrations {
             try db.alter(table: "trackingEvent") { t in t.add(column: "erased", .boolean).notNull().defaults(to: false) }
             try db.create(index: "trackingEvent_on_tenant_device", on: "trackingEvent", columns: ["tenant", "deviceId"])
         }
+        migrator.registerMigration("retention: per-tenant settings and marks") { db in
+            // A tenant's own retention (seconds; NULL: the server's default) and what was deleted:
+            // the last event sequence (the log starts after it) and the horizon fixes were swept to (Unix µs).
+            try db.execute(sql: """
+                CREATE TABLE retention (
+                  tenant TEXT PRIMARY KEY NOT NULL, keepFixes INTEGER, keepEvents INTEGER,
+                  eventsThrough INTEGER NOT NULL DEFAULT 0, fixesBefore INTEGER) WITHOUT ROWID
+                """)
+        }
         return migrator
     }
 }
