@@ -130,6 +130,8 @@ enum OperationExamples {
             "getDevice": fixed(.get, "/v1/devices/d1"),
             "getIngestFilters": fixed(.get, "/v1/ingest-filters"),
             "putIngestFilters": fixed(.put, "/v1/ingest-filters", "{}"),
+            "getRetention": fixed(.get, "/v1/retention"),
+            "putRetention": fixed(.put, "/v1/retention", "{}"),
             "getTrack": fixed(.get, "/v1/devices/d1/track"),
             // Each PUT replaces a record the first one made (200 every time).
             "putDevice": { client in

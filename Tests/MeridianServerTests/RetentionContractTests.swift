@@ -2,9 +2,11 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import MapGeometry
 import MeridianServer
 import Testing
 import TestSupport
+import Tracking
 
 /// Retention: the tenant's settings resource, the background deletion of expired fixes and events
 /// (a prefix of the log), and the 410 a cursor before what is kept answers.
@@ -128,8 +130,9 @@ import TestSupport
             _ = try await client.postFixes("car-1", (0..<3).map { Self.recent(Double(50 - $0), metres: Double($0) * 100) })
             _ = try await client.send(.put, "/v1/retention", json: #"{"keepEvents":1,"keepFixes":1}"#)
             try await Self.eventually("the log is empty") {
-                try await client.get("/v1/retention", as: Retention.self).firstAvailableSequence == 4
-                    && client.get("/v1/devices/car-1/locations", as: HistoryPage.self).locations.isEmpty
+                let first = try await client.get("/v1/retention", as: Retention.self).firstAvailableSequence
+                let fixes = try await client.get("/v1/devices/car-1/locations", as: HistoryPage.self).locations
+                return first == 4 && fixes.isEmpty
             }
             _ = try await client.send(.put, "/v1/retention", json: "{}")
         }

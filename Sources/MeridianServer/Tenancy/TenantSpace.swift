@@ -111,7 +111,7 @@ final class TenantSpace: Sendable {
 
     /// The current request's tenant's retention settings and marks.
     func retention() throws -> any RetentionStore {
-        storage.retention(tenant: RequestScope.current().tenant)
+        storage.retention(tenant: try RequestScope.current().tenant)
     }
 
     /// The task that deletes every tenant's expired fixes and events at `pace`.

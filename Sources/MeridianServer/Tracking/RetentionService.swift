@@ -1,4 +1,5 @@
 import MeridianHTTP
+import CoreMetrics
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -79,7 +80,8 @@ struct RetentionService: Service {
         let deleted = metrics.counter("meridian_retention_deleted_total", dimensions: [("kind", "fixes"), ("tenant", tenant.description)])
         try await store.markFixes(before: horizon)
         var device = ""
-        while let (count, next) = try await store.deleteFixes(before: horizon, from: device, limit: pace.batchSize, devices: pace.devicesPerBatch) {
+        while let batch = try await store.deleteFixes(before: horizon, from: device, limit: pace.batchSize, devices: pace.devicesPerBatch) {
+            let (count, next) = batch
             if count > 0 {
                 deleted.increment(by: Int64(count))
                 try await Task.sleep(for: pace.pause)

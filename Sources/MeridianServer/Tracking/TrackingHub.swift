@@ -1,5 +1,6 @@
 import MeridianHTTP
 import Foundation
+import HTTPTypes
 import Storage
 import Synchronization
 import Tracking

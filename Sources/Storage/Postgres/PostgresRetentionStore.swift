@@ -84,14 +84,14 @@ public struct PostgresRetentionStore: RetentionStore {
                 for try await value in try await connection.query(query, logger: logger).decode(Int64.self) { return value }
                 return nil
             }
-            func device(after id: String) async throws -> String? {
+            func deviceAfter(_ id: String) async throws -> String? {
                 for try await value in try await connection.query("""
                     SELECT device_id FROM location_fix WHERE tenant = \(tenant) AND device_id > \(id) ORDER BY device_id LIMIT 1
                     """, logger: logger).decode(String.self) { return value }
                 return nil
             }
             var (deleted, visited) = (0, 0)
-            var current: String? = device.isEmpty ? try await device(after: "") : device
+            var current: String? = try await device.isEmpty ? deviceAfter("") : device
             while let id = current, visited < devices, deleted < limit {
                 visited += 1
                 // The timestamp of the device's `budget`-th expired fix: deleting up to it keeps the batch at `limit` rows.
@@ -106,7 +106,7 @@ public struct PostgresRetentionStore: RetentionStore {
                 if cut != nil, try await first("""
                     SELECT timestamp FROM location_fix WHERE tenant = \(tenant) AND device_id = \(id) AND timestamp < \(horizon.microseconds) LIMIT 1
                     """) != nil { return (deleted, id) }
-                current = try await device(after: id)
+                current = try await deviceAfter(id)
             }
             return (deleted, current)
         }

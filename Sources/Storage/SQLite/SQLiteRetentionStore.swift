@@ -71,7 +71,7 @@ public struct SQLiteRetentionStore: RetentionStore {
                 """)
             let delete = try db.cachedStatement(sql: "DELETE FROM locationFix WHERE tenant = ? AND deviceId = ? AND timestamp <= ?")
             var (deleted, visited) = (0, 0)
-            var current: String? = device.isEmpty ? try String.fetchOne(nextDevice, arguments: [tenant, ""]) : device
+            var current: String? = try device.isEmpty ? String.fetchOne(nextDevice, arguments: [tenant, ""]) : device
             while let id = current, visited < devices, deleted < limit {
                 visited += 1
                 let budget = limit - deleted
