@@ -39,7 +39,8 @@ public func buildApplication(
             EarlyAnswerHandler(),
         ])),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "meridian"),
-        services: [tenants.retentionService(pace: configuration.retentionPace, logger: logger), ShutdownService(tenants: tenants, storage: storage, logger: logger)],
+        // Services stop in reverse order: the server, then retention, then the storage closes.
+        services: [ShutdownService(tenants: tenants, storage: storage, logger: logger), tenants.retentionService(pace: configuration.retentionPace, logger: logger)],
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger
     )

@@ -49,11 +49,12 @@ import Tracking
 
     @Test func theSettingsAreAResourceOverTheServersDefaults() async throws {
         try await TestApp.withClient(configure: { $0.retention.keepEvents = 7 * 86_400 }) { client in
-            let initial = try await client.get("/v1/retention", as: Retention.self)
-            #expect(initial == Retention(defaultKeepEvents: 604_800, firstAvailableSequence: 1))
+            // What is not set is absent.
+            let initial = try await client.send(.get, "/v1/retention")
+            #expect(String(buffer: initial.body) == #"{"defaultKeepEvents":604800,"firstAvailableSequence":1}"#)
             let put = try await client.send(.put, "/v1/retention", json: #"{"keepFixes":2592000,"keepEvents":null}"#)
             #expect(put.status == .ok)
-            #expect(try put.decode(Retention.self) == Retention(keepFixes: 2_592_000, defaultKeepEvents: 604_800, firstAvailableSequence: 1))
+            #expect(String(buffer: put.body) == #"{"defaultKeepEvents":604800,"firstAvailableSequence":1,"keepFixes":2592000}"#)
             #expect(try await client.get("/v1/retention", as: Retention.self).keepFixes == 2_592_000)
 
             // Out of range: 422 naming each field; a wrong type or an unknown member: 400. Nothing changes.
@@ -64,7 +65,7 @@ import Tracking
             #expect(try await client.get("/v1/retention", as: Retention.self).keepFixes == 2_592_000)
 
             // `{}` follows the server's defaults again.
-            #expect(try await client.send(.put, "/v1/retention", json: "{}").decode(Retention.self) == initial)
+            #expect(String(buffer: try await client.send(.put, "/v1/retention", json: "{}").body) == String(buffer: initial.body))
         }
     }
 

@@ -11,9 +11,9 @@ public import Tracking
 /// writer is shared with ingest, so a batch is what an ingest commit may queue behind.
 public struct RetentionPace: Sendable {
     /// Rows one transaction deletes at most.
-    public var batchSize = 500
+    public var batchSize = 200
     /// The pause after each batch that deleted rows.
-    public var pause: Duration = .milliseconds(25)
+    public var pause: Duration = .milliseconds(5)
     /// Time from the end of one sweep over every tenant to the start of the next.
     public var interval: Duration = .seconds(60)
     /// Devices one fix transaction visits at most (each costs a few index seeks even with nothing to delete).
