@@ -6,7 +6,7 @@ DATABASE ?= ./meridian.sqlite
 VENV    := .venv
 PYTHON  := $(VENV)/bin/python
 
-.PHONY: deps run run-pg test build build-release web unit crosscheck gdal ogc isolation pg-restart contract clients page bench bench-thinning bench-tracking bench-load bench-tiles bench-auth bench-webhooks bench-queries bench-postgres venv data clean
+.PHONY: deps run run-pg test build build-release web unit crosscheck gdal ogc isolation pg-restart contract clients page bench bench-thinning bench-tracking bench-load bench-tiles bench-auth bench-webhooks bench-queries bench-postgres bench-retention venv data clean
 
 deps: ## Debian packages, installed only when missing
 	@scripts/install-deps.sh
@@ -123,6 +123,9 @@ bench-thinning: build-release ## the thinning index beside pysupercluster on iss
 
 bench-tracking: build-release ## ingest fixes/s: no subscriptions, 10 000 regions (with and without detect: cross), 1 000 corridors, the apps' protocols against the native route (see Benchmarks/scripts/bench-tracking.py)
 	python3 $(BENCH_SCRIPTS)/bench-tracking.py "$$($(SWIFT) build -c release --show-bin-path)/meridian"
+
+bench-retention: build-release ## ingest p99 while retention deletes 10 M expired fixes beside the same ingest without it, same run (target ≤ 1.5×; BENCH_EXPIRED for a smaller disk)
+	python3 $(BENCH_SCRIPTS)/bench-retention.py "$$($(SWIFT) build -c release --show-bin-path)/meridian"
 
 bench-load: build-release ## mixed load with a key (thin, reads, writes, ingest, an SSE reader), kill -9 mid-load, then every acknowledged write checked after a restart
 	python3 $(BENCH_SCRIPTS)/bench-load.py "$$($(SWIFT) build -c release --show-bin-path)/meridian" --seconds 30

@@ -206,7 +206,7 @@ let package = Package(
         .executableTarget(
             name: "meridian",
             dependencies: [
-                "Access", "Delivery", "MeridianHTTP", "MeridianServer", "Annotations", "Storage", "Timeline", "WireJSON",
+                "Access", "Delivery", "MeridianHTTP", "MeridianServer", "Annotations", "Storage", "Timeline", "Tracking", "WireJSON",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

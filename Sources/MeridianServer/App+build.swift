@@ -39,7 +39,8 @@ public func buildApplication(
             EarlyAnswerHandler(),
         ])),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "meridian"),
-        services: [ShutdownService(tenants: tenants, storage: storage, logger: logger)],
+        // Services stop in reverse order: the server, then retention, then the storage closes.
+        services: [ShutdownService(tenants: tenants, storage: storage, logger: logger), tenants.retentionService(pace: configuration.retentionPace, logger: logger)],
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger
     )
@@ -56,7 +57,7 @@ func buildRouterAndTenants(
     let storage = try await DatabasePlace.open(configuration.databasePath, logger: logger) { commits.recordNanoseconds(Int64($0 * 1e9)) }
     let tenants = try await TenantSpace(
         storage: storage, metrics: metrics, delivery: configuration.delivery, annotationCacheBytes: configuration.annotationCacheBytes,
-        heavyQueriesPerTenant: configuration.heavyQueriesPerTenant)
+        heavyQueriesPerTenant: configuration.heavyQueriesPerTenant, retention: configuration.retention)
     // Indexes load before the server listens, as they did before tenants (a million annotations take seconds).
     try await tenants.openKnownTenants()
     let contract = try Contract.load()

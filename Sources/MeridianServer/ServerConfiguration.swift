@@ -3,6 +3,7 @@ import Foundation
 public import Delivery
 public import Logging
 public import Storage
+public import Tracking
 
 /// Everything the server needs to start, with the defaults `meridian serve` uses.
 ///
@@ -27,6 +28,8 @@ public import Storage
 /// | `heavyQueriesPerTenant` | half the cores, at least 1 | per tenant, expensive queries (filters read over rows, exports) running at once; more wait their turn |
 /// | `webRoot` | `./Web` | the map page's folder (`index.html`, `app.js`, `app.css`, and `vendor/` from `make web`) |
 /// | `baseMapPath` | `./Web/vendor/basemap.mbtiles` | the MBTiles (raster) file `/tiles/osm` serves |
+/// | `retention` | keep everything | the default periods fixes and events are kept (``RetentionPolicy``); a tenant may set its own |
+/// | `retentionPace` | ``RetentionPace`` | 200 rows per deletion batch, 5 ms between batches, a sweep every 60 s |
 /// | `corsOrigins` | none | origins whose pages may call the API from a browser (`https://app.example.com`); `*` for any, open mode only |
 public struct ServerConfiguration: Sendable {
     /// Address to listen on.
@@ -72,6 +75,10 @@ public struct ServerConfiguration: Sendable {
     public var webRoot = WebPage.defaultRoot
     /// The MBTiles (raster) file of the base map; a missing file leaves the page without one.
     public var baseMapPath = WebPage.defaultBaseMap
+    /// How long fixes and events are kept unless a tenant sets its own (`--keep-fixes`, `--keep-events`); nil members keep everything.
+    public var retention = RetentionPolicy()
+    /// How the retention task deletes: rows per transaction, the pause after each, time between sweeps.
+    public var retentionPace = RetentionPace()
     /// Origins (`scheme://host[:port]`) whose web pages may call the API (CORS); `*` allows any
     /// page, and a server with keys refuses to start with it. Empty: no cross-origin access.
     public var corsOrigins: [String] = []

@@ -53,6 +53,8 @@ struct Serve: AsyncParsableCommand {
 
     @OptionGroup var limits: LimitOptions
 
+    @OptionGroup var retention: RetentionOptions
+
     @Flag(help: "Serve without keys beyond loopback while no key exists. Anyone who reaches the port can read and write everything.")
     var insecureOpen = false
 
@@ -89,6 +91,7 @@ struct Serve: AsyncParsableCommand {
         if let file = basemap ?? environment["MERIDIAN_BASEMAP"] { configuration.baseMapPath = file }
         try webhooks.apply(to: &configuration, environment: environment)
         try limits.apply(to: &configuration, environment: environment)
+        try retention.apply(to: &configuration, environment: environment)
         let mode = try await AccessMode.decide(configuration, insecureOpen: insecureOpen)
         configuration.openWhenNoKeys = mode.openWhenNoKeys
         configuration.corsOrigins = corsOrigins.isEmpty ? (environment["MERIDIAN_CORS_ORIGINS"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } : corsOrigins

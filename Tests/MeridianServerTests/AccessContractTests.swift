@@ -37,6 +37,8 @@ import Timeline
         ("webhooks", .get, "/v1/webhooks", nil, .read),
         ("ingest filters", .get, "/v1/ingest-filters", nil, .read),
         ("set ingest filters", .put, "/v1/ingest-filters", "{}", .administer),
+        ("retention", .get, "/v1/retention", nil, .read),
+        ("set retention", .put, "/v1/retention", "{}", .administer),
     ]
 
     @Test func eachRoleReachesExactlyWhatItGrants() async throws {

@@ -130,6 +130,8 @@ enum OperationExamples {
             "getDevice": fixed(.get, "/v1/devices/d1"),
             "getIngestFilters": fixed(.get, "/v1/ingest-filters"),
             "putIngestFilters": fixed(.put, "/v1/ingest-filters", "{}"),
+            "getRetention": fixed(.get, "/v1/retention"),
+            "putRetention": fixed(.put, "/v1/retention", "{}"),
             "getTrack": fixed(.get, "/v1/devices/d1/track"),
             "listStops": fixed(.get, "/v1/devices/d1/stops?minimumDuration=0"),
             "listTrips": fixed(.get, "/v1/devices/d1/trips?minimumDuration=0"),

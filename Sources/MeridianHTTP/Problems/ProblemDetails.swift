@@ -22,12 +22,14 @@ public struct ProblemDetails: Codable, Sendable, Equatable {
     public var status: Int
     public var detail: String?
     public var errors: [FieldError]?
+    /// On a 410 for a cursor retention overtook: the first sequence the event log still holds.
+    public var firstAvailableSequence: Int64?
     /// Seconds a client should wait before it retries (`Retry-After`); not part of the body.
     public var retryAfter: Int?
     /// The methods the resource does take (`Allow`, which a 405 must carry); not part of the body.
     public var allow: String?
 
-    private enum CodingKeys: String, CodingKey { case type, title, status, detail, errors }
+    private enum CodingKeys: String, CodingKey { case type, title, status, detail, errors, firstAvailableSequence }
 
     /// A problem with the status's reason phrase as title; `type` is about:blank unless named.
     public init(status: HTTPResponse.Status, detail: String?, errors: [FieldError]? = nil, type: String = "about:blank", retryAfter: Int? = nil, allow: String? = nil) {

@@ -49,6 +49,7 @@ enum OperationAccess {
         table["PATCH /v1/subscriptions/{subscriptionId}"] = .administer
         table["DELETE /v1/subscriptions/{subscriptionId}"] = .administer
         table["PUT /v1/ingest-filters"] = .administer
+        table["PUT /v1/retention"] = .administer
         for key in ["POST /v1/webhooks", "PATCH /v1/webhooks/{webhookId}", "DELETE /v1/webhooks/{webhookId}",
                     "POST /v1/webhooks/{webhookId}/replay", "POST /v1/webhooks/{webhookId}/test"] {
             table[key] = .administer

@@ -10,6 +10,7 @@ import Storage
 import Synchronization
 import AnnotationIndex
 import Timeline
+import Tracking
 
 /// Every tenant's stores and in-memory indexes, opened on the first request that needs them and
 /// kept for the life of the server: a tenant is part of every store query and owns its own
@@ -57,6 +58,8 @@ final class TenantSpace: Sendable {
     private let annotationCacheBytes: Int
     /// Expensive queries each tenant may run at once.
     private let heavyQueriesPerTenant: Int
+    /// How long fixes and events are kept where a tenant sets nothing of its own.
+    let retentionDefaults: RetentionPolicy
     /// Expensive queries all tenants together run at once: one of SQLite's five readers (GRDB's
     /// default pool) is always left to the rest.
     private let heavyQueries = AsyncGate(width: TenantSpace.heavyQueriesOverall)
@@ -66,8 +69,9 @@ final class TenantSpace: Sendable {
     init(
         storage: any StorageEngine, metrics: ServerMetrics = ServerMetrics(), delivery: DeliverySettings = DeliverySettings(),
         transport: any WebhookTransport = HTTPWebhookTransport(), annotationCacheBytes: Int = ServerConfiguration().annotationCacheBytes,
-        heavyQueriesPerTenant: Int = ServerConfiguration().heavyQueriesPerTenant
+        heavyQueriesPerTenant: Int = ServerConfiguration().heavyQueriesPerTenant, retention: RetentionPolicy = RetentionPolicy()
     ) async throws {
+        self.retentionDefaults = retention
         self.storage = storage
         self.annotationCacheBytes = annotationCacheBytes
         self.heavyQueriesPerTenant = heavyQueriesPerTenant
@@ -103,6 +107,16 @@ final class TenantSpace: Sendable {
             opened.withLock { if $0[id] == task { $0[id] = nil } }
             throw error
         }
+    }
+
+    /// The current request's tenant's retention settings and marks.
+    func retention() throws -> any RetentionStore {
+        storage.retention(tenant: try RequestScope.current().tenant)
+    }
+
+    /// The task that deletes every tenant's expired fixes and events at `pace`.
+    func retentionService(pace: RetentionPace, logger: Logger) -> some Service {
+        RetentionService(tenants: self, storage: storage, defaults: retentionDefaults, pace: pace, metrics: metrics, logger: logger)
     }
 
     /// Opens every tenant the database knows, so no request pays for loading its indexes.
@@ -155,7 +169,8 @@ final class TenantSpace: Sendable {
         let metrics = metrics
         let appended: @Sendable (Int64) -> Void = { metrics.eventsAppended($0, tenant: id.description) }
         let tenantTracking = storage.tracking(tenant: id)
-        let tracking = try await TrackingHub.open(tenantTracking, ids: trackingIDs, appended: appended)
+        let expiredThrough = try await storage.retention(tenant: id).marks().eventsThrough
+        let tracking = try await TrackingHub.open(tenantTracking, ids: trackingIDs, expiredThrough: expiredThrough, appended: appended)
         backgroundTasks.withLock { tasks in
             tasks.append(Task { await tracking.run(deadlinesFired: { metrics.deadlinesFired($0, tenant: id.description) }) })
         }

@@ -114,6 +114,7 @@ extension APIHandler {
         if let id = input.query.subscriptionId, try await tracking.tracker.read({ $0.subscriptions[id] }) == nil {
             throw ProblemError(.notFound, detail: "no subscription has id \(input.query.subscriptionId ?? "")", errors: [.init(parameter: "subscriptionId", detail: "names no subscription")])
         }
+        try await tracking.checkCursor(start)
         let stream = EventStream(lease: try streams.enter(), hub: try await tracking, heartbeat: limits.heartbeat, ends: limits.maxWait.map { ContinuousClock.now + $0 }, after: start, subscriptionId: input.query.subscriptionId)
         return .ok(.init(body: .textEventStream(stream.body)))
     }

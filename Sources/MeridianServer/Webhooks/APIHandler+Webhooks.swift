@@ -73,6 +73,8 @@ extension APIHandler {
     func replayWebhook(_ input: Operations.ReplayWebhook.Input) async throws -> Operations.ReplayWebhook.Output {
         let body = switch input.body { case .json(let body): body }
         guard body.fromSequence >= 1 else { throw ProblemError.invalid(pointer: "/fromSequence", "must be 1 or more, got \(body.fromSequence)") }
+        // From before what retention kept: 410 (1, the whole log, is what is kept).
+        try await tracking.checkCursor(body.fromSequence - 1)
         let hub = try await delivery
         let webhook = try await hub.replay(input.path.webhookId, fromSequence: body.fromSequence)
         return .accepted(.init(body: .json(try await wire(webhook, hub: hub))))

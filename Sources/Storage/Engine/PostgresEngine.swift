@@ -3,7 +3,7 @@ public import Annotations
 public import Delivery
 public import Foundation
 public import Timeline
-import Tracking
+public import Tracking
 
 /// ``StorageEngine`` on a PostgreSQL database several instances share: every write locks what it
 /// orders by, and notifications tell the other instances what changed.
@@ -31,6 +31,10 @@ public struct PostgresEngine: StorageEngine {
     public func tracking(tenant: TenantID) -> TenantTracking {
         let store = PostgresTrackingStore(database: database, tenant: tenant)
         return TenantTracking(log: store, events: store.eventSignal) { try await ExclusiveWriter(store: store, committed: $0) }
+    }
+
+    public func retention(tenant: TenantID) -> any RetentionStore {
+        PostgresRetentionStore(database: database, tenant: tenant)
     }
 
     public func webhooks(tenant: TenantID) -> (store: any WebhookStore, changes: SequenceSignal?) {

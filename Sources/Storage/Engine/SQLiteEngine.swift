@@ -3,7 +3,7 @@ public import Annotations
 public import Delivery
 public import Foundation
 public import Timeline
-import Tracking
+public import Tracking
 
 /// ``StorageEngine`` on the embedded SQLite file: one process writes it, through one writer.
 public struct SQLiteEngine: StorageEngine {
@@ -30,6 +30,10 @@ public struct SQLiteEngine: StorageEngine {
     public func tracking(tenant: TenantID) -> TenantTracking {
         let store = SQLiteTrackingStore(database: database, tenant: tenant)
         return TenantTracking(log: store, events: SequenceSignal(latest: 0)) { try GroupCommitWriter(store: store, committed: $0) }
+    }
+
+    public func retention(tenant: TenantID) -> any RetentionStore {
+        SQLiteRetentionStore(database: database, tenant: tenant)
     }
 
     public func webhooks(tenant: TenantID) -> (store: any WebhookStore, changes: SequenceSignal?) {

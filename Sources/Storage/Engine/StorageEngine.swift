@@ -22,6 +22,8 @@ public protocol StorageEngine: Sendable {
     func lastIssuedTrackingID() async throws -> UUIDv7?
     /// `tenant`'s tracking, as this engine is written: by this process alone, or shared by instances.
     func tracking(tenant: TenantID) -> TenantTracking
+    /// `tenant`'s retention: its own settings, what was deleted, and the deletion of expired rows.
+    func retention(tenant: TenantID) -> any RetentionStore
     /// `tenant`'s webhooks, and what moves when another instance changes them (nil: this one alone delivers).
     func webhooks(tenant: TenantID) -> (store: any WebhookStore, changes: SequenceSignal?)
     /// Every tenant that holds data, and `default`: the tenants to load before serving.

@@ -143,7 +143,7 @@ enum PostgresMigrations {
             "ALTER TABLE tracking_event ADD COLUMN erased boolean NOT NULL DEFAULT false",
             "CREATE INDEX tracking_event_device ON tracking_event (tenant, device_id)",
         ]),
-        ("status timers: device status and its deadlines", [
+        ("v8: status timers: device status and its deadlines", [
             // Where a status subscription stands with a device; offline_at and stopped_at are its
             // pending deadlines (Unix microseconds, NULL: none), committed with the state that set them.
             """
@@ -154,9 +154,18 @@ enum PostgresMigrations {
             """,
             "CREATE INDEX device_status_device ON device_status (tenant, device_id)",
         ]),
-        ("visit events", [
+        ("v9: visit events", [
             // A visitArrival's or visitDeparture's stay, the same JSON SQLite keeps; NULL for other events.
             "ALTER TABLE tracking_event ADD COLUMN visit text",
+        ]),
+        ("v10: retention: per-tenant settings and marks", [
+            // A tenant's own retention (seconds; NULL: the server's default) and what was deleted:
+            // the last event sequence (the log starts after it) and the horizon fixes were swept to (Unix µs).
+            """
+            CREATE TABLE retention (
+                tenant text PRIMARY KEY, keep_fixes bigint, keep_events bigint,
+                events_through bigint NOT NULL DEFAULT 0, fixes_before bigint)
+            """,
         ]),
     ]
 

@@ -50,7 +50,8 @@ final class PostgresTrackingTransaction: TrackingTransaction {
         }
         var lastSequence: Int64 = 0
         for try await last in try await connection.query("""
-            SELECT coalesce(max(sequence), 0) FROM tracking_event WHERE tenant = \(tenant)
+            SELECT greatest(coalesce((SELECT max(sequence) FROM tracking_event WHERE tenant = \(tenant)), 0),
+                            coalesce((SELECT events_through FROM retention WHERE tenant = \(tenant)), 0))
             """, logger: logger).decode(Int64.self) { lastSequence = last }
         let tracked = Set(progress.keys.map(\.deviceId))
         let tails = try await tails(of: devices.filter { tracked.contains($0.id) })

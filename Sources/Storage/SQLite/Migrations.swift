@@ -168,7 +168,7 @@ enum Migrations {
             try db.alter(table: "trackingEvent") { t in t.add(column: "erased", .boolean).notNull().defaults(to: false) }
             try db.create(index: "trackingEvent_on_tenant_device", on: "trackingEvent", columns: ["tenant", "deviceId"])
         }
-        migrator.registerMigration("status timers: device status and its deadlines") { db in
+        migrator.registerMigration("v11: status timers: device status and its deadlines") { db in
             // Where a status subscription stands with a device; offlineAt and stoppedAt are its
             // pending deadlines (Unix microseconds, NULL: none), committed with the state that set them.
             try db.execute(sql: """
@@ -179,9 +179,18 @@ enum Migrations {
                 CREATE INDEX deviceStatus_on_device ON deviceStatus (tenant, deviceId);
                 """)
         }
-        migrator.registerMigration("visit events") { db in
+        migrator.registerMigration("v12: visit events") { db in
             // A visitArrival's or visitDeparture's stay, JSON {c: {la, lo}, h, a, d}; NULL for other events.
             try db.alter(table: "trackingEvent") { t in t.add(column: "visit", .text) }
+        }
+        migrator.registerMigration("v13: retention: per-tenant settings and marks") { db in
+            // A tenant's own retention (seconds; NULL: the server's default) and what was deleted:
+            // the last event sequence (the log starts after it) and the horizon fixes were swept to (Unix µs).
+            try db.execute(sql: """
+                CREATE TABLE retention (
+                  tenant TEXT PRIMARY KEY NOT NULL, keepFixes INTEGER, keepEvents INTEGER,
+                  eventsThrough INTEGER NOT NULL DEFAULT 0, fixesBefore INTEGER) WITHOUT ROWID
+                """)
         }
         return migrator
     }

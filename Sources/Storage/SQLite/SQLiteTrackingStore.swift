@@ -28,7 +28,11 @@ public struct SQLiteTrackingStore: TrackingStore {
             var progress: [ProgressKey: SubscriptionProgress] = [:]
             let progressSQL = "SELECT p.* FROM subscriptionProgress p JOIN subscription s ON s.id = p.subscriptionId WHERE s.tenant = ?"
             for record in try SubscriptionProgressRecord.fetchAll(db, sql: progressSQL, arguments: tenant) { progress[record.key] = try record.value() }
-            let lastSequence = try Int64.fetchOne(db, sql: "SELECT max(sequence) FROM trackingEvent WHERE tenant = ?", arguments: tenant) ?? 0
+            // Retention may have deleted the whole log: numbering goes on after what it deleted.
+            let lastSequence = try Int64.fetchOne(db, sql: """
+                SELECT max(coalesce((SELECT max(sequence) FROM trackingEvent WHERE tenant = ?1), 0),
+                           coalesce((SELECT eventsThrough FROM retention WHERE tenant = ?1), 0))
+                """, arguments: tenant) ?? 0
             let acceptedFixes = rows.map(\.lastAcceptedOrdinal).max() ?? 0
             let (profiles, groups) = try Self.registry(tenant: tenant, in: db)
             let tracked = Set(progress.keys.map(\.deviceId))

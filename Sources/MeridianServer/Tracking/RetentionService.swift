@@ -1,0 +1,93 @@
+import MeridianHTTP
+import CoreMetrics
+import Foundation
+import Logging
+import ServiceLifecycle
+import Storage
+import Timeline
+public import Tracking
+
+/// How the retention task deletes. Small transactions with pauses between them: on SQLite the
+/// writer is shared with ingest, so a batch is what an ingest commit may queue behind.
+public struct RetentionPace: Sendable {
+    /// Rows one transaction deletes at most.
+    public var batchSize = 200
+    /// The pause after each batch that deleted rows.
+    public var pause: Duration = .milliseconds(5)
+    /// Time from the end of one sweep over every tenant to the start of the next.
+    public var interval: Duration = .seconds(60)
+    /// Devices one fix transaction visits at most (each costs a few index seeks even with nothing to delete).
+    public var devicesPerBatch = 64
+
+    public init() {}
+}
+
+/// Deletes every tenant's expired events (a prefix of the log) and fixes, a batch at a time, for
+/// the life of the server. On PostgreSQL every instance runs it; a batch another instance holds
+/// the tenant's lock for is skipped (that instance does the tenant's sweep).
+struct RetentionService: Service {
+    let tenants: TenantSpace
+    let storage: any StorageEngine
+    let defaults: RetentionPolicy
+    let pace: RetentionPace
+    let metrics: ServerMetrics
+    let logger: Logger
+
+    func run() async throws {
+        try await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                do {
+                    try await sweep()
+                } catch is CancellationError {
+                    return
+                } catch {
+                    logger.warning("retention sweep failed; retrying at the next one", metadata: ["error": "\(error)"])
+                }
+                try? await Task.sleep(for: pace.interval)
+            }
+        }
+    }
+
+    /// One pass over every tenant the database knows.
+    func sweep() async throws {
+        for id in try await storage.knownTenants() {
+            try Task.checkCancellation()
+            let store = storage.retention(tenant: id)
+            let policy = defaults.overridden(by: try await store.overrides())
+            let hub = try await tenants.tenant(id).tracking
+            let now = Instant(secondsSince1970: Date().timeIntervalSince1970)
+            if let horizon = policy.eventHorizon(now: now) { try await deleteEvents(store, before: horizon, hub: hub, tenant: id) }
+            if let horizon = policy.fixHorizon(now: now) { try await deleteFixes(store, before: horizon, tenant: id) }
+            // Another instance's deletions too.
+            let marks = try await store.marks()
+            hub.expired.raise(to: marks.eventsThrough)
+            metrics.gauge("meridian_retention_first_event_sequence", tenant: id.description, Double(marks.firstAvailableSequence))
+            if let before = marks.fixesBefore {
+                metrics.gauge("meridian_retention_fixes_deleted_before_seconds", tenant: id.description, Double(before.microseconds) / 1e6)
+            }
+        }
+    }
+
+    private func deleteEvents(_ store: any RetentionStore, before horizon: Instant, hub: TrackingHub, tenant: TenantID) async throws {
+        let deleted = metrics.counter("meridian_retention_deleted_total", dimensions: [("kind", "events"), ("tenant", tenant.description)])
+        while let count = try await store.deleteEvents(recordedBefore: horizon, limit: pace.batchSize, deleting: { hub.expired.raise(to: $0) }), count > 0 {
+            deleted.increment(by: Int64(count))
+            try await Task.sleep(for: pace.pause)
+        }
+    }
+
+    private func deleteFixes(_ store: any RetentionStore, before horizon: Instant, tenant: TenantID) async throws {
+        let deleted = metrics.counter("meridian_retention_deleted_total", dimensions: [("kind", "fixes"), ("tenant", tenant.description)])
+        try await store.markFixes(before: horizon)
+        var device = ""
+        while let batch = try await store.deleteFixes(before: horizon, from: device, limit: pace.batchSize, devices: pace.devicesPerBatch) {
+            let (count, next) = batch
+            if count > 0 {
+                deleted.increment(by: Int64(count))
+                try await Task.sleep(for: pace.pause)
+            }
+            guard let next else { return }
+            device = next
+        }
+    }
+}
