@@ -29,7 +29,7 @@ public import Tracking
 /// | `webRoot` | `./Web` | the map page's folder (`index.html`, `app.js`, `app.css`, and `vendor/` from `make web`) |
 /// | `baseMapPath` | `./Web/vendor/basemap.mbtiles` | the MBTiles (raster) file `/tiles/osm` serves |
 /// | `retention` | keep everything | the default periods fixes and events are kept (``RetentionPolicy``); a tenant may set its own |
-/// | `retentionPace` | ``RetentionPace`` | 200 rows per deletion batch, 5 ms between batches, a sweep every 60 s |
+/// | `retentionPace` | ``RetentionPace`` | 200 rows per deletion batch, at most 10 000 rows/s (`--retention-rate`), a sweep every 60 s |
 /// | `corsOrigins` | none | origins whose pages may call the API from a browser (`https://app.example.com`); `*` for any, open mode only |
 public struct ServerConfiguration: Sendable {
     /// Address to listen on.

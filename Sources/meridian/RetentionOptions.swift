@@ -15,10 +15,22 @@ struct RetentionOptions: ParsableArguments {
         valueName: "period"))
     var keepEvents: String?
 
+    @Option(help: ArgumentHelp(
+        "Rows retention deletes per second at most, in batches of 200 (env MERIDIAN_RETENTION_RATE; default 10000): lower keeps ingest's latency flatter while a backlog goes.",
+        valueName: "rows"))
+    var retentionRate: Double?
+
     /// Sets the configuration's default retention from the flags, then the environment.
     func apply(to configuration: inout ServerConfiguration, environment: [String: String]) throws {
         configuration.retention.keepFixes = try Self.seconds(keepFixes ?? environment["MERIDIAN_KEEP_FIXES"], flag: "keep-fixes")
         configuration.retention.keepEvents = try Self.seconds(keepEvents ?? environment["MERIDIAN_KEEP_EVENTS"], flag: "keep-events")
+        if let rate = try retentionRate ?? environment["MERIDIAN_RETENTION_RATE"].map({ text in
+            guard let rate = Double(text) else { throw ValidationError("MERIDIAN_RETENTION_RATE must be a number of rows per second, got \(text)") }
+            return rate
+        }) {
+            guard rate.isFinite, rate >= 1 else { throw ValidationError("--retention-rate must be at least 1 row per second, got \(rate)") }
+            configuration.retentionPace.rowsPerSecond = rate
+        }
     }
 
     private static func seconds(_ text: String?, flag: String) throws -> Int64? {

@@ -25,7 +25,7 @@ import Tracking
     /// Sweeps every 50 ms in batches of 3 rows and 2 devices, so a sweep takes several transactions.
     static func quick(_ configuration: inout ServerConfiguration) {
         configuration.retentionPace.interval = .milliseconds(50)
-        configuration.retentionPace.pause = .milliseconds(1)
+        configuration.retentionPace.rowsPerSecond = 3_000  // 1 ms after a batch of 3
         configuration.retentionPace.batchSize = 3
         configuration.retentionPace.devicesPerBatch = 2
     }

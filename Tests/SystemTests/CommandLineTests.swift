@@ -61,6 +61,16 @@ import TestSupport
         #expect(export.hasPrefix(#"{"features":["#) && export.contains("London"))
     }
 
+    /// Retention's flags are read before the server starts: a bad one stops it, naming the flag.
+    @Test func badRetentionFlagsStopTheServerNamingTheFlag() async throws {
+        let database = TemporaryDatabase()
+        defer { database.cleanUp() }
+        for (flag, value) in [("--keep-fixes", "1y"), ("--keep-events", "soon"), ("--retention-rate", "0")] {
+            let run = try await Self.meridian(["serve", "--port", "0", "--database", database.path, flag, value])
+            #expect(run.status == 64 && run.stderr.contains(flag), "\(flag) \(value): \(run.status) \(run.stderr)")
+        }
+    }
+
     /// A temporary file holding `text`.
     static func file(_ text: String) throws -> String {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("operations-\(UUID()).geojson")

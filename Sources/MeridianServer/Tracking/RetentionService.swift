@@ -8,12 +8,19 @@ import Timeline
 public import Tracking
 
 /// How the retention task deletes. Small transactions with pauses between them: on SQLite the
-/// writer is shared with ingest, so a batch is what an ingest commit may queue behind.
+/// writer is shared with ingest, so a batch is what an ingest commit may queue behind, and the
+/// rate bounds the WAL the deletions write (what the checkpoints must copy beside ingest's).
 public struct RetentionPace: Sendable {
     /// Rows one transaction deletes at most.
     public var batchSize = 200
-    /// The pause after each batch that deleted rows.
-    public var pause: Duration = .milliseconds(5)
+    /// Rows deleted per second at most (`--retention-rate`): after a batch of n rows the task
+    /// pauses n / rate seconds.
+    public var rowsPerSecond = RetentionPace.defaultRowsPerSecond
+    /// What `--retention-rate` is unless set.
+    public static let defaultRowsPerSecond = 10_000.0
+
+    /// The pause after a batch that deleted `rows` rows.
+    func pause(after rows: Int) -> Duration { .seconds(Double(rows) / rowsPerSecond) }
     /// Time from the end of one sweep over every tenant to the start of the next.
     public var interval: Duration = .seconds(60)
     /// Devices one fix transaction visits at most (each costs a few index seeks even with nothing to delete).
@@ -72,7 +79,7 @@ struct RetentionService: Service {
         let deleted = metrics.counter("meridian_retention_deleted_total", dimensions: [("kind", "events"), ("tenant", tenant.description)])
         while let count = try await store.deleteEvents(recordedBefore: horizon, limit: pace.batchSize, deleting: { hub.expired.raise(to: $0) }), count > 0 {
             deleted.increment(by: Int64(count))
-            try await Task.sleep(for: pace.pause)
+            try await Task.sleep(for: pace.pause(after: count))
         }
     }
 
@@ -84,7 +91,7 @@ struct RetentionService: Service {
             let (count, next) = batch
             if count > 0 {
                 deleted.increment(by: Int64(count))
-                try await Task.sleep(for: pace.pause)
+                try await Task.sleep(for: pace.pause(after: count))
             }
             guard let next else { return }
             device = next
