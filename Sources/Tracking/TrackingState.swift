@@ -56,6 +56,7 @@ public struct TrackingState: Sendable {
         for device in devices { self.devices[device.id] = device }
         for (key, value) in progress { setProgress(value, for: key) }
         for (deviceId, tail) in tails { settle(deviceId, tail) }
+        deriveDeadlines()
     }
 
     /// What the store knows of a device's last fix beyond the fix itself.
@@ -423,8 +424,21 @@ public struct IngestPlan: Sendable {
     /// The subscriptions whose progress with this device stays unwritten (they evaluated its last fix).
     public var unsaved: Set<String> = []
     public var acceptedFixes: Int64 = 0
-    /// Every status the batch changed, as it ends (all written).
+    /// Every status the batch changed, as it ends (the in-memory state takes all of it).
     public var statuses: [ProgressKey: DeviceStatus] = [:]
+    /// Those the store writes: all but the ones where only an `offline` deadline that follows the
+    /// device's last fix moved (``DeviceStatus/followsLastFix``: loading derives it).
+    public var savedStatuses: Set<ProgressKey> = []
+
+    /// The progress the store writes (``saved``).
+    public var writtenProgress: [ProgressKey: SubscriptionProgress] {
+        saved.reduce(into: [:]) { written, key in written[key] = progress[key] }
+    }
+
+    /// The statuses the store writes (``savedStatuses``).
+    public var writtenStatuses: [ProgressKey: DeviceStatus] {
+        savedStatuses.reduce(into: [:]) { written, key in written[key] = statuses[key] }
+    }
 
     /// Filtered fixes at the instant of an earlier late fix of the batch, by batch index, with that
     /// fix's index: a duplicate if that fix is stored, filtered if the store already held the instant.

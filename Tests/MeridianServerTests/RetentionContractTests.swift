@@ -4,8 +4,10 @@ import Hummingbird
 import HummingbirdTesting
 import MapGeometry
 import MeridianServer
+import Storage
 import Testing
 import TestSupport
+import Timeline
 import Tracking
 
 /// Retention: the tenant's settings resource, the background deletion of expired fixes and events
@@ -119,6 +121,32 @@ import Tracking
             let metrics = String(buffer: try await client.send(.get, "/metrics").body)
             #expect(metrics.contains(#"meridian_retention_deleted_total{kind="events",tenant="default"} 5"#), "\(metrics)")
             #expect(metrics.contains(#"meridian_retention_first_event_sequence{tenant="default"} 6"#), "\(metrics)")
+        }
+    }
+
+    /// Another instance (here a second engine on the same database) deletes events 1–3: this
+    /// server's readers learn it from the store at their next read, not at its own next sweep.
+    @Test func anotherInstancesDeletionIsGoneAtTheNextRead() async throws {
+        var configuration = try await TestApp.configuration()
+        configuration.databasePath = try await TestEngine.contract.freshPlace(persistent: true)
+        configuration.retentionPace.interval = .seconds(3600)
+        let place = configuration.databasePath
+        try await buildApplication(configuration).test(.router) { client in
+            _ = try await client.subscribe(Trace.everyFix)
+            _ = try await client.postFixes("car-1", (0..<5).map { Self.recent(Double(50 - $0), metres: Double($0) * 100) })
+            let other = try await DatabasePlace.open(place)
+            let deleted = try await other.retention(tenant: .default).deleteEvents(recordedBefore: Instant(microseconds: Int64.max / 2), limit: 3)
+            await other.close()
+            #expect(deleted == 3)
+            for path in ["/v1/events?after=1", "/v1/events?after=2&wait=1"] {
+                let gone = try await client.send(.get, path)
+                _ = try gone.problem(.gone)
+                #expect(try gone.decode(ExpiredProblem.self).firstAvailableSequence == 4, "\(path)")
+            }
+            let stream = try await client.send(.get, "/v1/events/stream", headers: [HTTPField.Name("Last-Event-ID")!: "2"])
+            _ = try stream.problem(.gone)
+            #expect(try await client.get("/v1/events?after=3", as: WireEventPage.self).events.map(\.sequence) == [4, 5])
+            #expect(try await client.get("/v1/events?after=0", as: WireEventPage.self).events.map(\.sequence) == [4, 5])
         }
     }
 

@@ -86,7 +86,7 @@ import Tracking
         #expect(try await two.overrides() == RetentionPolicy(keepEvents: 120))
         #expect(try await two.marks() == RetentionMarks())
         // No events: nothing to delete, nothing marked.
-        #expect(try await one.deleteEvents(recordedBefore: Instant(microseconds: Int64.max / 2), limit: 10, deleting: { _ in }) == 0)
+        #expect(try await one.deleteEvents(recordedBefore: Instant(microseconds: Int64.max / 2), limit: 10) == 0)
         #expect(try await one.marks() == RetentionMarks())
         await storage.close()
     }

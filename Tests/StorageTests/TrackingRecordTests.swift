@@ -3,6 +3,7 @@ import GRDB
 import MapGeometry
 import Testing
 import Tracking
+import WireJSON
 @testable import Storage
 import Timeline
 
@@ -24,11 +25,37 @@ import Timeline
             SubscriptionProgress(),
             SubscriptionProgress(lastEvaluated: Self.fix, lastNotified: Self.fix, inside: true, enteredAt: Instant(microseconds: 42), dwellNotified: true),
             SubscriptionProgress(lastEvaluated: Self.fix, inside: false),
+            SubscriptionProgress(lastEvaluated: Self.fix, stay: Self.stay(arrived: false)),
+            SubscriptionProgress(lastEvaluated: Self.fix, stay: Self.stay(arrived: true)),
         ]
         for value in progress {
             let text = StoredProgress(value).text
             #expect(try JSONDecoder().decode(StoredProgress.self, from: Data(text.utf8)).progress == value)
         }
+    }
+
+    @Test func stayTextSaysWhatJSONEncoderWrites() throws {
+        for arrived in [false, true] {
+            let stay = StoredStay(Self.stay(arrived: arrived))
+            var json = JSONWriter()
+            stay.write(to: &json)
+            let written = try JSONSerialization.jsonObject(with: Data(json.text.utf8)) as? NSDictionary
+            let encoded = try JSONSerialization.jsonObject(with: Data(try JSONColumn.text(stay).utf8)) as? NSDictionary
+            #expect(written != nil && written == encoded)
+        }
+    }
+
+    /// A run of four noisy fixes around Sydney (a hull of several vertices, sums that are not whole).
+    static func stay(arrived: Bool) -> StayRun {
+        var run = StayRun(fix)
+        for (k, (dlat, dlon)) in [(0.0001, 0.0), (0.0, 0.00013), (-0.00007, -0.00011)].enumerated() {
+            let next = LocationFix(coordinate: Coordinate(latitude: fix.coordinate.latitude + dlat, longitude: fix.coordinate.longitude + dlon),
+                                   timestamp: fix.timestamp.adding(seconds: Double(k + 1) * 10), horizontalAccuracy: 3.7 + Double(k))
+            run = run.adding(next, radius: 100) ?? run
+        }
+        #expect(run.count == 4 && run.hull.vertices.count >= 3)
+        run.arrived = arrived
+        return run
     }
 }
 

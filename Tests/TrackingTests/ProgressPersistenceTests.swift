@@ -42,6 +42,17 @@ import Tracking
         _ = try await tracker.subscribe { id, createdAt in
             Subscription(id: id, maxLocationAge: nil, rule: .visits(StayRule(radius: 400, minimumDuration: 120)), createdAt: createdAt)
         }
+        // Status: ingest leaves the row unwritten when only the offline deadline moved with the last
+        // fix; a skip rule or a device outside the subscription's group pins the deadline as it stands.
+        let status = try await tracker.subscribe { id, createdAt in
+            Subscription(id: id, maxLocationAge: nil, rule: .status(StatusRule(offlineAfter: 600, stoppedAfter: 120, stoppedSpeed: 2)), createdAt: createdAt)
+        }
+        _ = try await tracker.subscribe { id, createdAt in
+            Subscription(id: id, maxLocationAge: nil, maxHorizontalAccuracy: 30, rule: .status(StatusRule(offlineAfter: 300)), createdAt: createdAt)
+        }
+        _ = try await tracker.subscribe { id, createdAt in
+            Subscription(id: id, maxLocationAge: nil, rule: .status(StatusRule(offlineAfter: 900)), createdAt: createdAt, groups: ["north"])
+        }
         // Five devices wandering, some fixes inaccurate, some arriving late, some out of order.
         var positions = (0..<5).map { _ in near(2_500) }
         var seconds = (0..<5).map { _ in 0.0 }
@@ -63,6 +74,18 @@ import Tracking
             clock.withLock { $0 = Self.start.adding(seconds: (seconds[device] + Double.random(in: 0...60, using: &generator))) }
             _ = try await tracker.ingest(deviceId: "d\(device)", fixes: batch)
             if round == 60 { _ = try await tracker.unsubscribe(subscriptions[3]) }
+            if round % 7 == 0 {
+                // A device joins or leaves the group "north".
+                let member = Int.random(in: 0..<5, using: &generator), joins = Bool.random(using: &generator)
+                _ = try await tracker.writeProfile("d\(member)") { _ in
+                    DeviceProfile(id: "d\(member)", groups: joins ? ["north"] : [], updatedAt: Self.start)
+                }
+            }
+            if round == 90 {
+                var change = SubscriptionChange()
+                change.offlineAfter = .some(1_200)
+                _ = try await tracker.update(status.id, change)
+            }
             if round == 80 {
                 var change = SubscriptionChange()
                 change.shape = .circle(center: near(1_000), radius: 900)
@@ -80,6 +103,9 @@ import Tracking
                 let running = try await tracker.read { $0.progress }
                 let loaded = try store.loadState().progress
                 #expect(loaded == running, "round \(round): \(Set(loaded.keys).symmetricDifference(running.keys).count) keys differ, \(running.filter { loaded[$0.key] != $0.value }.count) values")
+                let runningStatuses = try await tracker.read { $0.statuses }
+                let loadedStatuses = try store.loadState().statuses
+                #expect(loadedStatuses == runningStatuses, "round \(round): \(runningStatuses.filter { loadedStatuses[$0.key] != $0.value })")
             }
         }
     }

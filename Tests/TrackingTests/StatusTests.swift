@@ -90,7 +90,7 @@ import Tracking
         #expect(late.results.map(\.status) == [.late])
         #expect(late.events.isEmpty)
         let status = try await tracker.read { $0.statuses.values.first }
-        #expect(status == DeviceStatus(offlineAt: Self.start.adding(seconds: 120)), "moving, offline due 60 s after the newest fix")
+        #expect(status == DeviceStatus(offlineAt: Self.start.adding(seconds: 120), followsLastFix: true), "moving, offline due 60 s after the newest fix")
     }
 
     @Test func stoppedCountsFromTheFirstSlowFixUnlessAFasterOneCameBetween() async throws {

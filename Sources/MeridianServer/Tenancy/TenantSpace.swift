@@ -116,7 +116,7 @@ final class TenantSpace: Sendable {
 
     /// The task that deletes every tenant's expired fixes and events at `pace`.
     func retentionService(pace: RetentionPace, logger: Logger) -> some Service {
-        RetentionService(tenants: self, storage: storage, defaults: retentionDefaults, pace: pace, metrics: metrics, logger: logger)
+        RetentionService(storage: storage, defaults: retentionDefaults, pace: pace, metrics: metrics, logger: logger)
     }
 
     /// Opens every tenant the database knows, so no request pays for loading its indexes.
@@ -169,8 +169,7 @@ final class TenantSpace: Sendable {
         let metrics = metrics
         let appended: @Sendable (Int64) -> Void = { metrics.eventsAppended($0, tenant: id.description) }
         let tenantTracking = storage.tracking(tenant: id)
-        let expiredThrough = try await storage.retention(tenant: id).marks().eventsThrough
-        let tracking = try await TrackingHub.open(tenantTracking, ids: trackingIDs, expiredThrough: expiredThrough, appended: appended)
+        let tracking = try await TrackingHub.open(tenantTracking, retention: storage.retention(tenant: id), ids: trackingIDs, appended: appended)
         backgroundTasks.withLock { tasks in
             tasks.append(Task { await tracking.run(deadlinesFired: { metrics.deadlinesFired($0, tenant: id.description) }) })
         }

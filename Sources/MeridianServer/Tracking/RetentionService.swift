@@ -33,7 +33,6 @@ public struct RetentionPace: Sendable {
 /// the life of the server. On PostgreSQL every instance runs it; a batch another instance holds
 /// the tenant's lock for is skipped (that instance does the tenant's sweep).
 struct RetentionService: Service {
-    let tenants: TenantSpace
     let storage: any StorageEngine
     let defaults: RetentionPolicy
     let pace: RetentionPace
@@ -61,13 +60,10 @@ struct RetentionService: Service {
             try Task.checkCancellation()
             let store = storage.retention(tenant: id)
             let policy = defaults.overridden(by: try await store.overrides())
-            let hub = try await tenants.tenant(id).tracking
             let now = Instant(secondsSince1970: Date().timeIntervalSince1970)
-            if let horizon = policy.eventHorizon(now: now) { try await deleteEvents(store, before: horizon, hub: hub, tenant: id) }
+            if let horizon = policy.eventHorizon(now: now) { try await deleteEvents(store, before: horizon, tenant: id) }
             if let horizon = policy.fixHorizon(now: now) { try await deleteFixes(store, before: horizon, tenant: id) }
-            // Another instance's deletions too.
             let marks = try await store.marks()
-            hub.expired.raise(to: marks.eventsThrough)
             metrics.gauge("meridian_retention_first_event_sequence", tenant: id.description, Double(marks.firstAvailableSequence))
             if let before = marks.fixesBefore {
                 metrics.gauge("meridian_retention_fixes_deleted_before_seconds", tenant: id.description, Double(before.microseconds) / 1e6)
@@ -75,9 +71,9 @@ struct RetentionService: Service {
         }
     }
 
-    private func deleteEvents(_ store: any RetentionStore, before horizon: Instant, hub: TrackingHub, tenant: TenantID) async throws {
+    private func deleteEvents(_ store: any RetentionStore, before horizon: Instant, tenant: TenantID) async throws {
         let deleted = metrics.counter("meridian_retention_deleted_total", dimensions: [("kind", "events"), ("tenant", tenant.description)])
-        while let count = try await store.deleteEvents(recordedBefore: horizon, limit: pace.batchSize, deleting: { hub.expired.raise(to: $0) }), count > 0 {
+        while let count = try await store.deleteEvents(recordedBefore: horizon, limit: pace.batchSize), count > 0 {
             deleted.increment(by: Int64(count))
             try await Task.sleep(for: pace.pause(after: count))
         }

@@ -16,15 +16,15 @@ struct TrackingHub: Sendable {
     let delivered: HighWaterMark
     /// Fires the tenant's status deadlines (``run(deadlinesFired:)``).
     let deadlines: DeadlineTimer
-    /// The last sequence retention deleted (the log starts after it), raised before each deletion commits.
-    let expired: HighWaterMark
+    /// The tenant's retention: what it deleted, read after each read of the log (``checkCursor(_:)``).
+    let retention: any RetentionStore
 
     /// A tenant's hub over its `tracking` (``StorageEngine/tracking(tenant:)``), its state loaded,
     /// issuing UUIDv7 ids from `ids`. On a store shared with other instances its feed signal also
     /// moves when another instance commits events (the store's notifications).
     /// - Parameter appended: told how many events each commit appended.
     static func open(
-        _ tracking: TenantTracking, ids: UUIDv7Generator, expiredThrough: Int64 = 0, appended: @escaping @Sendable (Int64) -> Void = { _ in }
+        _ tracking: TenantTracking, retention: any RetentionStore, ids: UUIDv7Generator, appended: @escaping @Sendable (Int64) -> Void = { _ in }
     ) async throws -> TrackingHub {
         let feed = tracking.events
         let deadlines = DeadlineTimer()
@@ -32,9 +32,7 @@ struct TrackingHub: Sendable {
             writer: try await tracking.openWriter(announcer(feed, appended)), now: Self.now, newID: { ids.next().description },
             deadlineSet: { deadlines.noticed($0) })
         feed.advance(to: tracker.loadedLastSequence)
-        let expired = HighWaterMark()
-        expired.raise(to: expiredThrough)
-        return TrackingHub(tracker: tracker, feed: feed, delivered: HighWaterMark(), deadlines: deadlines, expired: expired)
+        return TrackingHub(tracker: tracker, feed: feed, delivered: HighWaterMark(), deadlines: deadlines, retention: retention)
     }
 
     /// Fires the tenant's status deadlines as they fall due until the task is cancelled.
@@ -66,8 +64,8 @@ struct TrackingHub: Sendable {
         while true {
             let latest = feed.latest
             let events = try await tracker.log.events(subscriptionId: subscriptionId, after: sequence, limit: limit)
-            // After the read: a deletion that committed before it raised the mark first.
-            try checkCursor(sequence)
+            // After the read: a deletion that committed before it raised the mark in its transaction.
+            try await checkCursor(sequence)
             let now = ContinuousClock.now
             if let last = events.last, subscriptionId == nil { delivered.raise(to: last.sequence) }
             if !events.isEmpty || now >= deadline || Task.isCancelled { return events }
@@ -82,10 +80,13 @@ struct TrackingHub: Sendable {
 extension TrackingHub {
     /// Throws 410 when a reader's cursor (`after`, `Last-Event-ID`, a replay's start) is before the
     /// first event the log still holds: the events after it up to there were deleted by retention.
-    /// 0 (read from the start) reads from the first one still held.
-    func checkCursor(_ sequence: Int64) throws(ProblemError) {
-        let through = expired.value
-        guard sequence > 0, sequence < through else { return }
+    /// 0 (read from the start) reads from the first one still held. The mark is the store's, as
+    /// committed with the deletion (another instance's too): a cursor is never refused for
+    /// events still there, nor let past events that are gone.
+    func checkCursor(_ sequence: Int64) async throws {
+        guard sequence > 0 else { return }
+        let through = try await retention.marks().eventsThrough
+        guard sequence < through else { return }
         var problem = ProblemDetails(status: .gone, detail: "events \(sequence + 1)…\(through) were deleted by retention; the log starts at \(through + 1)")
         problem.firstAvailableSequence = through + 1
         throw ProblemError(problem)

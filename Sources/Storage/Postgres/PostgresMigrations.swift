@@ -167,6 +167,11 @@ enum PostgresMigrations {
                 events_through bigint NOT NULL DEFAULT 0, fixes_before bigint)
             """,
         ]),
+        ("v11: status: offline deadlines that follow the last fix", [
+            // True: offline_at is the device's last fix + offlineAfter, derived when loading (ingest
+            // does not rewrite the row when only that deadline moves); false: offline_at as stored.
+            "ALTER TABLE device_status ADD COLUMN follows_last_fix boolean NOT NULL DEFAULT false",
+        ]),
     ]
 
     /// Applies every step the database lacks, in order; safe to run from several instances at once.

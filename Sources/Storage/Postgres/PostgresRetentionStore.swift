@@ -45,7 +45,7 @@ public struct PostgresRetentionStore: RetentionStore {
         return marks
     }
 
-    public func deleteEvents(recordedBefore horizon: Instant, limit: Int, deleting: @escaping @Sendable (Int64) -> Void) async throws -> Int? {
+    public func deleteEvents(recordedBefore horizon: Instant, limit: Int) async throws -> Int? {
         let (tenant, logger) = (tenant.description, logger)
         return try await database.transaction { connection -> Int? in
             guard try await Self.locked(tenant, connection, logger) else { return nil }
@@ -62,7 +62,6 @@ public struct PostgresRetentionStore: RetentionStore {
                 bound = sequence
             }
             guard let bound else { return 0 }
-            deleting(bound)
             var deleted = 0
             for try await count in try await connection.query("""
                 WITH gone AS (DELETE FROM tracking_event WHERE tenant = \(tenant) AND sequence > \(through) AND sequence <= \(bound) RETURNING 1)

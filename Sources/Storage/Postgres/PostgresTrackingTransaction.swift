@@ -62,11 +62,12 @@ final class PostgresTrackingTransaction: TrackingTransaction {
             filters = try JSONColumn.value(IngestFilters.self, settings, table: "ingest_filters", id: tenant)
         }
         var statuses: [ProgressKey: DeviceStatus] = [:]
-        for try await (subscriptionId, deviceId, offline, stopped, offlineAt, stoppedAt) in try await connection.query("""
-            SELECT subscription_id, device_id, offline, stopped, offline_at, stopped_at FROM device_status WHERE tenant = \(tenant)
-            """, logger: logger).decode((String, String, Bool, Bool, Int64?, Int64?).self) {
+        for try await (subscriptionId, deviceId, offline, stopped, offlineAt, stoppedAt, followsLastFix) in try await connection.query("""
+            SELECT subscription_id, device_id, offline, stopped, offline_at, stopped_at, follows_last_fix FROM device_status WHERE tenant = \(tenant)
+            """, logger: logger).decode((String, String, Bool, Bool, Int64?, Int64?, Bool).self) {
             statuses[ProgressKey(subscriptionId: subscriptionId, deviceId: deviceId)] = DeviceStatus(
-                offline: offline, stopped: stopped, offlineAt: offlineAt.map(Instant.init(microseconds:)), stoppedAt: stoppedAt.map(Instant.init(microseconds:)))
+                offline: offline, stopped: stopped, offlineAt: offlineAt.map(Instant.init(microseconds:)), stoppedAt: stoppedAt.map(Instant.init(microseconds:)),
+                followsLastFix: followsLastFix)
         }
         return TrackingState(
             subscriptions: subscriptions, devices: devices.filter { $0.id != StoredProfile.ordinalFloorRow }, progress: progress,
@@ -163,8 +164,8 @@ final class PostgresTrackingTransaction: TrackingTransaction {
             }
         }
         try await insert(plan.events)
-        try await upsert(plan.saved.reduce(into: [:]) { written, key in written[key] = plan.progress[key] })
-        try await upsert(plan.statuses)
+        try await upsert(plan.writtenProgress)
+        try await upsert(plan.writtenStatuses)
         if plan.results.contains(where: { $0.status == .accepted }) {
             try await connection.query("""
                 INSERT INTO device (tenant, id, last_fix, last_fix_at, last_accepted_ordinal)
@@ -215,14 +216,15 @@ final class PostgresTrackingTransaction: TrackingTransaction {
         let offlineAt = entries.map { $0.value.offlineAt?.microseconds ?? 0 }, noOfflineAt = entries.map { $0.value.offlineAt == nil }
         let stoppedAt = entries.map { $0.value.stoppedAt?.microseconds ?? 0 }, noStoppedAt = entries.map { $0.value.stoppedAt == nil }
         try await connection.query("""
-            INSERT INTO device_status (tenant, subscription_id, device_id, offline, stopped, offline_at, stopped_at)
+            INSERT INTO device_status (tenant, subscription_id, device_id, offline, stopped, offline_at, stopped_at, follows_last_fix)
             SELECT \(tenant), subscription_id, device_id, offline, stopped,
-                   CASE WHEN no_offline_at THEN NULL ELSE offline_at END, CASE WHEN no_stopped_at THEN NULL ELSE stopped_at END
+                   CASE WHEN no_offline_at THEN NULL ELSE offline_at END, CASE WHEN no_stopped_at THEN NULL ELSE stopped_at END, follows_last_fix
             FROM unnest(\(entries.map(\.key.subscriptionId)), \(entries.map(\.key.deviceId)), \(entries.map(\.value.offline)),
-                        \(entries.map(\.value.stopped)), \(offlineAt), \(noOfflineAt), \(stoppedAt), \(noStoppedAt))
-                AS u(subscription_id, device_id, offline, stopped, offline_at, no_offline_at, stopped_at, no_stopped_at)
+                        \(entries.map(\.value.stopped)), \(offlineAt), \(noOfflineAt), \(stoppedAt), \(noStoppedAt), \(entries.map(\.value.followsLastFix)))
+                AS u(subscription_id, device_id, offline, stopped, offline_at, no_offline_at, stopped_at, no_stopped_at, follows_last_fix)
             ON CONFLICT (tenant, subscription_id, device_id) DO UPDATE
-            SET offline = excluded.offline, stopped = excluded.stopped, offline_at = excluded.offline_at, stopped_at = excluded.stopped_at
+            SET offline = excluded.offline, stopped = excluded.stopped, offline_at = excluded.offline_at, stopped_at = excluded.stopped_at,
+                follows_last_fix = excluded.follows_last_fix
             """, logger: logger)
     }
 

@@ -192,6 +192,11 @@ enum Migrations {
                   eventsThrough INTEGER NOT NULL DEFAULT 0, fixesBefore INTEGER) WITHOUT ROWID
                 """)
         }
+        migrator.registerMigration("v14: status: offline deadlines that follow the last fix") { db in
+            // True: offlineAt is the device's last fix + offlineAfter, derived when loading (ingest
+            // does not rewrite the row when only that deadline moves); false: offlineAt as stored.
+            try db.alter(table: "deviceStatus") { t in t.add(column: "followsLastFix", .boolean).notNull().defaults(to: false) }
+        }
         return migrator
     }
 }

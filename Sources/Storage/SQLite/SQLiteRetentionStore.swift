@@ -38,7 +38,7 @@ public struct SQLiteRetentionStore: RetentionStore {
         return RetentionMarks(eventsThrough: row?["eventsThrough"] ?? 0, fixesBefore: (row?["fixesBefore"] as Int64?).map(Instant.init(microseconds:)))
     }
 
-    public func deleteEvents(recordedBefore horizon: Instant, limit: Int, deleting: @escaping @Sendable (Int64) -> Void) async throws -> Int? {
+    public func deleteEvents(recordedBefore horizon: Instant, limit: Int) async throws -> Int? {
         let tenant = tenant.description
         return try await database.writer.write { db in
             let through = try Self.marks(tenant, in: db).eventsThrough
@@ -51,7 +51,6 @@ public struct SQLiteRetentionStore: RetentionStore {
                 bound = row["sequence"]
             }
             guard let bound else { return 0 }
-            deleting(bound)
             try db.execute(sql: "DELETE FROM trackingEvent WHERE tenant = ? AND sequence > ? AND sequence <= ?", arguments: [tenant, through, bound])
             let deleted = db.changesCount
             try db.execute(sql: """

@@ -107,8 +107,8 @@ public struct SQLiteTrackingStore: TrackingStore {
             }
         }
         try insert(plan.events, in: db)
-        try upsert(plan.saved.reduce(into: [:]) { written, key in written[key] = plan.progress[key] }, in: db)
-        try upsert(plan.statuses, in: db)
+        try upsert(plan.writtenProgress, in: db)
+        try upsert(plan.writtenStatuses, in: db)
         if plan.results.contains(where: { $0.status == .accepted }) {
             try db.cachedStatement(sql: DeviceRecord.upsertSQL)
                 .execute(arguments: [tenant.description, plan.deviceId, plan.device.lastFix.map { StoredFix($0).text }, plan.device.lastAcceptedOrdinal])
@@ -185,7 +185,7 @@ public struct SQLiteTrackingStore: TrackingStore {
         for (key, status) in statuses {
             try statement.execute(arguments: [
                 tenant.description, key.subscriptionId, key.deviceId, status.offline, status.stopped,
-                status.offlineAt?.microseconds, status.stoppedAt?.microseconds,
+                status.offlineAt?.microseconds, status.stoppedAt?.microseconds, status.followsLastFix,
             ])
         }
     }

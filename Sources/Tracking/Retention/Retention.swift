@@ -58,10 +58,9 @@ public protocol RetentionStore: Sendable {
     func marks() async throws -> RetentionMarks
     /// Deletes the log's oldest events, at most `limit`, each recorded before `horizon`, stopping
     /// at the first that is not (the log only loses a prefix); raises `eventsThrough` in the same
-    /// transaction, telling `deleting` the last sequence it deletes before it commits (so readers
-    /// learn of the deletion no later than they could miss the events). nil when another instance
-    /// holds the tenant's retention lock now.
-    func deleteEvents(recordedBefore horizon: Instant, limit: Int, deleting: @escaping @Sendable (Int64) -> Void) async throws -> Int?
+    /// transaction (readers compare their cursor with it after each read: ``marks()``). nil when
+    /// another instance holds the tenant's retention lock now.
+    func deleteEvents(recordedBefore horizon: Instant, limit: Int) async throws -> Int?
     /// Deletes fixes with a timestamp before `horizon`, at most `limit`, of the devices from
     /// `device` on (in id order, "" for the first), visiting at most `devices` of them.
     /// - Returns: how many were deleted and the device to go on from (nil: the sweep is done);

@@ -12,12 +12,25 @@ public struct DeviceStatus: Hashable, Sendable {
     public var offlineAt: Instant?
     /// When `stopped` is due: the first slow fix's timestamp + `stoppedAfter`; nil when none is pending.
     public var stoppedAt: Instant?
+    /// Whether ``offlineAt`` is the device's latest accepted fix + `offlineAfter`: the subscription
+    /// evaluated that fix. The store then keeps the row as it was when only the deadline moved, and
+    /// loading derives the deadline from the device's stored last fix; a fix the subscription does
+    /// not evaluate (the device outside its groups, a skip rule) writes the deadline as it stands.
+    public var followsLastFix: Bool
 
-    public init(offline: Bool = false, stopped: Bool = false, offlineAt: Instant? = nil, stoppedAt: Instant? = nil) {
+    public init(offline: Bool = false, stopped: Bool = false, offlineAt: Instant? = nil, stoppedAt: Instant? = nil, followsLastFix: Bool = false) {
         self.offline = offline
         self.stopped = stopped
         self.offlineAt = offlineAt
         self.stoppedAt = stoppedAt
+        self.followsLastFix = followsLastFix
+    }
+
+    /// Whether this status differs from `stored` only in an `offline` deadline that follows the
+    /// device's last fix in both: the store's row still says the same (ingest leaves it unwritten).
+    func differsOnlyInDerivedDeadline(from stored: DeviceStatus) -> Bool {
+        followsLastFix && stored.followsLastFix && offlineAt != nil && stored.offlineAt != nil
+            && (offline, stopped, stoppedAt) == (stored.offline, stored.stopped, stored.stoppedAt)
     }
 
     /// The earlier pending deadline, if any.

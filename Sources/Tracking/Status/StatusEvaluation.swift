@@ -46,6 +46,7 @@ enum StatusEvaluation {
             if status.offline { emissions.append(Emission(kind: .online, at: fix.timestamp)) }
             status.offline = false
             status.offlineAt = fix.timestamp.adding(seconds: offlineAfter)
+            status.followsLastFix = true
         }
         if let stoppedAfter = rule.stoppedAfter {
             if (speed(of: fix, after: previous) ?? 0) >= rule.stoppedSpeed {
@@ -74,9 +75,9 @@ enum StatusEvaluation {
     static func edited(_ status: DeviceStatus, from old: StatusRule, to rule: StatusRule, lastFix: LocationFix?) -> DeviceStatus {
         var status = status
         switch (old.offlineAfter, rule.offlineAfter) {
-        case (_, nil): (status.offline, status.offlineAt) = (false, nil)
+        case (_, nil): (status.offline, status.offlineAt, status.followsLastFix) = (false, nil, false)
         case (let before?, let after?): status.offlineAt = status.offlineAt?.adding(seconds: after - before)
-        case (nil, let after?): status.offlineAt = lastFix?.timestamp.adding(seconds: after)
+        case (nil, let after?): (status.offlineAt, status.followsLastFix) = (lastFix?.timestamp.adding(seconds: after), lastFix != nil)
         }
         switch (old.stoppedAfter, rule.stoppedAfter) {
         case (_, nil): (status.stopped, status.stoppedAt) = (false, nil)
@@ -91,7 +92,7 @@ extension DeviceStatus {
     /// Takes `kind`'s deadline as reached: its flag set, the deadline gone.
     mutating func reach(_ kind: TrackingEvent.Kind) {
         switch kind {
-        case .offline: (offline, offlineAt) = (true, nil)
+        case .offline: (offline, offlineAt, followsLastFix) = (true, nil, false)
         case .stopped: (stopped, stoppedAt) = (true, nil)
         default: break
         }

@@ -9,13 +9,19 @@ extension TrackingState {
     /// the device's location then), then `online`/`moving` and the new deadlines.
     func planStatuses(for fix: LocationFix, at index: Int, into plan: inout IngestPlan, sequence: inout Int64, eventID: () -> String) {
         for id in statusSubscriptions.sorted() {
-            guard let subscription = subscriptions[id], case .status(let rule) = subscription.rule, covers(subscription, plan.deviceId) else { continue }
-            if let reason = subscription.skipReason(for: fix, receivedAt: plan.receivedAt) {
-                plan.skipped.append(.init(index: index, subscriptionId: id, reason: reason))
+            guard let subscription = subscriptions[id], case .status(let rule) = subscription.rule else { continue }
+            let key = ProgressKey(subscriptionId: id, deviceId: plan.deviceId)
+            let known = plan.statuses[key] ?? statuses[key]
+            guard covers(subscription, plan.deviceId) else {
+                pin(known, key, into: &plan)
                 continue
             }
-            let key = ProgressKey(subscriptionId: id, deviceId: plan.deviceId)
-            var status = plan.statuses[key] ?? statuses[key] ?? DeviceStatus()
+            if let reason = subscription.skipReason(for: fix, receivedAt: plan.receivedAt) {
+                plan.skipped.append(.init(index: index, subscriptionId: id, reason: reason))
+                pin(known, key, into: &plan)
+                continue
+            }
+            var status = known ?? DeviceStatus()
             let before = plan.device.lastFix
             let reached = StatusEvaluation.reached(&status, by: fix.timestamp, inclusive: false)
             let emissions = StatusEvaluation.evaluate(rule, &status, fix, previous: before)
@@ -30,6 +36,28 @@ extension TrackingState {
                 plan.events.append(event(emission, subscription, plan.deviceId, location: fix, sequence: sequence, recordedAt: plan.receivedAt, id: eventID()))
             }
             plan.statuses[key] = status
+            if let known, status.differsOnlyInDerivedDeadline(from: known) { continue }
+            plan.savedStatuses.insert(key)
+        }
+    }
+
+    /// A status that will not evaluate the device's fix about to be its latest: its `offline`
+    /// deadline no longer follows the last fix, so it is written as it stands.
+    private func pin(_ known: DeviceStatus?, _ key: ProgressKey, into plan: inout IngestPlan) {
+        guard var status = known, status.followsLastFix else { return }
+        status.followsLastFix = false
+        plan.statuses[key] = status
+        plan.savedStatuses.insert(key)
+    }
+
+    /// Loading: each `offline` deadline that follows the device's last fix is taken from the
+    /// stored last fix (ingest does not write the row when only that deadline moves).
+    mutating func deriveDeadlines() {
+        for (key, status) in statuses where status.followsLastFix && status.offlineAt != nil {
+            guard case .status(let rule)? = subscriptions[key.subscriptionId]?.rule, let offlineAfter = rule.offlineAfter,
+                  let last = devices[key.deviceId]?.lastFix
+            else { continue }
+            statuses[key]?.offlineAt = last.timestamp.adding(seconds: offlineAfter)
         }
     }
 

@@ -61,6 +61,25 @@ struct StoredStay: Codable {
         arrived = run.arrived ? true : nil
     }
 
+    /// The same JSON `JSONEncoder` writes, written directly: ingest stores one per batch and device.
+    func write(to json: inout JSONWriter) {
+        json.raw("{\"f\":"); json.raw(String(f))
+        json.raw(",\"l\":"); json.raw(String(l))
+        json.raw(",\"n\":"); json.int(n)
+        json.raw(",\"w\":"); json.number(w)
+        json.raw(",\"la\":"); json.number(la)
+        json.raw(",\"lo\":"); json.number(lo)
+        json.raw(",\"o\":"); o.write(to: &json)
+        json.raw(",\"hull\":[")
+        for (index, vertex) in hull.enumerated() {
+            if index > 0 { json.raw(",") }
+            vertex.write(to: &json)
+        }
+        json.raw("]")
+        if let arrived { json.raw(",\"arrived\":"); json.bool(arrived) }
+        json.raw("}")
+    }
+
     var run: StayRun {
         StayRun(first: Instant(microseconds: f), last: Instant(microseconds: l), count: n, weight: w, latitudeMoment: la, longitudeMoment: lo,
                 hull: StayHull(origin: o.coordinate, vertices: hull.map(\.coordinate)), arrived: arrived ?? false)
@@ -73,6 +92,12 @@ struct StoredVisit: Codable {
         var la: Double, lo: Double
         init(_ c: Coordinate) { (la, lo) = (c.latitude, c.longitude) }
         var coordinate: Coordinate { Coordinate(latitude: la, longitude: lo) }
+
+        func write(to json: inout JSONWriter) {
+            json.raw("{\"la\":"); json.number(la)
+            json.raw(",\"lo\":"); json.number(lo)
+            json.raw("}")
+        }
     }
     var c: Point, h: Double, a: Int64, d: Int64?
 
@@ -118,7 +143,7 @@ struct StoredProgress: Codable {
         if let inside { key("\"inside\":"); json.bool(inside) }
         if let enteredAt { key("\"enteredAt\":"); json.raw(String(enteredAt)) }
         if let dwelt { key("\"dwelt\":"); json.bool(dwelt) }
-        if let stay, let text = try? JSONColumn.text(stay) { key("\"stay\":"); json.raw(text) }
+        if let stay { key("\"stay\":"); stay.write(to: &json) }
         if first { json.raw("{") }
         json.raw("}")
         return json.text
@@ -375,7 +400,8 @@ struct LocationFixRecord: Codable, FetchableRecord, TableRecord {
 struct DeviceStatusRecord: Codable, FetchableRecord, TableRecord {
     static let databaseTableName = "deviceStatus"
     static let upsertSQL = """
-        INSERT OR REPLACE INTO deviceStatus (tenant, subscriptionId, deviceId, offline, stopped, offlineAt, stoppedAt) VALUES (?, ?, ?, ?, ?, ?, ?)
+        INSERT OR REPLACE INTO deviceStatus (tenant, subscriptionId, deviceId, offline, stopped, offlineAt, stoppedAt, followsLastFix)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
         """
     var subscriptionId: String
     var deviceId: String
@@ -383,10 +409,12 @@ struct DeviceStatusRecord: Codable, FetchableRecord, TableRecord {
     var stopped: Bool
     var offlineAt: Int64?
     var stoppedAt: Int64?
+    var followsLastFix: Bool
 
     var key: ProgressKey { ProgressKey(subscriptionId: subscriptionId, deviceId: deviceId) }
 
     var status: DeviceStatus {
-        DeviceStatus(offline: offline, stopped: stopped, offlineAt: offlineAt.map(Instant.init(microseconds:)), stoppedAt: stoppedAt.map(Instant.init(microseconds:)))
+        DeviceStatus(offline: offline, stopped: stopped, offlineAt: offlineAt.map(Instant.init(microseconds:)), stoppedAt: stoppedAt.map(Instant.init(microseconds:)),
+                     followsLastFix: followsLastFix)
     }
 }
