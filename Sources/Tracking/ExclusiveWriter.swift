@@ -78,16 +78,16 @@ public final class ExclusiveWriter: TrackingWriter {
     private func exclusively<T: Sendable>(_ body: @escaping @Sendable (any TrackingTransaction) async throws -> T) async throws -> T {
         try await gate.run { [self] in
             do {
-                let (result, before) = try await store.exclusively { [self] transaction in
+                let (result, (before, wrote)) = try await store.exclusively { [self] transaction in
                     if revision.withLock({ $0 }) != transaction.revision {
                         let loaded = try await transaction.loadState()
                         state.withLock { $0 = loaded }
                     }
                     revision.withLock { $0 = nil }  // until the commit is known to have held
-                    return (try await body(transaction), transaction.revision)
+                    return (try await body(transaction), (transaction.revision, transaction.wrote))
                 }
-                // Committed: the store advanced the revision by one.
-                revision.withLock { $0 = before + 1 }
+                // Committed: the store advanced the revision by one if it wrote.
+                revision.withLock { $0 = before + (wrote ? 1 : 0) }
                 return result
             } catch {
                 revision.withLock { $0 = nil }

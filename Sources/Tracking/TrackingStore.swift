@@ -29,7 +29,9 @@ public protocol SharedTrackingStore: TrackingLog {
     /// Everything ``TrackingState`` is rebuilt from, and the revision it is current to.
     func loadState() async throws -> (state: TrackingState, revision: Int64)
     /// Runs `body` in one transaction that holds the tenant's tracking lock (other processes'
-    /// tracking writes wait for it) and advances the revision by one when it commits.
+    /// tracking writes wait for it) and advances the revision by one when it commits a write
+    /// (``TrackingTransaction/wrote``): a transaction that found nothing to do (a deadline another
+    /// process fired) sends no other process reloading.
     func exclusively<T: Sendable>(_ body: @escaping @Sendable (any TrackingTransaction) async throws -> T) async throws -> T
 }
 
@@ -41,4 +43,6 @@ public protocol TrackingTransaction: Sendable {
     func loadState() async throws -> TrackingState
     /// Writes `write` in this transaction (committed with it); returns what ``TrackingWrite`` says it returns.
     func commit(_ write: TrackingWrite) async throws -> [Set<Int>]
+    /// Whether ``commit(_:)`` was called: the revision advances only then.
+    var wrote: Bool { get }
 }

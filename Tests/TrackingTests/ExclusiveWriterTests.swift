@@ -84,4 +84,21 @@ import Tracking
         #expect(memory.contents.withLock { $0.revision } == 0)
         if case .notFound = try await tracker.unsubscribe("missing") {} else { Issue.record("an unknown subscription is not found") }
     }
+
+    /// A change that finds nothing to write (a deadline another instance fired first) commits no
+    /// revision: the other instances' states stay current, none reloads.
+    @Test func aChangeWithNothingToWriteLeavesTheRevisionAndSendsNoOneReloading() async throws {
+        let memory = MemoryTracking(), store = SharedMemoryStore(memory), ids = UUIDv7Generator()
+        let a = try await Self.instance(store, ids: ids)
+        try await Self.subscribeToEveryDevice(a)
+        let b = try await ExclusiveWriter(store: store)
+        let (revision, loads) = memory.contents.withLock { ($0.revision, $0.loads) }
+        let answer = try await b.change { state in (state.subscriptions.count, nil as TrackingWrite?) }
+        #expect(answer == 1, "B planned on the state it caught up to")
+        #expect(memory.contents.withLock { $0.revision } == revision, "nothing written, no revision")
+        #expect(try await a.read { $0.subscriptions.count } == 1)
+        #expect(memory.contents.withLock { $0.loads } == loads, "A's state is still the store's: no reload")
+        _ = try await a.ingest(deviceId: "van", fixes: [Self.fix(0)])
+        #expect(memory.contents.withLock { $0.revision } == revision + 1)
+    }
 }

@@ -96,6 +96,7 @@ struct SharedMemoryStore: SharedTrackingStore {
         let memory: MemoryTracking
         let revision: Int64
         let staged = Mutex<[TrackingWrite]>([])
+        var wrote: Bool { staged.withLock { !$0.isEmpty } }
 
         init(memory: MemoryTracking, revision: Int64) { (self.memory, self.revision) = (memory, revision) }
 
@@ -116,7 +117,7 @@ struct SharedMemoryStore: SharedTrackingStore {
         try await lock.run {
             let transaction = Transaction(memory: memory, revision: memory.contents.withLock { $0.revision })
             let result = try await body(transaction)
-            memory.commit(transaction.staged.withLock { $0 })
+            if transaction.wrote { memory.commit(transaction.staged.withLock { $0 }) }
             return result
         }
     }

@@ -53,6 +53,7 @@ public struct PostgresTrackingStore: SharedTrackingStore, EventLogReader {
             let counter = try await FeedAppender.lock(Self.revisionFeed, tenant, on: connection, logger: logger)
             let transaction = PostgresTrackingTransaction(store: self, connection: connection, revision: counter.first)
             let result = try await body(transaction)
+            guard transaction.wrote else { return result }
             var revision = counter
             _ = revision.next()
             _ = try await revision.finish(on: connection, logger: logger)

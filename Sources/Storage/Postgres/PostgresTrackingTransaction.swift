@@ -15,6 +15,8 @@ final class PostgresTrackingTransaction: TrackingTransaction {
     let revision: Int64
     /// The last event sequence this transaction wrote.
     let lastEvent = Mutex<Int64?>(nil)
+    private let committed = Mutex(false)
+    var wrote: Bool { committed.withLock { $0 } }
     private var tenant: String { store.tenant.description }
     private var logger: Logger { store.logger }
 
@@ -103,6 +105,7 @@ final class PostgresTrackingTransaction: TrackingTransaction {
     }
 
     func commit(_ write: TrackingWrite) async throws -> [Set<Int>] {
+        committed.withLock { $0 = true }
         switch write {
         case .ingest(let plans): return try await commit(plans)
         case .subscription(let subscription): try await insert(subscription)
