@@ -19,19 +19,19 @@ public struct TrackingState: Sendable {
     /// The device registry: profiles by device id, group records by name.
     public internal(set) var profiles: [String: DeviceProfile] = [:]
     public internal(set) var groups: [String: DeviceGroup] = [:]
-    /// Where each status subscription stands with each device it evaluated, deadlines included.
+    /// Where each status subscription stands with each device it evaluated, deadlines included
+    /// (changed through ``setStatus(_:for:)``, which keeps ``statusRows`` with it).
     public internal(set) var statuses: [ProgressKey: DeviceStatus] = [:]
-    /// Live status subscriptions.
-    var statusSubscriptions: Set<String> = []
+    /// Live status subscriptions, by whom they cover.
+    var statusSubscriptions = CoverageIndex()
+    /// Per device, the status subscriptions that have a status with it.
+    var statusRows: [String: Set<String>] = [:]
 
     private(set) var regions = RegionIndex()
     /// The regions that detect crossings between fixes, by box, for the segments they may lie on.
     private var crossingRegions = RegionIndex()
-    /// Live significant-change and visits subscriptions (they evaluate every fix): for every device, and per listed device.
-    private var significantForAll: Set<String> = []
-    private var significantByDevice: [String: Set<String>] = [:]
-    /// Live significant-change and visits subscriptions per group they target.
-    private var significantByGroup: [String: Set<String>] = [:]
+    /// Live significant-change and visits subscriptions (they evaluate every fix of the devices they cover).
+    private var significant = CoverageIndex()
     /// Region subscriptions each device is inside.
     private var insideByDevice: [String: Set<String>] = [:]
     /// Per device, the subscriptions whose progress the store holds with an older last evaluated fix
@@ -46,7 +46,6 @@ public struct TrackingState: Sendable {
         tails: [String: DeviceTail] = [:], profiles: [DeviceProfile] = [], groups: [DeviceGroup] = [], ingestFilters: IngestFilters = .off,
         statuses: [ProgressKey: DeviceStatus] = [:]
     ) {
-        self.statuses = statuses
         self.lastSequence = lastSequence
         self.acceptedFixes = acceptedFixes
         self.ingestFilters = ingestFilters
@@ -56,6 +55,7 @@ public struct TrackingState: Sendable {
         for device in devices { self.devices[device.id] = device }
         for (key, value) in progress { setProgress(value, for: key) }
         for (deviceId, tail) in tails { settle(deviceId, tail) }
+        for (key, status) in statuses { setStatus(status, for: key) }
         deriveDeadlines()
     }
 
@@ -108,14 +108,12 @@ public struct TrackingState: Sendable {
         switch subscription.rule {
         case .significantChange, .visits:
             // Both evaluate every fix of the devices they cover.
-            if subscription.deviceIds == nil && subscription.groups == nil { significantForAll.insert(subscription.id) }
-            for device in subscription.deviceIds ?? [] { significantByDevice[device, default: []].insert(subscription.id) }
-            for group in subscription.groups ?? [] { significantByGroup[group, default: []].insert(subscription.id) }
+            significant.insert(subscription)
         case .region(let rule):
             regions.insert(subscription.id, bounds: rule.shape.bounds)
             if rule.detectCrossings { crossingRegions.insert(subscription.id, bounds: rule.shape.bounds) }
         case .status:
-            statusSubscriptions.insert(subscription.id)
+            statusSubscriptions.insert(subscription)
         }
     }
 
@@ -257,15 +255,7 @@ public struct TrackingState: Sendable {
         // regions, candidates already inside are skipped), so no set of all of them is built.
         var found: [Subscription] = []
         func add(_ id: String) { if let subscription = subscriptions[id] { found.append(subscription) } }
-        for id in significantForAll { add(id) }
-        let byDevice = significantByDevice[deviceId] ?? []
-        for id in byDevice { add(id) }
-        // A subscription may name the device and one or more of its groups: each id once.
-        if let groups = profiles[deviceId]?.groups, !groups.isEmpty, !significantByGroup.isEmpty {
-            var byGroup: Set<String> = []
-            for group in groups { byGroup.formUnion(significantByGroup[group] ?? []) }
-            for id in byGroup.subtracting(byDevice) { add(id) }
-        }
+        significant.forEach(covering: deviceId, groups: profiles[deviceId]?.groups, add)
         for id in inside { add(id) }
         for id in regions.candidates(at: fix.coordinate) where !inside.contains(id) {
             if let subscription = subscriptions[id], covers(subscription, deviceId) { found.append(subscription) }
@@ -299,7 +289,7 @@ public struct TrackingState: Sendable {
         devices[plan.deviceId] = plan.device
         for (key, value) in plan.progress { setProgress(value, for: key) }
         unsaved[plan.deviceId] = plan.unsaved.isEmpty ? nil : plan.unsaved
-        for (key, status) in plan.statuses { statuses[key] = status }
+        for (key, status) in plan.statuses { setStatus(status, for: key) }
         lastSequence = plan.events.last?.sequence ?? lastSequence
         acceptedFixes = plan.acceptedFixes
     }
@@ -349,11 +339,9 @@ public struct TrackingState: Sendable {
         subscriptions[id] = plan.subscription
         regions.remove(id)
         crossingRegions.remove(id)
-        significantForAll.remove(id)
-        statusSubscriptions.remove(id)
+        significant.remove(plan.subscription)
+        statusSubscriptions.remove(plan.subscription)
         forgetStatuses(subscriptionId: id)
-        for device in plan.subscription.deviceIds ?? [] { significantByDevice[device]?.remove(id) }
-        for group in plan.subscription.groups ?? [] { significantByGroup[group]?.remove(id) }
         for key in progress.keys where key.subscriptionId == id {
             progress[key] = nil
             insideByDevice[key.deviceId]?.remove(id)
@@ -375,7 +363,7 @@ extension TrackingState {
             setProgress(value, for: key)
             unsaved[key.deviceId]?.remove(id)
         }
-        for (key, status) in plan.statuses { statuses[key] = status }
+        for (key, status) in plan.statuses { setStatus(status, for: key) }
         lastSequence = plan.events.last?.sequence ?? lastSequence
     }
 }

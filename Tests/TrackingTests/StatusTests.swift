@@ -190,4 +190,32 @@ import Tracking
         #expect(log.map(\.deviceId) == (0..<1200).reversed().map { "d\($0)" })
         #expect(log.map(\.occurredAt) == log.map(\.occurredAt).sorted())
     }
+
+    /// Status subscriptions are found by whom they cover (listed devices, groups), not by a scan:
+    /// each device is evaluated by its own; one that left the group is not, and its pending
+    /// deadline is dropped without an event when it falls due.
+    @Test func eachDeviceIsEvaluatedByTheSubscriptionsCoveringItOnly() async throws {
+        let (tracker, clock, _, _) = try await Self.tracker(StatusRule(), subscribe: false)
+        var ids: [String] = []
+        for (devices, groups) in [(["van"], nil), (nil, ["north"])] as [([String]?, [String]?)] {
+            ids.append(try await tracker.subscribe { id, createdAt in
+                Subscription(id: id, deviceIds: devices, maxLocationAge: nil, rule: .status(StatusRule(offlineAfter: 60)), createdAt: createdAt, groups: groups)
+            }.id)
+        }
+        _ = try await tracker.writeProfile("bus") { _ in DeviceProfile(id: "bus", groups: ["north"], updatedAt: Self.start) }
+        clock.set(10)
+        for device in ["van", "bus", "car"] { _ = try await tracker.ingest(deviceId: device, fixes: [Self.fix(0)]) }
+        let keys = try await tracker.read { Set($0.statuses.keys) }
+        #expect(keys == [ProgressKey(subscriptionId: ids[0], deviceId: "van"), ProgressKey(subscriptionId: ids[1], deviceId: "bus")])
+        _ = try await tracker.writeProfile("bus") { _ in DeviceProfile(id: "bus", groups: [], updatedAt: Self.start) }
+        clock.set(40)
+        #expect(try await tracker.ingest(deviceId: "bus", fixes: [Self.fix(30)]).results.map(\.status) == [.accepted])
+        let busKey = ProgressKey(subscriptionId: ids[1], deviceId: "bus")
+        let bus = try await tracker.read { $0.statuses[busKey] }
+        #expect(bus == DeviceStatus(offlineAt: Self.start.adding(seconds: 60)), "not moved by a fix it did not evaluate")
+        clock.set(1000)
+        #expect(try await tracker.fireDeadlines().fired == 1)
+        #expect(try await Self.log(tracker).map(\.0) == [.offline])
+        #expect(try await tracker.log.events(subscriptionId: nil, after: 0, limit: 10).map(\.deviceId) == ["van"])
+    }
 }

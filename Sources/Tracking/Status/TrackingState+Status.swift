@@ -8,8 +8,11 @@ extension TrackingState {
     /// subscription covering it: first the deadlines the fix comes after (at their own times, with
     /// the device's location then), then `online`/`moving` and the new deadlines.
     func planStatuses(for fix: LocationFix, at index: Int, into plan: inout IngestPlan, sequence: inout Int64, eventID: () -> String) {
-        for id in statusSubscriptions.sorted() {
-            guard let subscription = subscriptions[id], case .status(let rule) = subscription.rule else { continue }
+        // Those covering the device, and those with a status that may no longer (its groups changed).
+        var candidates = statusRows[plan.deviceId] ?? []
+        statusSubscriptions.forEach(covering: plan.deviceId, groups: profiles[plan.deviceId]?.groups) { candidates.insert($0) }
+        for id in candidates.sorted() {
+            guard let subscription = subscriptions[id], subscription.deletedAt == nil, case .status(let rule) = subscription.rule else { continue }
             let key = ProgressKey(subscriptionId: id, deviceId: plan.deviceId)
             let known = plan.statuses[key] ?? statuses[key]
             guard covers(subscription, plan.deviceId) else {
@@ -61,6 +64,17 @@ extension TrackingState {
         }
     }
 
+    /// Sets (or with nil drops) where a status subscription stands with a device.
+    mutating func setStatus(_ status: DeviceStatus?, for key: ProgressKey) {
+        statuses[key] = status
+        if status != nil {
+            statusRows[key.deviceId, default: []].insert(key.subscriptionId)
+        } else {
+            statusRows[key.deviceId]?.remove(key.subscriptionId)
+            if statusRows[key.deviceId]?.isEmpty == true { statusRows[key.deviceId] = nil }
+        }
+    }
+
     /// The earliest pending status deadline, if any (a scan: called when the timer wakes).
     public var nextStatusDeadline: Instant? {
         statuses.values.lazy.compactMap(\.nextDeadline).min()
@@ -101,7 +115,7 @@ extension TrackingState {
 
     /// Takes in fired deadlines (before their commit; a failed commit reloads the whole state).
     public mutating func apply(_ plan: DeadlinePlan) {
-        for (key, status) in plan.statuses { statuses[key] = status }
+        for (key, status) in plan.statuses { setStatus(status, for: key) }
         lastSequence = plan.events.last?.sequence ?? lastSequence
     }
 
@@ -117,7 +131,7 @@ extension TrackingState {
 
     /// Drops every status of `subscriptionId`, or of `deviceId`.
     mutating func forgetStatuses(subscriptionId: String? = nil, deviceId: String? = nil) {
-        for key in statuses.keys where key.subscriptionId == subscriptionId || key.deviceId == deviceId { statuses[key] = nil }
+        for key in statuses.keys where key.subscriptionId == subscriptionId || key.deviceId == deviceId { setStatus(nil, for: key) }
     }
 
     private func event(
