@@ -286,7 +286,8 @@ public struct TrackingState: Sendable {
 
     /// Takes in a plan (before its commit; a failed commit reloads the whole state).
     public mutating func apply(_ plan: IngestPlan) {
-        devices[plan.deviceId] = plan.device
+        // As the store: a device is known from its first accepted fix (a batch all rejected or late leaves none).
+        if plan.device.lastFix != nil { devices[plan.deviceId] = plan.device }
         for (key, value) in plan.progress { setProgress(value, for: key) }
         unsaved[plan.deviceId] = plan.unsaved.isEmpty ? nil : plan.unsaved
         for (key, status) in plan.statuses { setStatus(status, for: key) }
@@ -421,6 +422,12 @@ public struct IngestPlan: Sendable {
     /// The progress the store writes (``saved``).
     public var writtenProgress: [ProgressKey: SubscriptionProgress] {
         saved.reduce(into: [:]) { written, key in written[key] = progress[key] }
+    }
+
+    /// Whether committing it writes no row: no fix stored, no event, no progress or status written
+    /// (a batch all rejected, filtered or duplicate).
+    public var writesNothing: Bool {
+        stored.isEmpty && events.isEmpty && saved.isEmpty && savedStatuses.isEmpty
     }
 
     /// The statuses the store writes (``savedStatuses``).

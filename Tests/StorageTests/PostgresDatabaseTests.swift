@@ -42,6 +42,22 @@ struct PostgresDatabaseTests {
         await third.close()
     }
 
+    /// A database a newer Meridian migrated (a step this binary does not know) is refused at open,
+    /// naming the step: an older instance must not read and write its rows by older rules.
+    @Test func aDatabaseANewerVersionMigratedIsRefused() async throws {
+        let location = try await location()
+        let database = try await PostgresDatabase.open(location)
+        try await database.client.query("INSERT INTO meridian_migration (name) VALUES ('v999: from the future')")
+        await database.close()
+        do {
+            let older = try await PostgresDatabase.open(location)
+            await older.close()
+            Issue.record("opened a database with a step it does not know")
+        } catch {
+            #expect("\(error)".contains("v999: from the future"), "\(error)")
+        }
+    }
+
     /// Every table but the migration log is keyed by tenant first, so a distributed PostgreSQL
     /// (Citus, by tenant) takes the schema as it is.
     @Test func everyTableIsKeyedByTenantFirst() async throws {

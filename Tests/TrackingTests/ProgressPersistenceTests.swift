@@ -51,6 +51,9 @@ import Tracking
             Subscription(id: id, maxLocationAge: nil, maxHorizontalAccuracy: 30, rule: .status(StatusRule(offlineAfter: 300)), createdAt: createdAt)
         }
         _ = try await tracker.subscribe { id, createdAt in
+            Subscription(id: id, maxLocationAge: nil, rule: .status(StatusRule(stoppedAfter: 90, stoppedSpeed: 3)), createdAt: createdAt)
+        }
+        _ = try await tracker.subscribe { id, createdAt in
             Subscription(id: id, maxLocationAge: nil, rule: .status(StatusRule(offlineAfter: 900)), createdAt: createdAt, groups: ["north"])
         }
         // Five devices wandering, some fixes inaccurate, some arriving late, some out of order.

@@ -28,6 +28,19 @@ def check(condition, message):
         raise AssertionError(message)
 
 
+def van_day(place):
+    """(latitude, longitude, RFC 3339 timestamp) of a van an hour ago: 3 minutes parked at the center (a fix every 30 s),
+    driving 1 km north at 25 m/s (a fix every 10 s, 250 m apart: none within 100 m of a parking), 3 minutes parked
+    there. Its stops (radius 100 m, 2 minutes) are the two parkings, 7 fixes each, and its one trip is about 1 km."""
+    start = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0) - datetime.timedelta(hours=1)
+    north = 1000 / 111_132  # degrees of latitude in 1 km there, near enough for a check within 5 %
+    fixes = [(0, k * 30) for k in range(7)]
+    fixes += [(north * k / 4, 180 + k * 10) for k in range(1, 4)]
+    fixes += [(north, 220 + k * 30) for k in range(7)]
+    return [(place.latitude + dlat, place.longitude, (start + datetime.timedelta(seconds=seconds)).isoformat().replace("+00:00", "Z"))
+            for dlat, seconds in fixes]
+
+
 def now():
     """The current time as RFC 3339 (a fix must be fresh: subscriptions skip fixes older than 15 s)."""
     return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")

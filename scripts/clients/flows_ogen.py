@@ -7,14 +7,14 @@ every request model below is built with its constructor, which sends only the fi
 an answer is sent back."""
 import threading
 
-from common import Flows, check, now
+from common import Flows, check, now, van_day
 
 from meridian_og import (
     AnnotationsApi, ApiClient, Configuration, ConvertApi, ThinningApi, TrackingApi, WebhooksApi)
 from meridian_og.exceptions import ApiException
 from meridian_og.models import (
     AnnotationInput, AnnotationPatch, AnnotationSearch, CenterViewport, Coordinate, CoordinateBatch, CQL2Filter, Feature,
-    FeatureCollection, FeatureProperties, Fix, FixCoordinate, LocationBatch, PointGeometry,
+    FeatureCollection, FeatureProperties, Fix, FixCoordinate, LocationBatch, PointGeometry, RetentionSettings,
     SignificantChangeSubscriptionInput, SubscriptionInput, ThinClusterItem, ThinRequest, ViewSize, Viewport,
     WebhookInput, WebhookPatch)
 
@@ -115,9 +115,27 @@ def run(base_url, place, webhook_url):
         check(webhooks_api.delete_webhook_with_http_info(created.id).status_code == 204, "delete")
         check(status_of(lambda: webhooks_api.get_webhook(created.id)) in (404, 410), "a deleted webhook is found")
 
+    def stops_and_trips():
+        device = f"{place.device}-van"
+        fixes = [Fix(coordinate=FixCoordinate(latitude=lat, longitude=lon), timestamp=at, horizontal_accuracy=5) for lat, lon, at in van_day(place)]
+        answer = tracking.post_locations(device, LocationBatch(locations=fixes))
+        check({result.status for result in answer.results} == {"accepted"}, f"fixes answered {answer.results}")
+        stops = tracking.list_stops(device, radius=100, minimum_duration=120).stops
+        check(len(stops) == 2 and stops[0].fix_count == 7 and stops[1].fix_count == 7, f"stops {stops}")
+        trips = tracking.list_trips(device, radius=100, minimum_duration=120).trips
+        check(len(trips) == 1 and abs(trips[0].distance - 1000) < 50, f"trips {trips}")
+
+    def retention():
+        check(tracking.get_retention().first_available_sequence >= 1, "marks")
+        ten_years = 10 * 365 * 86_400
+        kept = tracking.put_retention(RetentionSettings(keep_fixes=ten_years))
+        check(kept.keep_fixes == ten_years, f"put answered {kept}")
+        tracking.put_retention(RetentionSettings())
+
     for name, flow in [("convert", convert), ("create/get/patch with If-Match/delete", annotation_lifecycle),
                        ("import", import_features), ("export", export), ("thin", thin), ("search (CQL2-JSON)", search),
                        ("cluster leaves", cluster_leaves), ("cluster tile (bytes)", cluster_tile),
-                       ("post fixes, read events (long poll)", fixes_and_events), ("webhooks CRUD", webhooks)]:
+                       ("post fixes, read events (long poll)", fixes_and_events), ("webhooks CRUD", webhooks),
+                       ("stops and trips", stops_and_trips), ("retention settings", retention)]:
         flows.run(name, flow)
     return flows.results

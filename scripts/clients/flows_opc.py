@@ -2,7 +2,7 @@
 with the generated models, checked on what comes back."""
 import threading
 
-from common import Flows, check, now
+from common import Flows, check, now, van_day
 
 from meridian_client import Client
 from meridian_client.api.annotations import (
@@ -10,13 +10,14 @@ from meridian_client.api.annotations import (
     search_annotations)
 from meridian_client.api.convert import convert_coordinates_to_map_points
 from meridian_client.api.thinning import get_cluster_leaves, get_cluster_tile, thin_annotations
-from meridian_client.api.tracking import create_subscription, list_events, post_locations
+from meridian_client.api.tracking import (
+    create_subscription, get_retention, list_events, list_stops, list_trips, post_locations, put_retention)
 from meridian_client.api.webhooks import create_webhook, delete_webhook, get_webhook, update_webhook
 from meridian_client.models import (
     Annotation, AnnotationInput, AnnotationPage, AnnotationPatch, AnnotationSearch, CenterViewport, Coordinate,
     CoordinateBatch, CQL2FilterType0, EventPage, Feature, FeatureCollection, FeatureCollectionType,
     FeatureFreePropertiesType0, FeaturePropertiesType0, FeatureType, Fix, FixCoordinate, ImportAnswer, IngestAnswer,
-    LocationBatch, MapPointBatch, PointGeometry, PointGeometryType, SignificantChangeSubscriptionInput,
+    LocationBatch, MapPointBatch, PointGeometry, PointGeometryType, Retention, RetentionSettings, StopPage, TripPage, SignificantChangeSubscriptionInput,
     SignificantChangeSubscriptionInputType, Subscription, ThinAnswer, ThinClusterItem, ThinRequest, ViewSize, Webhook,
     WebhookInput, WebhookPatch, WebhookPatchState)
 from meridian_client.types import File
@@ -124,9 +125,27 @@ def run(base_url, place, webhook_url):
         check(delete_webhook.sync_detailed(created.id, client=client).status_code == 204, "delete")
         check(get_webhook.sync_detailed(created.id, client=client).status_code in (404, 410), "a deleted webhook is found")
 
+    def stops_and_trips():
+        device = f"{place.device}-van"
+        fixes = [Fix(coordinate=FixCoordinate(latitude=lat, longitude=lon), timestamp=at, horizontal_accuracy=5) for lat, lon, at in van_day(place)]
+        answer = parsed(post_locations.sync_detailed(device, client=client, body=LocationBatch(locations=fixes)), IngestAnswer)
+        check({result.status for result in answer.results} == {"accepted"}, f"fixes answered {answer.results}")
+        stops = parsed(list_stops.sync_detailed(device, client=client, radius=100, minimum_duration=120), StopPage).stops
+        check(len(stops) == 2 and stops[0].fix_count == 7 and stops[1].fix_count == 7, f"stops {stops}")
+        trips = parsed(list_trips.sync_detailed(device, client=client, radius=100, minimum_duration=120), TripPage).trips
+        check(len(trips) == 1 and abs(trips[0].distance - 1000) < 50, f"trips {trips}")
+
+    def retention():
+        check(parsed(get_retention.sync_detailed(client=client), Retention).first_available_sequence >= 1, "marks")
+        ten_years = 10 * 365 * 86_400
+        kept = parsed(put_retention.sync_detailed(client=client, body=RetentionSettings(keep_fixes=ten_years)), Retention)
+        check(kept.keep_fixes == ten_years, f"put answered {kept}")
+        parsed(put_retention.sync_detailed(client=client, body=RetentionSettings()), Retention)
+
     for name, flow in [("convert", convert), ("create/get/patch with If-Match/delete", annotation_lifecycle),
                        ("import", import_features), ("export", export), ("thin", thin), ("search (CQL2-JSON)", search),
                        ("cluster leaves", cluster_leaves), ("cluster tile (bytes)", cluster_tile),
-                       ("post fixes, read events (long poll)", fixes_and_events), ("webhooks CRUD", webhooks)]:
+                       ("post fixes, read events (long poll)", fixes_and_events), ("webhooks CRUD", webhooks),
+                       ("stops and trips", stops_and_trips), ("retention settings", retention)]:
         flows.run(name, flow)
     return flows.results

@@ -24,6 +24,11 @@ public struct ProblemError: Error, Sendable, CustomStringConvertible {
         return ProblemError(.unprocessableContent, detail: detail, errors: errors)
     }
 
+    /// 400 for one query, path or header parameter: "`parameter` `detail`", the parameter named in `errors`.
+    public static func badParameter(_ parameter: String, _ detail: String) -> ProblemError {
+        ProblemError(.badRequest, detail: "\(parameter) \(detail)", errors: [.init(parameter: parameter, detail: detail)])
+    }
+
     /// 422 for one field of the body.
     public static func invalid(pointer: String, _ detail: String) -> ProblemError {
         invalid([.init(pointer: pointer, detail: detail)])

@@ -52,7 +52,7 @@ extension APIHandler {
 
     static func groupName(_ text: String) throws(ProblemError) -> String {
         guard DeviceGroup.isValid(name: text) else {
-            throw ProblemError(.badRequest, detail: "group \(DeviceGroup.nameRule)", errors: [.init(parameter: "group", detail: DeviceGroup.nameRule)])
+            throw ProblemError.badParameter("group", DeviceGroup.nameRule)
         }
         return text
     }

@@ -10,7 +10,7 @@ extension ProblemError {
 
     /// 400: the device id in `parameter` (path, query or header) is not one Meridian takes.
     static func invalidDevice(parameter: String) -> ProblemError {
-        ProblemError(.badRequest, detail: "\(parameter) \(DeviceIdentifier.rule)", errors: [.init(parameter: parameter, detail: DeviceIdentifier.rule)])
+        ProblemError.badParameter(parameter, DeviceIdentifier.rule)
     }
 }
 

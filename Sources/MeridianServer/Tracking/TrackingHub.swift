@@ -65,7 +65,9 @@ struct TrackingHub: Sendable {
             let latest = feed.latest
             let events = try await tracker.log.events(subscriptionId: subscriptionId, after: sequence, limit: limit)
             // After the read: a deletion that committed before it raised the mark in its transaction.
-            try await checkCursor(sequence)
+            // A page of the whole log that starts right after the cursor shows nothing was deleted
+            // there (the log only loses a prefix): no mark to read.
+            if subscriptionId != nil || events.first?.sequence != sequence + 1 { try await checkCursor(sequence) }
             let now = ContinuousClock.now
             if let last = events.last, subscriptionId == nil { delivered.raise(to: last.sequence) }
             if !events.isEmpty || now >= deadline || Task.isCancelled { return events }
@@ -81,8 +83,10 @@ extension TrackingHub {
     /// Throws 410 when a reader's cursor (`after`, `Last-Event-ID`, a replay's start) is before the
     /// first event the log still holds: the events after it up to there were deleted by retention.
     /// 0 (read from the start) reads from the first one still held. The mark is the store's, as
-    /// committed with the deletion (another instance's too): a cursor is never refused for
-    /// events still there, nor let past events that are gone.
+    /// committed with the deletion (another instance's too, and never one that rolled back), read
+    /// after the log: a cursor is never let past events that are gone. (A deletion committing
+    /// between the two reads refuses a page read just before it: the reader starts again at the
+    /// first event kept, as it would at its next read.)
     func checkCursor(_ sequence: Int64) async throws {
         guard sequence > 0 else { return }
         let through = try await retention.marks().eventsThrough

@@ -191,5 +191,19 @@ enum PostgresMigrations {
                 try await connection.query("INSERT INTO meridian_migration (name) VALUES (\(step.name))", logger: logger)
             }
         }
+        // A newer binary migrated it: this one would read and write rows by older rules.
+        var unknown: [String] = []
+        for try await name in try await client.query("SELECT name FROM meridian_migration ORDER BY name", logger: logger).decode(String.self)
+        where !steps.contains(where: { $0.name == name }) { unknown.append(name) }
+        if !unknown.isEmpty { throw NewerDatabase(steps: unknown) }
+    }
+
+    /// The database holds steps of a newer Meridian: an older binary refuses it rather than read
+    /// and write its rows by older rules (upgrade every instance, then start them).
+    struct NewerDatabase: Error, CustomStringConvertible {
+        var steps: [String]
+        var description: String {
+            "the database was migrated by a newer meridian (\(steps.joined(separator: ", "))); run that version or a later one on every instance"
+        }
     }
 }

@@ -105,7 +105,8 @@ final class PostgresTrackingTransaction: TrackingTransaction {
     }
 
     func commit(_ write: TrackingWrite) async throws -> [Set<Int>] {
-        committed.withLock { $0 = true }
+        // A batch that stores nothing (all duplicates, say: a client's retry) sends no instance reloading.
+        if case .ingest(let plans) = write, plans.allSatisfy(\.writesNothing) {} else { committed.withLock { $0 = true } }
         switch write {
         case .ingest(let plans): return try await commit(plans)
         case .subscription(let subscription): try await insert(subscription)

@@ -2,7 +2,8 @@ public import Timeline
 
 /// Where one status subscription stands with one device: what it last announced and the
 /// deadlines pending (event time). The store keeps one row of it per subscription and device,
-/// written in the transaction that changed it (the deadlines are those rows' columns).
+/// written in the transaction that changed it (the deadlines are those rows' columns), except an
+/// `offline` deadline that only followed the device's last fix: loading derives it (``followsLastFix``).
 public struct DeviceStatus: Hashable, Sendable {
     /// Whether `offline` was emitted and no fix came since.
     public var offline: Bool

@@ -76,7 +76,9 @@ enum StatusEvaluation {
         var status = status
         switch (old.offlineAfter, rule.offlineAfter) {
         case (_, nil): (status.offline, status.offlineAt, status.followsLastFix) = (false, nil, false)
-        case (let before?, let after?): status.offlineAt = status.offlineAt?.adding(seconds: after - before)
+        case (let before?, let after?):
+            // One rule with loading's (the last fix + the delay) where the deadline follows the last fix.
+            status.offlineAt = status.followsLastFix && status.offlineAt != nil ? lastFix?.timestamp.adding(seconds: after) : status.offlineAt?.adding(seconds: after - before)
         case (nil, let after?): (status.offlineAt, status.followsLastFix) = (lastFix?.timestamp.adding(seconds: after), lastFix != nil)
         }
         switch (old.stoppedAfter, rule.stoppedAfter) {

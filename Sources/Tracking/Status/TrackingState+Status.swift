@@ -39,7 +39,8 @@ extension TrackingState {
                 plan.events.append(event(emission, subscription, plan.deviceId, location: fix, sequence: sequence, recordedAt: plan.receivedAt, id: eventID()))
             }
             plan.statuses[key] = status
-            if let known, status.differsOnlyInDerivedDeadline(from: known) { continue }
+            // Unchanged, or only the deadline that follows the last fix moved: the row says the same.
+            if let known, known == status || status.differsOnlyInDerivedDeadline(from: known) { continue }
             plan.savedStatuses.insert(key)
         }
     }

@@ -158,7 +158,7 @@ extension OGCCRS {
         return try moved.map { p throws(ProblemError) in
             guard let p else {
                 let detail = "names \(uri), and a position of the filter lies outside its domain"
-                throw ProblemError(.badRequest, detail: "\(parameter) \(detail)", errors: [.init(parameter: parameter, detail: detail)])
+                throw ProblemError.badParameter(parameter, detail)
             }
             return p
         }

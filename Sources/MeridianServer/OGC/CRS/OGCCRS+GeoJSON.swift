@@ -24,7 +24,7 @@ extension OGCCRS {
         if self == .crs84 { return values }
         guard values.count == 4 || values.count == 6 else {
             let detail = "must have 4 or 6 numbers, got \(values.count)"
-            throw ProblemError(.badRequest, detail: "\(parameter) \(detail)", errors: [.init(parameter: parameter, detail: detail)])
+            throw ProblemError.badParameter(parameter, detail)
         }
         let half = values.count / 2
         let corners = [[values[0], values[1]], [values[half], values[half + 1]]]
@@ -34,7 +34,7 @@ extension OGCCRS {
         }
         guard let lower = transformed[0], let upper = transformed[1] else {
             let detail = "has a corner outside \(uri)'s domain"
-            throw ProblemError(.badRequest, detail: "\(parameter) \(detail)", errors: [.init(parameter: parameter, detail: detail)])
+            throw ProblemError.badParameter(parameter, detail)
         }
         // A corner on the world's edge may come back a rounding past it.
         func clamp(_ value: Double, _ limit: Double) -> Double { min(max(value, -limit), limit) }

@@ -36,7 +36,7 @@ struct OGCCRS: Hashable, Sendable {
         let uri = value.hasPrefix("<") && value.hasSuffix(">") ? String(value.dropFirst().dropLast()) : value
         guard let crs = supported.first(where: { $0.uri == uri }) else {
             let detail = "must be one of \(supported.map(\.uri).joined(separator: ", ")), got \"\(value)\""
-            throw ProblemError(.badRequest, detail: "\(parameter) \(detail)", errors: [.init(parameter: parameter, detail: detail)])
+            throw ProblemError.badParameter(parameter, detail)
         }
         return crs
     }
