@@ -5,8 +5,11 @@ import Timeline
 /// the store's exclusive transaction: the tenant's tracking lock is held, the in-memory state is
 /// reloaded when another process committed since (its revision moved), then the change is
 /// planned, applied and committed. Within a process, changes and catch-ups take turns (``gate``),
-/// so a reload never replaces a state a change is being planned on. No group commit: one
-/// transaction per request.
+/// so a reload never replaces a state a change is being planned on. Ingest commits in groups, as
+/// ``GroupCommitWriter`` does: the batches that arrive while a transaction runs share the next one
+/// (planned in arrival order, each answered after that commit), so a tenant's lock is taken once
+/// per group, not once per batch; when a group's commit fails, its batches are tried one at a
+/// time, so a batch the database refuses fails alone.
 public final class ExclusiveWriter: TrackingWriter {
     private let store: any SharedTrackingStore
     private let state: Mutex<TrackingState>
@@ -15,8 +18,18 @@ public final class ExclusiveWriter: TrackingWriter {
     private let revision = Mutex<Int64?>(nil)
     /// This process's changes and catch-ups, one at a time.
     private let gate = AsyncGate()
+    /// Ingest batches waiting for the next group, and whether a task is committing groups.
+    private let queue = Mutex<(batches: [Batch], draining: Bool)>(([], false))
     public var log: any TrackingLog { store }
     public let loadedLastSequence: Int64
+
+    private struct Batch: Sendable {
+        var plan: @Sendable (TrackingState) -> IngestPlan
+        var continuation: CheckedContinuation<IngestPlan, any Error>
+    }
+
+    /// Ingest batches waiting for the transaction under way to end (they make the next group).
+    public var queuedIngests: Int { queue.withLock { $0.batches.count } }
 
     /// A writer over `store`, its state loaded.
     /// - Parameter committed: told of the events each commit appended.
@@ -30,19 +43,52 @@ public final class ExclusiveWriter: TrackingWriter {
     }
 
     public func ingest(_ plan: @escaping @Sendable (TrackingState) -> IngestPlan) async throws -> IngestPlan {
-        let result = try await exclusively { [self] transaction in
-            // Planned once the lock is held: arrival times follow the order of evaluation.
-            var planned = state.withLock { state in
-                let planned = plan(state)
-                state.apply(planned)
-                return planned
+        try await withCheckedThrowingContinuation { continuation in
+            let start = queue.withLock { queue in
+                queue.batches.append(Batch(plan: plan, continuation: continuation))
+                defer { queue.draining = true }
+                return !queue.draining
             }
-            let duplicates = try await transaction.commit(.ingest([planned]))
-            planned.markDuplicates(duplicates[0])
-            return planned
+            if start { Task { await drain() } }
         }
-        announce(result.events, to: committed)
-        return result
+    }
+
+    /// Commits the waiting batches a group at a time until none waits.
+    private func drain() async {
+        while true {
+            let group = queue.withLock { queue in
+                defer { queue.batches.removeAll(keepingCapacity: true) }
+                if queue.batches.isEmpty { queue.draining = false }
+                return queue.batches
+            }
+            guard !group.isEmpty else { return }
+            await commit(group)
+        }
+    }
+
+    /// One transaction for `group`, planned once the lock is held (arrival times follow the order
+    /// of evaluation), each batch on the state the ones before it left; on failure, each alone.
+    private func commit(_ group: [Batch]) async {
+        do {
+            let plans = try await exclusively { [self] transaction in
+                var plans = state.withLock { state in
+                    group.map { batch in
+                        let planned = batch.plan(state)
+                        state.apply(planned)
+                        return planned
+                    }
+                }
+                let duplicates = try await transaction.commit(.ingest(plans))
+                for index in plans.indices { plans[index].markDuplicates(duplicates[index]) }
+                return plans
+            }
+            announce(plans.flatMap(\.events), to: committed)
+            for (batch, plan) in zip(group, plans) { batch.continuation.resume(returning: plan) }
+        } catch {
+            guard group.count > 1 else { return group[0].continuation.resume(throwing: error) }
+            // Nothing of the group was committed and the state reloads: each batch again, alone.
+            for batch in group { await commit([batch]) }
+        }
     }
 
     public func change<T: Sendable>(_ plan: @escaping @Sendable (TrackingState) throws -> (answer: T, write: TrackingWrite?)) async throws -> T {

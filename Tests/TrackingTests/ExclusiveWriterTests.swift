@@ -1,3 +1,4 @@
+import Dispatch
 import MapGeometry
 import Synchronization
 import Testing
@@ -100,5 +101,53 @@ import Tracking
         #expect(memory.contents.withLock { $0.loads } == loads, "A's state is still the store's: no reload")
         _ = try await a.ingest(deviceId: "van", fixes: [Self.fix(0)])
         #expect(memory.contents.withLock { $0.revision } == revision + 1)
+    }
+
+    /// Group commit: the batches that arrive while one transaction runs share the next, planned in
+    /// arrival order, each answered after its commit.
+    @Test func batchesThatWaitForATransactionShareTheNextInArrivalOrder() async throws {
+        let memory = MemoryTracking(), store = SharedMemoryStore(memory), ids = UUIDv7Generator()
+        let writer = try await ExclusiveWriter(store: store)
+        let tracker = Tracker(writer: writer, now: { Self.start.adding(seconds: 3600) }, newID: { ids.next().description })
+        try await Self.subscribeToEveryDevice(tracker)
+        let (release, first) = try await GroupCommitWriterTests.holdingTheCommit(memory) {
+            _ = try await tracker.ingest(deviceId: "d0", fixes: [Self.fix(0)])
+        }
+        var ingests: [Task<Tracker.IngestResult, any Error>] = []
+        for device in 1..<6 {
+            ingests.append(Task { try await tracker.ingest(deviceId: "d\(device)", fixes: [Self.fix(0)]) })
+            while writer.queuedIngests < device { try await Task.sleep(for: .milliseconds(5)) }  // in this order
+        }
+        release.signal()
+        try await first.value
+        var sequences: [Int64] = []
+        for ingest in ingests { sequences += try await ingest.value.events.map(\.sequence) }
+        #expect(memory.contents.withLock { $0.plansPerCommit } == [1, 5], "the five batches that waited share one transaction")
+        #expect(sequences == Array(2...6), "numbered in arrival order without gaps")
+        #expect(memory.contents.withLock { $0.log.map(\.deviceId) } == (0..<6).map { "d\($0)" })
+    }
+
+    /// A batch whose commit fails fails alone: its group is tried again one batch at a time.
+    @Test func aFailingBatchFailsAloneAndTheOthersOfItsGroupCommit() async throws {
+        let memory = MemoryTracking(), store = SharedMemoryStore(memory), ids = UUIDv7Generator()
+        let writer = try await ExclusiveWriter(store: store)
+        let tracker = Tracker(writer: writer, now: { Self.start.adding(seconds: 3600) }, newID: { ids.next().description })
+        try await Self.subscribeToEveryDevice(tracker)
+        memory.contents.withLock { $0.failDevice = "poison" }
+        let (release, first) = try await GroupCommitWriterTests.holdingTheCommit(memory) {
+            _ = try await tracker.ingest(deviceId: "d0", fixes: [Self.fix(0)])
+        }
+        var ingests: [Task<Tracker.IngestResult, any Error>] = []
+        for (index, device) in ["d1", "poison", "d2"].enumerated() {
+            ingests.append(Task { try await tracker.ingest(deviceId: device, fixes: [Self.fix(0)]) })
+            while writer.queuedIngests < index + 1 { try await Task.sleep(for: .milliseconds(5)) }
+        }
+        release.signal()
+        try await first.value
+        #expect(try await ingests[0].value.events.map(\.sequence) == [2])
+        await #expect(throws: MemoryTracking.InjectedFailure.self) { try await ingests[1].value }
+        #expect(try await ingests[2].value.events.map(\.sequence) == [3], "numbered after the one that failed, without a gap")
+        #expect(memory.contents.withLock { $0.plansPerCommit } == [1, 3, 1, 1, 1], "the group, then each alone")
+        #expect(memory.contents.withLock { $0.log.map(\.deviceId) } == ["d0", "d1", "d2"])
     }
 }

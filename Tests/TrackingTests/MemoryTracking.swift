@@ -15,6 +15,8 @@ final class MemoryTracking: Sendable {
         var plansPerCommit: [Int] = []
         var loads = 0
         var failCommits = false, failLoads = false
+        /// An ingest commit holding a batch of this device fails (a batch the database refuses).
+        var failDevice: String?
         /// When set, the next ingest commit waits for it (its committer is busy meanwhile).
         var holdNextCommit: DispatchSemaphore?
     }
@@ -32,16 +34,30 @@ final class MemoryTracking: Sendable {
 
     /// Checks `write` may be committed (an ingest commit counted, and held when asked); no duplicates.
     func check(_ write: TrackingWrite) throws -> [Set<Int>] {
+        let (fail, hold, answer) = admit(write)
+        hold?.wait()
+        if fail { throw InjectedFailure() }
+        return answer
+    }
+
+    /// ``check(_:)`` for a caller on the concurrency pool: a held commit waits without blocking a thread.
+    func checkAwaiting(_ write: TrackingWrite) async throws -> [Set<Int>] {
+        let (fail, hold, answer) = admit(write)
+        if let hold { while hold.wait(timeout: .now()) == .timedOut { try await Task.sleep(for: .milliseconds(2)) } }
+        if fail { throw InjectedFailure() }
+        return answer
+    }
+
+    private func admit(_ write: TrackingWrite) -> (fail: Bool, hold: DispatchSemaphore?, answer: [Set<Int>]) {
         let plans = if case .ingest(let plans) = write { plans } else { [IngestPlan]?.none }
         let (fail, hold) = contents.withLock { contents -> (Bool, DispatchSemaphore?) in
             guard let plans else { return (contents.failCommits, nil) }
             contents.plansPerCommit.append(plans.count)
             defer { contents.holdNextCommit = nil }
-            return (contents.failCommits, contents.holdNextCommit)
+            let poisoned = contents.failDevice.map { device in plans.contains { $0.deviceId == device } } ?? false
+            return (contents.failCommits || poisoned, contents.holdNextCommit)
         }
-        hold?.wait()
-        if fail { throw InjectedFailure() }
-        return (plans ?? []).map { _ in [] }
+        return (fail, hold, (plans ?? []).map { _ in [] })
     }
 
     /// Makes `writes` the committed truth, as one transaction.
@@ -103,7 +119,7 @@ struct SharedMemoryStore: SharedTrackingStore {
         func loadState() async throws -> TrackingState { try memory.load().state }
 
         func commit(_ write: TrackingWrite) async throws -> [Set<Int>] {
-            let duplicates = try memory.check(write)
+            let duplicates = try await memory.checkAwaiting(write)
             staged.withLock { $0.append(write) }
             return duplicates
         }
