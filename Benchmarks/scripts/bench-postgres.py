@@ -9,7 +9,8 @@ Per configuration, with the same annotations imported first:
 - annotation writes/s: 8 clients POST new annotations, round-robin over the instances;
 - fixes/s ingested: 8 feeds post batches of 10 fixes of their own device (alternating instances);
 - thin p50/p95: 400 thin requests of random views (zoom 2–14), round-robin over the instances;
-- with two instances, write → other instance: a write on A until B's thin answer holds it (p50/p99).
+- with two instances, write → other instance: a write on A until B's thin answer holds it (p50/p99);
+- beside writes and ingest on PostgreSQL, the share of its active backends waiting on a lock (sampled).
 Ratios are against SQLite in the same run. Absolute times on a shared 2-core machine are noisy.
 """
 import argparse, json, os, random, shutil, subprocess, sys, tempfile, threading, time
@@ -109,6 +110,44 @@ def ingest_per_second(ports, label):
     return FEEDS * BATCHES_EACH * FIXES_PER_BATCH / concurrently(FEEDS, feed)
 
 
+class LockWaits:
+    """The lock-wait share of the database's busy backends while a phase runs: pg_stat_activity
+    sampled every 20 ms on its own connection, backends that are `active` and waiting on a `Lock`
+    over all `active` ones (the issue's measure of how much writers queue on each other). No URL
+    (SQLite): nothing sampled, share None."""
+
+    def __init__(self, url):
+        self.url, self.waiting, self.active = url, 0, 0
+        self.stop = threading.Event()
+
+    def __enter__(self):
+        if self.url:
+            self.thread = threading.Thread(target=self.sample, daemon=True)
+            self.thread.start()
+        return self
+
+    def __exit__(self, *_):
+        self.stop.set()
+        if self.url:
+            self.thread.join()
+
+    def sample(self):
+        with psycopg.connect(self.url, autocommit=True) as connection:
+            while not self.stop.wait(0.02):
+                waiting, active = connection.execute(
+                    "SELECT count(*) FILTER (WHERE wait_event_type = 'Lock'), count(*) FROM pg_stat_activity "
+                    "WHERE datname = current_database() AND state = 'active' AND pid <> pg_backend_pid()").fetchone()
+                self.waiting, self.active = self.waiting + waiting, self.active + active
+
+    @property
+    def share(self):
+        return self.waiting / self.active if self.active else None
+
+
+def share(value):
+    return "—" if value is None else f"{value:.2f}"
+
+
 def views(rng, count):
     return [{"viewport": {"size": {"width": 1024, "height": 768}, "zoomLevel": rng.randint(2, 14),
                           "center": {"latitude": rng.uniform(-55, 65), "longitude": rng.uniform(-180, 180)}}} for _ in range(count)]
@@ -204,8 +243,13 @@ def main():
             servers.extend(process for process, _, _ in started)
             ports = [port for _, port, _ in started]
             thin_latencies(ports, bodies[:40])  # warm-up: every instance's index and connections
-            row = {"writes": writes_per_second(ports, rng), "thin": thin_latencies(ports, bodies),
-                   "ingest": ingest_per_second(ports, label.replace(" ", "").replace("×", "x"))}
+            sampled = None if label == "SQLite" else pg_url
+            with LockWaits(sampled) as writes_waits:
+                writes = writes_per_second(ports, rng)
+            thin = thin_latencies(ports, bodies)
+            with LockWaits(sampled) as ingest_waits:
+                ingest = ingest_per_second(ports, label.replace(" ", "").replace("×", "x"))
+            row = {"writes": writes, "thin": thin, "ingest": ingest, "writesLockWaits": writes_waits.share, "ingestLockWaits": ingest_waits.share}
             if instances == 2:
                 row["visibility"] = visibility(ports[0], ports[1], rng)
             if label == "PostgreSQL ×1":
@@ -213,12 +257,14 @@ def main():
             results[label] = row
             benchlib.stop_servers([process for process, _, _ in started], problems)
         base = results["SQLite"]
-        print(f"\n| store | annotation writes/s | vs SQLite | fixes/s ingested | vs SQLite | thin p50 | thin p95 | p95 vs SQLite |")
-        print("|---|---|---|---|---|---|---|---|")
+        print(f"\n| store | annotation writes/s | vs SQLite | lock waits | fixes/s ingested | vs SQLite | lock waits | thin p50 | thin p95 | p95 vs SQLite |")
+        print("|---|---|---|---|---|---|---|---|---|---|")
         for label, row in results.items():
             p50, p95 = benchlib.percentile(row["thin"], 50), benchlib.percentile(row["thin"], 95)
-            print(f"| {label} | {row['writes']:.0f} | {row['writes'] / base['writes']:.2f} | {row['ingest']:.0f} | {row['ingest'] / base['ingest']:.2f} | "
+            print(f"| {label} | {row['writes']:.0f} | {row['writes'] / base['writes']:.2f} | {share(row['writesLockWaits'])} | "
+                  f"{row['ingest']:.0f} | {row['ingest'] / base['ingest']:.2f} | {share(row['ingestLockWaits'])} | "
                   f"{ms(p50)} | {ms(p95)} | {p95 / benchlib.percentile(base['thin'], 95):.2f} |")
+        print("\nlock waits: the share of the database's active backends waiting on a lock, pg_stat_activity sampled every 20 ms")
         delays = results["PostgreSQL ×2"]["visibility"]
         print(f"\nwrite on A → B's thin answer holds it ({len(delays)} writes): p50 {ms(benchlib.percentile(delays, 50))}, "
               f"p99 {ms(benchlib.percentile(delays, 99))} (target p99 < 100 ms)")

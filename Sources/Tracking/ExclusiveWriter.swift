@@ -18,18 +18,13 @@ public final class ExclusiveWriter: TrackingWriter {
     private let revision = Mutex<Int64?>(nil)
     /// This process's changes and catch-ups, one at a time.
     private let gate = AsyncGate()
-    /// Ingest batches waiting for the next group, and whether a task is committing groups.
-    private let queue = Mutex<(batches: [Batch], draining: Bool)>(([], false))
+    /// Ingest batches, committed a group at a time.
+    private let batches = CommitQueue<@Sendable (TrackingState) -> IngestPlan, IngestPlan>()
     public var log: any TrackingLog { store }
     public let loadedLastSequence: Int64
 
-    private struct Batch: Sendable {
-        var plan: @Sendable (TrackingState) -> IngestPlan
-        var continuation: CheckedContinuation<IngestPlan, any Error>
-    }
-
     /// Ingest batches waiting for the transaction under way to end (they make the next group).
-    public var queuedIngests: Int { queue.withLock { $0.batches.count } }
+    public var queuedIngests: Int { batches.waiting }
 
     /// A writer over `store`, its state loaded.
     /// - Parameter committed: told of the events each commit appended.
@@ -40,55 +35,33 @@ public final class ExclusiveWriter: TrackingWriter {
         loadedLastSequence = loaded.lastSequence
         state = Mutex(loaded)
         self.revision.withLock { $0 = revision }
+        batches.bind { [weak self] group in
+            guard let self else { throw CancellationError() }
+            return try await self.commit(group)
+        }
     }
 
     public func ingest(_ plan: @escaping @Sendable (TrackingState) -> IngestPlan) async throws -> IngestPlan {
-        try await withCheckedThrowingContinuation { continuation in
-            let start = queue.withLock { queue in
-                queue.batches.append(Batch(plan: plan, continuation: continuation))
-                defer { queue.draining = true }
-                return !queue.draining
-            }
-            if start { Task { await drain() } }
-        }
+        try await batches.submit(plan)
     }
 
-    /// Commits the waiting batches a group at a time until none waits.
-    private func drain() async {
-        while true {
-            let group = queue.withLock { queue in
-                defer { queue.batches.removeAll(keepingCapacity: true) }
-                if queue.batches.isEmpty { queue.draining = false }
-                return queue.batches
-            }
-            guard !group.isEmpty else { return }
-            await commit(group)
-        }
-    }
-
-    /// One transaction for `group`, planned once the lock is held (arrival times follow the order
-    /// of evaluation), each batch on the state the ones before it left; on failure, each alone.
-    private func commit(_ group: [Batch]) async {
-        do {
-            let plans = try await exclusively { [self] transaction in
-                var plans = state.withLock { state in
-                    group.map { batch in
-                        let planned = batch.plan(state)
-                        state.apply(planned)
-                        return planned
-                    }
+    /// One transaction for a group of batches, planned once the lock is held (arrival times follow
+    /// the order of evaluation), each on the state the ones before it left.
+    private func commit(_ group: [@Sendable (TrackingState) -> IngestPlan]) async throws -> [IngestPlan] {
+        let plans = try await exclusively { [self] transaction in
+            var plans = state.withLock { state in
+                group.map { plan in
+                    let planned = plan(state)
+                    state.apply(planned)
+                    return planned
                 }
-                let duplicates = try await transaction.commit(.ingest(plans))
-                for index in plans.indices { plans[index].markDuplicates(duplicates[index]) }
-                return plans
             }
-            announce(plans.flatMap(\.events), to: committed)
-            for (batch, plan) in zip(group, plans) { batch.continuation.resume(returning: plan) }
-        } catch {
-            guard group.count > 1 else { return group[0].continuation.resume(throwing: error) }
-            // Nothing of the group was committed and the state reloads: each batch again, alone.
-            for batch in group { await commit([batch]) }
+            let duplicates = try await transaction.commit(.ingest(plans))
+            for index in plans.indices { plans[index].markDuplicates(duplicates[index]) }
+            return plans
         }
+        announce(plans.flatMap(\.events), to: committed)
+        return plans
     }
 
     public func change<T: Sendable>(_ plan: @escaping @Sendable (TrackingState) throws -> (answer: T, write: TrackingWrite?)) async throws -> T {

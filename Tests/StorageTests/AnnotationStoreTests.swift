@@ -91,6 +91,25 @@ import Timeline
         #expect(try await store.annotation(created.id).version == 2)
     }
 
+    /// Creates that need no lookup commit together on PostgreSQL (group commit): each is answered
+    /// as stored, and the feed numbers them once each, without a gap, in the order they are stored.
+    @Test(arguments: TestEngine.available) func concurrentCreatesAreEachStoredAsAnsweredAndFedOnce(engine: TestEngine) async throws {
+        let store = try await makeStore(engine)
+        let answered = try await withThrowingTaskGroup(of: Annotation.self) { group in
+            for task in 0..<48 {
+                group.addTask {
+                    try await store.create(AnnotationContent(coordinate: Coordinate(latitude: Double(task) / 10, longitude: 1), title: "t\(task)"))
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(Set(answered.map(\.id)).count == 48)
+        for annotation in answered { #expect(try await store.annotation(annotation.id) == annotation, "answered as stored") }
+        let changes = try await store.changes(after: 0, limit: 100)
+        #expect(changes.map(\.sequence) == Array(1...48))
+        #expect(Set(changes.map(\.id)) == Set(answered.map(\.id)) && changes.allSatisfy { $0.kind == .created })
+    }
+
     @Test(arguments: TestEngine.available) func idsAreNeverReusedAcrossARestartOnTheSameDatabase(engine: TestEngine) async throws {
         let place = try await engine.freshPlace(persistent: true)
         defer { removeSQLiteFiles(place) }

@@ -41,9 +41,8 @@ public struct PostgresAnnotationStore: AnnotationStore {
     public func create(_ content: AnnotationContent, idempotencyKey: IdempotencyKey?) async throws -> (annotation: Annotation, replayed: Bool) {
         let write = AnnotationWrite.create(content, id: ids.next(), at: timestamp())
         if idempotencyKey == nil, write.externalIdToCheck == nil {
-            // Nothing to look up first: one statement, its own transaction, one round trip.
-            try await createAlone(write.annotation)
-            return (write.annotation, false)
+            // Nothing to look up first: committed with the other creates that wait (group commit).
+            return (try await creates.submit(write.annotation), false)
         }
         let (result, replayed) = try await self.write { connection, appender -> (Annotation, Bool) in
             if let idempotencyKey, let first = try await claim(idempotencyKey, for: write.annotation, on: connection) {
@@ -88,6 +87,33 @@ public struct PostgresAnnotationStore: AnnotationStore {
             let write = try AnnotationWrite.delete(try await stored(id, on: connection, locking: true), expectedVersion: expectedVersion, at: at)
             try await commit(write, on: connection, appender: &appender)
         }
+    }
+
+    /// This tenant's creates that need no lookup, committed a group at a time: one alone is one
+    /// statement (``createAlone(_:)``); several that arrived while the one before committed are one
+    /// transaction that takes the tenant's counter once, numbers their feed entries in order and
+    /// inserts their rows in one statement, all stamped with the group's time (each caller is
+    /// answered the annotation as stored, after the commit).
+    private var creates: CommitQueue<Annotation, Annotation> {
+        database.createQueue(tenant) { [self] in CommitQueue { group in try await createTogether(group) } }
+    }
+
+    private func createTogether(_ group: [Annotation]) async throws -> [Annotation] {
+        guard group.count > 1 else {
+            try await createAlone(group[0])
+            return group
+        }
+        let at = timestamp()
+        let annotations = group.map { Annotation(id: $0.id, content: $0.content, version: 1, createdAt: at, updatedAt: at) }
+        let (tenant, logger) = (tenant, logger)
+        let last = try await database.transaction { connection in
+            var appender = try await FeedAppender.lock(Self.feedName, tenant, on: connection, logger: logger)
+            let sequences = annotations.map { _ in appender.next() }
+            try await PostgresAnnotationRow.insert(annotations, sequences: sequences, tenant: tenant, at: at, on: connection, logger: logger)
+            return try await appender.finish(on: connection, logger: logger)
+        }
+        if let last { feed.advance(to: last) }
+        return annotations
     }
 
     /// Inserts a new annotation that has neither an external id nor an idempotency key, its feed

@@ -1,3 +1,5 @@
+import Annotations
+import Synchronization
 public import Logging
 public import PostgresNIO
 public import Timeline
@@ -18,6 +20,8 @@ public final class PostgresDatabase: Sendable {
     let feeds: PostgresFeeds
     private let running: Task<Void, Never>
     private let listening: Task<Void, Never>
+    /// Per tenant, the annotation creates that wait to be committed together (``PostgresAnnotationStore``).
+    private let creates = Mutex<[TenantID: CommitQueue<Annotation, Annotation>]>([:])
     let logger: Logger
 
     private init(location: PostgresLocation, client: PostgresClient, running: Task<Void, Never>, logger: Logger) {
@@ -28,6 +32,17 @@ public final class PostgresDatabase: Sendable {
         let feeds = PostgresFeeds()
         self.feeds = feeds
         listening = Task { await feeds.listen(on: client, logger: logger) }
+    }
+
+    /// `tenant`'s queue of annotation creates, made by `make` the first time: one per tenant and
+    /// process, whichever store value asks.
+    func createQueue(_ tenant: TenantID, make: () -> CommitQueue<Annotation, Annotation>) -> CommitQueue<Annotation, Annotation> {
+        creates.withLock { queues in
+            if let queue = queues[tenant] { return queue }
+            let queue = make()
+            queues[tenant] = queue
+            return queue
+        }
     }
 
     /// Connects, applies the migrations the database lacks, and starts listening for other instances' commits.
