@@ -2,8 +2,10 @@ import Synchronization
 
 /// Group commit for async callers: items submitted while a group is being committed make the
 /// next group, committed by one call of `commit` (one transaction), in submission order; each
-/// caller is answered once its group's commit returned. When a group of several fails, each of its
-/// items is committed again alone, so an item the store refuses fails alone and the others go on.
+/// caller is answered once its group's commit returned. When a group of several fails with an
+/// error `alone` accepts, each of its items is committed again alone, so an item the store refuses
+/// fails alone and the others go on; with any other error (the database unreachable, a commit
+/// whose outcome is unknown) every item gets it, and its caller may retry.
 /// One group at a time per queue; callers wait without holding a thread.
 public final class CommitQueue<Item: Sendable, Answer: Sendable>: Sendable {
     private struct Waiting: Sendable {
@@ -16,13 +18,18 @@ public final class CommitQueue<Item: Sendable, Answer: Sendable>: Sendable {
 
     private let committer = Mutex<Commit?>(nil)
     private let queue = Mutex<(waiting: [Waiting], draining: Bool)>(([], false))
+    private let alone: @Sendable (any Error) -> Bool
 
-    public init(commit: @escaping Commit) {
+    /// - Parameter alone: whether a group that failed with this error is tried again item by item.
+    public init(alone: @escaping @Sendable (any Error) -> Bool = { _ in true }, commit: @escaping Commit) {
+        self.alone = alone
         committer.withLock { $0 = commit }
     }
 
     /// A queue whose commit is given later (``bind(_:)``), for an owner that commits with itself.
-    public init() {}
+    public init(alone: @escaping @Sendable (any Error) -> Bool = { _ in true }) {
+        self.alone = alone
+    }
 
     /// Sets the commit (before the first ``submit(_:)``).
     public func bind(_ commit: @escaping Commit) {
@@ -67,7 +74,10 @@ public final class CommitQueue<Item: Sendable, Answer: Sendable>: Sendable {
             precondition(answers.count == group.count, "a commit answers each item of its group")
             for (waiting, answer) in zip(group, answers) { waiting.continuation.resume(returning: answer) }
         } catch {
-            guard group.count > 1 else { return group[0].continuation.resume(throwing: error) }
+            guard group.count > 1, alone(error) else {
+                for waiting in group { waiting.continuation.resume(throwing: error) }
+                return
+            }
             for waiting in group { await commit([waiting]) }
         }
     }

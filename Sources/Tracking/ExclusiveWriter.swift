@@ -19,7 +19,7 @@ public final class ExclusiveWriter: TrackingWriter {
     /// This process's changes and catch-ups, one at a time.
     private let gate = AsyncGate()
     /// Ingest batches, committed a group at a time.
-    private let batches = CommitQueue<@Sendable (TrackingState) -> IngestPlan, IngestPlan>()
+    private let batches: CommitQueue<@Sendable (TrackingState) -> IngestPlan, IngestPlan>
     public var log: any TrackingLog { store }
     public let loadedLastSequence: Int64
 
@@ -28,7 +28,13 @@ public final class ExclusiveWriter: TrackingWriter {
 
     /// A writer over `store`, its state loaded.
     /// - Parameter committed: told of the events each commit appended.
-    public init(store: any SharedTrackingStore, committed: @escaping TrackingCommitted = { _, _ in }) async throws {
+    /// - Parameter alone: whether a group of batches that failed with this error is tried again
+    ///   one batch at a time (not when the database is unreachable or the commit's outcome unknown).
+    public init(
+        store: any SharedTrackingStore, alone: @escaping @Sendable (any Error) -> Bool = { _ in true },
+        committed: @escaping TrackingCommitted = { _, _ in }
+    ) async throws {
+        batches = CommitQueue(alone: alone)
         self.store = store
         self.committed = committed
         let (loaded, revision) = try await store.loadState()

@@ -30,7 +30,9 @@ public struct PostgresEngine: StorageEngine {
 
     public func tracking(tenant: TenantID) -> TenantTracking {
         let store = PostgresTrackingStore(database: database, tenant: tenant)
-        return TenantTracking(log: store, events: store.eventSignal) { try await ExclusiveWriter(store: store, committed: $0) }
+        return TenantTracking(log: store, events: store.eventSignal) {
+            try await ExclusiveWriter(store: store, alone: { StorageError.retryable($0) == nil }, committed: $0)
+        }
     }
 
     public func retention(tenant: TenantID) -> any RetentionStore {

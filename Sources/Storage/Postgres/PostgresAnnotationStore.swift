@@ -95,7 +95,9 @@ public struct PostgresAnnotationStore: AnnotationStore {
     /// inserts their rows in one statement, all stamped with the group's time (each caller is
     /// answered the annotation as stored, after the commit).
     private var creates: CommitQueue<Annotation, Annotation> {
-        database.createQueue(tenant) { [self] in CommitQueue { group in try await createTogether(group) } }
+        database.createQueue(tenant) { [self] in
+            CommitQueue(alone: { StorageError.retryable($0) == nil }) { group in try await createTogether(group) }
+        }
     }
 
     private func createTogether(_ group: [Annotation]) async throws -> [Annotation] {
