@@ -1,23 +1,36 @@
 import Synchronization
 
 /// Group commit for async callers: items submitted while a group is being committed make the
-/// next group, committed by one call of `commit` (one transaction), in submission order; each
-/// caller is answered once its group's commit returned. When a group of several fails with an
-/// error `alone` accepts, each of its items is committed again alone, so an item the store refuses
-/// fails alone and the others go on; with any other error (the database unreachable, a commit
-/// whose outcome is unknown) every item gets it, and its caller may retry.
-/// One group at a time per queue; callers wait without holding a thread.
+/// next group (at most ``largestGroup`` items), committed by one call of `commit` (one
+/// transaction), in submission order; each caller is answered once its group's commit returned.
+/// When a group of several fails with an error `alone` accepts, each of its items is committed
+/// again alone, so an item the store refuses fails alone and the others go on; with any other
+/// error (the database unreachable, a commit whose outcome is unknown) every item gets it, and its
+/// caller may retry. A caller whose task is cancelled while its item still waits (its request ran
+/// out of time) leaves the queue with `CancellationError`; an item whose group has started is
+/// committed. One group at a time per queue, on a task of its own (no caller's task-locals);
+/// callers wait without holding a thread.
 public final class CommitQueue<Item: Sendable, Answer: Sendable>: Sendable {
     private struct Waiting: Sendable {
+        var ticket: UInt64
         var item: Item
         var continuation: CheckedContinuation<Answer, any Error>
+    }
+
+    private struct State {
+        var waiting: [Waiting] = []
+        var draining = false
+        var nextTicket: UInt64 = 0
     }
 
     /// Commits a group (all or none) and answers each of its items, in order.
     public typealias Commit = @Sendable ([Item]) async throws -> [Answer]
 
+    /// Items in one group at most: a burst is several transactions, none holding locks for long.
+    public static var largestGroup: Int { 256 }
+
     private let committer = Mutex<Commit?>(nil)
-    private let queue = Mutex<(waiting: [Waiting], draining: Bool)>(([], false))
+    private let state = Mutex(State())
     private let alone: @Sendable (any Error) -> Bool
 
     /// - Parameter alone: whether a group that failed with this error is tried again item by item.
@@ -37,27 +50,45 @@ public final class CommitQueue<Item: Sendable, Answer: Sendable>: Sendable {
     }
 
     /// Items waiting for the group under way to end (they make the next one).
-    public var waiting: Int { queue.withLock { $0.waiting.count } }
+    public var waiting: Int { state.withLock { $0.waiting.count } }
 
     /// Commits `item` with whatever else waits, and returns its answer.
     public func submit(_ item: Item) async throws -> Answer {
-        try await withCheckedThrowingContinuation { continuation in
-            let start = queue.withLock { queue in
-                queue.waiting.append(Waiting(item: item, continuation: continuation))
-                defer { queue.draining = true }
-                return !queue.draining
+        let ticket = state.withLock { state in
+            state.nextTicket += 1
+            return state.nextTicket
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let start = state.withLock { state -> Bool? in
+                    guard !Task.isCancelled else { return nil }
+                    state.waiting.append(Waiting(ticket: ticket, item: item, continuation: continuation))
+                    defer { state.draining = true }
+                    return !state.draining
+                }
+                switch start {
+                case nil: continuation.resume(throwing: CancellationError())
+                case true?: Task.detached { await self.drain() }
+                case false?: break
+                }
             }
-            if start { Task { await drain() } }
+        } onCancel: {
+            let left = state.withLock { state -> Waiting? in
+                guard let index = state.waiting.firstIndex(where: { $0.ticket == ticket }) else { return nil }
+                return state.waiting.remove(at: index)
+            }
+            left?.continuation.resume(throwing: CancellationError())
         }
     }
 
     /// Commits the waiting items a group at a time until none waits.
     private func drain() async {
         while true {
-            let group = queue.withLock { queue in
-                defer { queue.waiting.removeAll(keepingCapacity: true) }
-                if queue.waiting.isEmpty { queue.draining = false }
-                return queue.waiting
+            let group = state.withLock { state -> [Waiting] in
+                if state.waiting.isEmpty { state.draining = false }
+                let group = Array(state.waiting.prefix(Self.largestGroup))
+                state.waiting.removeFirst(group.count)
+                return group
             }
             guard !group.isEmpty else { return }
             await commit(group)

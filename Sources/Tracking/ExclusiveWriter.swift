@@ -18,8 +18,14 @@ public final class ExclusiveWriter: TrackingWriter {
     private let revision = Mutex<Int64?>(nil)
     /// This process's changes and catch-ups, one at a time.
     private let gate = AsyncGate()
-    /// Ingest batches, committed a group at a time.
-    private let batches: CommitQueue<@Sendable (TrackingState) -> IngestPlan, IngestPlan>
+    /// Ingest batches, committed a group at a time, and the changes' places among them.
+    private let batches: CommitQueue<Queued, IngestPlan?>
+
+    private enum Queued: Sendable {
+        case batch(@Sendable (TrackingState) -> IngestPlan)
+        /// A change's place: answered once every batch queued before it is committed.
+        case barrier
+    }
     public var log: any TrackingLog { store }
     public let loadedLastSequence: Int64
 
@@ -48,15 +54,18 @@ public final class ExclusiveWriter: TrackingWriter {
     }
 
     public func ingest(_ plan: @escaping @Sendable (TrackingState) -> IngestPlan) async throws -> IngestPlan {
-        try await batches.submit(plan)
+        guard let planned = try await batches.submit(.batch(plan)) else { preconditionFailure("a batch is answered its plan") }
+        return planned
     }
 
-    /// One transaction for a group of batches, planned once the lock is held (arrival times follow
-    /// the order of evaluation), each on the state the ones before it left.
-    private func commit(_ group: [@Sendable (TrackingState) -> IngestPlan]) async throws -> [IngestPlan] {
-        let plans = try await exclusively { [self] transaction in
+    /// One transaction for a group's batches, planned once the lock is held (arrival times follow
+    /// the order of evaluation), each on the state the ones before it left; barriers answer nil.
+    private func commit(_ group: [Queued]) async throws -> [IngestPlan?] {
+        let batches = group.compactMap { queued in if case .batch(let plan) = queued { plan } else { nil } }
+        guard !batches.isEmpty else { return group.map { _ in nil } }
+        var plans = try await exclusively { [self] transaction in
             var plans = state.withLock { state in
-                group.map { plan in
+                batches.map { plan in
                     let planned = plan(state)
                     state.apply(planned)
                     return planned
@@ -65,12 +74,17 @@ public final class ExclusiveWriter: TrackingWriter {
             let duplicates = try await transaction.commit(.ingest(plans))
             for index in plans.indices { plans[index].markDuplicates(duplicates[index]) }
             return plans
-        }
+        }[...]
         announce(plans.flatMap(\.events), to: committed)
-        return plans
+        return group.map { queued in
+            guard case .batch = queued else { return nil }
+            return plans.popFirst()
+        }
     }
 
     public func change<T: Sendable>(_ plan: @escaping @Sendable (TrackingState) throws -> (answer: T, write: TrackingWrite?)) async throws -> T {
+        // After every batch that arrived before it, as GroupCommitWriter plans them.
+        _ = try await batches.submit(.barrier)
         let (answer, write) = try await exclusively { [self] transaction in
             // Planned first, so a change that does not fit leaves the state as it is.
             let planned = try state.withLock { state in

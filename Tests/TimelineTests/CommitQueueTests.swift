@@ -56,4 +56,22 @@ import Timeline
         #expect(store.groups.withLock { $0 } == [[0], [1, 2, 3, 4]], "no item retried")
         #expect(results.map { try? $0.get() } == ["#0", nil, nil, nil, nil])
     }
+
+    @Test func aCallerCancelledWhileItsItemWaitsLeavesTheQueue() async throws {
+        let store = Store(failing: nil, error: Refused())
+        let queue = CommitQueue<Int, String> { try await store.commit($0) }
+        let first = Task { try await queue.submit(0) }
+        while store.groups.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(2)) }
+        let leaving = Task { try await queue.submit(1) }
+        while queue.waiting < 1 { try await Task.sleep(for: .milliseconds(2)) }
+        let staying = Task { try await queue.submit(2) }
+        while queue.waiting < 2 { try await Task.sleep(for: .milliseconds(2)) }
+        leaving.cancel()
+        await #expect(throws: CancellationError.self) { try await leaving.value }
+        #expect(queue.waiting == 1)
+        store.released.withLock { $0 = true }
+        #expect(try await first.value == "#0")
+        #expect(try await staying.value == "#2")
+        #expect(store.groups.withLock { $0 } == [[0], [2]], "the cancelled item was never committed")
+    }
 }

@@ -92,8 +92,9 @@ public struct PostgresAnnotationStore: AnnotationStore {
     /// This tenant's creates that need no lookup, committed a group at a time: one alone is one
     /// statement (``createAlone(_:)``); several that arrived while the one before committed are one
     /// transaction that takes the tenant's counter once, numbers their feed entries in order and
-    /// inserts their rows in one statement, all stamped with the group's time (each caller is
-    /// answered the annotation as stored, after the commit).
+    /// inserts their rows in one statement, all stamped with the latest request time among them
+    /// (each caller is answered the annotation as stored, after the commit; no store's clock is
+    /// read here, so the per-tenant queue depends on none).
     private var creates: CommitQueue<Annotation, Annotation> {
         database.createQueue(tenant) { [self] in
             CommitQueue(alone: { StorageError.retryable($0) == nil }) { group in try await createTogether(group) }
@@ -105,7 +106,7 @@ public struct PostgresAnnotationStore: AnnotationStore {
             try await createAlone(group[0])
             return group
         }
-        let at = timestamp()
+        let at = group.map(\.createdAt).max() ?? timestamp()
         let annotations = group.map { Annotation(id: $0.id, content: $0.content, version: 1, createdAt: at, updatedAt: at) }
         let (tenant, logger) = (tenant, logger)
         let last = try await database.transaction { connection in

@@ -154,6 +154,8 @@ public final class PostgresDatabase: Sendable {
     /// postgres-nio 1.33.2's pool now and then never returns from `run()` after its task is
     /// cancelled, with every connection closed (seen under load in the PostgreSQL test pass).
     public func close() async {
+        // The queues' commits hold store values that hold this database.
+        creates.withLock { $0.removeAll() }
         listening.cancel()
         await listening.value
         running.cancel()
