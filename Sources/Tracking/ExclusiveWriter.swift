@@ -29,7 +29,7 @@ public final class ExclusiveWriter: TrackingWriter {
     public var log: any TrackingLog { store }
     public let loadedLastSequence: Int64
 
-    /// Ingest batches waiting for the transaction under way to end (they make the next group).
+    /// Ingest batches (and changes' places) waiting for the transaction under way to end (they make the next group).
     public var queuedIngests: Int { batches.waiting }
 
     /// A writer over `store`, its state loaded.
