@@ -3,7 +3,8 @@ import Timeline
 
 /// The ``TrackingWriter`` over a store several processes write (PostgreSQL). Each change runs in
 /// the store's exclusive transaction: the tenant's tracking lock is held, the in-memory state is
-/// reloaded when another process committed since (its revision moved), then the change is
+/// brought up to date when another process committed since (its revision moved: the rows that
+/// process's ingest wrote are caught up, anything else reloads the state), then the change is
 /// planned, applied and committed. Within a process, changes and catch-ups take turns (``gate``),
 /// so a reload never replaces a state a change is being planned on. Ingest commits in groups, as
 /// ``GroupCommitWriter`` does: the batches that arrive while a transaction runs share the next one
@@ -102,11 +103,17 @@ public final class ExclusiveWriter: TrackingWriter {
     /// Reads the state once it holds every change the store had committed when this was called.
     public func read<T: Sendable>(_ body: @escaping @Sendable (TrackingState) -> T) async throws -> T {
         try await gate.run { [self] in
+            let mine = revision.withLock { $0 }
             let current = try await store.revision()
-            if revision.withLock({ $0 }) != current {
-                let (loaded, loadedRevision) = try await store.loadState()
-                state.withLock { $0 = loaded }
-                revision.withLock { $0 = loadedRevision }
+            if mine != current {
+                if let mine, case let (changes?, changed) = try await store.changes(since: mine) {
+                    state.withLock { $0.catchUp(changes) }
+                    revision.withLock { $0 = changed }
+                } else {
+                    let (loaded, loadedRevision) = try await store.loadState()
+                    state.withLock { $0 = loaded }
+                    revision.withLock { $0 = loadedRevision }
+                }
             }
             return state.withLock { body($0) }
         }
@@ -118,9 +125,15 @@ public final class ExclusiveWriter: TrackingWriter {
         try await gate.run { [self] in
             do {
                 let (result, (before, wrote)) = try await store.exclusively { [self] transaction in
-                    if revision.withLock({ $0 }) != transaction.revision {
-                        let loaded = try await transaction.loadState()
-                        state.withLock { $0 = loaded }
+                    let mine = revision.withLock { $0 }
+                    if mine != transaction.revision {
+                        // Another process committed since: its changes, or the whole state.
+                        if let mine, let changes = try await transaction.changes(since: mine) {
+                            state.withLock { $0.catchUp(changes) }
+                        } else {
+                            let loaded = try await transaction.loadState()
+                            state.withLock { $0 = loaded }
+                        }
                     }
                     revision.withLock { $0 = nil }  // until the commit is known to have held
                     return (try await body(transaction), (transaction.revision, transaction.wrote))

@@ -13,7 +13,7 @@ public struct TrackingState: Sendable {
     /// The last event sequence issued.
     public internal(set) var lastSequence: Int64
     /// How many fixes have been accepted, across devices.
-    public private(set) var acceptedFixes: Int64
+    public internal(set) var acceptedFixes: Int64
     /// The tenant's ingest filters (a device's own or its group's take their place: ``ingestFilterOverride(for:)``).
     public internal(set) var ingestFilters: IngestFilters
     /// The device registry: profiles by device id, group records by name.
@@ -36,7 +36,7 @@ public struct TrackingState: Sendable {
     private var insideByDevice: [String: Set<String>] = [:]
     /// Per device, the subscriptions whose progress the store holds with an older last evaluated fix
     /// (nothing else differs): exactly those that evaluated the device's last fix (see ``settle``).
-    private var unsaved: [String: Set<String>] = [:]
+    var unsaved: [String: Set<String>] = [:]
 
     /// State as the database holds it.
     /// - Parameter tails: per device with progress, when its last fix arrived and its accepted fix
@@ -77,7 +77,7 @@ public struct TrackingState: Sendable {
     /// older last evaluated fix. Those are exactly the subscriptions that evaluate the last fix
     /// again now (relevance and skip rules are functions of the fix, its arrival, the fix before
     /// and the stored state), so their last evaluated fix is the device's last fix.
-    private mutating func settle(_ deviceId: String, _ tail: DeviceTail) {
+    mutating func settle(_ deviceId: String, _ tail: DeviceTail) {
         guard let device = devices[deviceId], let fix = device.lastFix else { return }
         var stale: Set<String> = []
         for subscription in relevantSubscriptions(for: fix, of: deviceId, inside: insideByDevice[deviceId] ?? [], from: tail.previous)

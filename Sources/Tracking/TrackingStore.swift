@@ -33,6 +33,16 @@ public protocol SharedTrackingStore: TrackingLog {
     /// (``TrackingTransaction/wrote``): a transaction that found nothing to do (a deadline another
     /// process fired) sends no other process reloading.
     func exclusively<T: Sendable>(_ body: @escaping @Sendable (any TrackingTransaction) async throws -> T) async throws -> T
+    /// What changed since `revision` and the revision that is current to, read together; nil
+    /// changes when only a reload brings a state up to date (``TrackingTransaction/changes(since:)``).
+    func changes(since revision: Int64) async throws -> (changes: TrackingChanges?, revision: Int64)
+}
+
+extension SharedTrackingStore {
+    /// A store that cannot tell what changed: always a reload.
+    public func changes(since revision: Int64) async throws -> (changes: TrackingChanges?, revision: Int64) {
+        (nil, try await self.revision())
+    }
 }
 
 /// One write transaction of a ``SharedTrackingStore``, holding the tenant's tracking lock.
@@ -45,4 +55,12 @@ public protocol TrackingTransaction: Sendable {
     func commit(_ write: TrackingWrite) async throws -> [Set<Int>]
     /// Whether ``commit(_:)`` was called: the revision advances only then.
     var wrote: Bool { get }
+    /// What other processes' commits changed since `revision` (older than this transaction's),
+    /// as this transaction sees it; nil when a write since was not ingest or status deadlines
+    /// (or the store cannot tell): then only ``loadState()`` brings a state up to date.
+    func changes(since revision: Int64) async throws -> TrackingChanges?
+}
+
+extension TrackingTransaction {
+    public func changes(since revision: Int64) async throws -> TrackingChanges? { nil }
 }

@@ -172,6 +172,16 @@ enum PostgresMigrations {
             // does not rewrite the row when only that deadline moves); false: offline_at as stored.
             "ALTER TABLE device_status ADD COLUMN follows_last_fix boolean NOT NULL DEFAULT false",
         ]),
+        ("v12: tracking rows carry the revision that wrote them", [
+            // The tenant's tracking revision whose commit wrote the row: another instance catches
+            // up by reading the rows above the revision it holds instead of reloading the tenant.
+            "ALTER TABLE device ADD COLUMN revision bigint NOT NULL DEFAULT 0",
+            "ALTER TABLE subscription_progress ADD COLUMN revision bigint NOT NULL DEFAULT 0",
+            "ALTER TABLE device_status ADD COLUMN revision bigint NOT NULL DEFAULT 0",
+            "CREATE INDEX device_revision ON device (tenant, revision)",
+            "CREATE INDEX subscription_progress_revision ON subscription_progress (tenant, revision)",
+            "CREATE INDEX device_status_revision ON device_status (tenant, revision)",
+        ]),
     ]
 
     /// Applies every step the database lacks, in order; safe to run from several instances at once.

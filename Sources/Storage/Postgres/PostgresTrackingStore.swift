@@ -11,7 +11,8 @@ import WireJSON
 /// one order across instances, as on SQLite's one writer: one device's fixes are evaluated once
 /// and in order whichever instance they reach. Events are numbered from the tracker's state,
 /// current to the revision, so the log is gap-free; the `events` counter row follows the log's end
-/// and its notification wakes other instances' long polls and streams.
+/// and its notification wakes other instances' long polls and streams. Another instance's ingest
+/// is caught up from the rows it wrote (each carries its revision), not by reloading the tenant.
 public struct PostgresTrackingStore: SharedTrackingStore, EventLogReader {
     let database: PostgresDatabase
     public let tenant: TenantID
@@ -41,6 +42,13 @@ public struct PostgresTrackingStore: SharedTrackingStore, EventLogReader {
         return 0
     }
 
+    public func changes(since revision: Int64) async throws -> (changes: TrackingChanges?, revision: Int64) {
+        try await database.transaction(isolation: "REPEATABLE READ READ ONLY") { connection in
+            let current = try await self.revision(on: connection)
+            return (try await PostgresTrackingTransaction(store: self, connection: connection, revision: current).changes(since: revision), current)
+        }
+    }
+
     public func loadState() async throws -> (state: TrackingState, revision: Int64) {
         try await database.transaction(isolation: "REPEATABLE READ READ ONLY") { connection in
             let revision = try await revision(on: connection)
@@ -55,8 +63,14 @@ public struct PostgresTrackingStore: SharedTrackingStore, EventLogReader {
             let result = try await body(transaction)
             guard transaction.wrote else { return result }
             var revision = counter
-            _ = revision.next()
+            let written = revision.next()
             _ = try await revision.finish(on: connection, logger: logger)
+            if transaction.structural.withLock({ $0 }) {
+                try await connection.query("""
+                    INSERT INTO feed_counter (tenant, feed, last) VALUES (\(tenant.description), \(PostgresTrackingTransaction.structureFeed), \(written))
+                    ON CONFLICT (tenant, feed) DO UPDATE SET last = excluded.last
+                    """, logger: logger)
+            }
             let lastEvent = transaction.lastEvent.withLock { $0 }
             if let lastEvent {
                 // The rows are read: an error in a statement that returns rows reaches only its reader.

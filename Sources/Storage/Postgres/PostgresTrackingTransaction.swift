@@ -17,8 +17,10 @@ final class PostgresTrackingTransaction: TrackingTransaction {
     let lastEvent = Mutex<Int64?>(nil)
     private let committed = Mutex(false)
     var wrote: Bool { committed.withLock { $0 } }
-    private var tenant: String { store.tenant.description }
-    private var logger: Logger { store.logger }
+    /// Whether it wrote what other instances cannot catch up with (``changes(since:)``): they reload.
+    let structural = Mutex(false)
+    var tenant: String { store.tenant.description }
+    var logger: Logger { store.logger }
 
     init(store: PostgresTrackingStore, connection: PostgresConnection, revision: Int64) {
         self.store = store
@@ -35,26 +37,10 @@ final class PostgresTrackingTransaction: TrackingTransaction {
             subscriptions.append(try JSONColumn.value(StoredSubscription.self, definition, table: "subscription", id: id)
                 .subscription(id: id, createdAt: createdAt, acceptedFixesBefore: acceptedBefore, deletedAt: deletedAt))
         }
-        var devices: [DeviceState] = []
-        for try await (id, lastFix, ordinal) in try await connection.query("""
-            SELECT id, last_fix, last_accepted_ordinal FROM device WHERE tenant = \(tenant)
-            """, logger: logger).decode((String, String?, Int64).self) {
-            let fix = try lastFix.map { try JSONColumn.value(StoredFix.self, $0, table: "device", id: id).fix }
-            devices.append(DeviceState(id: id, lastFix: fix, lastAcceptedOrdinal: ordinal))
-        }
+        let devices = try await devices(since: nil)
         let (profiles, groups) = try await registry()
-        var progress: [ProgressKey: SubscriptionProgress] = [:]
-        for try await (subscriptionId, deviceId, text) in try await connection.query("""
-            SELECT subscription_id, device_id, progress FROM subscription_progress WHERE tenant = \(tenant)
-            """, logger: logger).decode((String, String, String).self) {
-            progress[ProgressKey(subscriptionId: subscriptionId, deviceId: deviceId)] =
-                try JSONColumn.value(StoredProgress.self, text, table: "subscription_progress", id: "\(subscriptionId)/\(deviceId)").progress
-        }
-        var lastSequence: Int64 = 0
-        for try await last in try await connection.query("""
-            SELECT greatest(coalesce((SELECT max(sequence) FROM tracking_event WHERE tenant = \(tenant)), 0),
-                            coalesce((SELECT events_through FROM retention WHERE tenant = \(tenant)), 0))
-            """, logger: logger).decode(Int64.self) { lastSequence = last }
+        let progress = try await progress(since: nil)
+        let lastSequence = try await lastSequence()
         let tracked = Set(progress.keys.map(\.deviceId))
         let tails = try await tails(of: devices.filter { tracked.contains($0.id) })
         var filters = IngestFilters.off
@@ -63,14 +49,7 @@ final class PostgresTrackingTransaction: TrackingTransaction {
             """, logger: logger).decode(String.self) {
             filters = try JSONColumn.value(IngestFilters.self, settings, table: "ingest_filters", id: tenant)
         }
-        var statuses: [ProgressKey: DeviceStatus] = [:]
-        for try await (subscriptionId, deviceId, offline, stopped, offlineAt, stoppedAt, followsLastFix) in try await connection.query("""
-            SELECT subscription_id, device_id, offline, stopped, offline_at, stopped_at, follows_last_fix FROM device_status WHERE tenant = \(tenant)
-            """, logger: logger).decode((String, String, Bool, Bool, Int64?, Int64?, Bool).self) {
-            statuses[ProgressKey(subscriptionId: subscriptionId, deviceId: deviceId)] = DeviceStatus(
-                offline: offline, stopped: stopped, offlineAt: offlineAt.map(Instant.init(microseconds:)), stoppedAt: stoppedAt.map(Instant.init(microseconds:)),
-                followsLastFix: followsLastFix)
-        }
+        let statuses = try await statuses(since: nil)
         return TrackingState(
             subscriptions: subscriptions, devices: devices.filter { $0.id != StoredProfile.ordinalFloorRow }, progress: progress,
             lastSequence: lastSequence, acceptedFixes: devices.map(\.lastAcceptedOrdinal).max() ?? 0, tails: tails, profiles: profiles, groups: groups, ingestFilters: filters,
@@ -78,8 +57,8 @@ final class PostgresTrackingTransaction: TrackingTransaction {
     }
 
     /// When each device's last fix arrived and its accepted fix before it (what SQLite's store
-    /// reads per device), in one query: a reload happens whenever another instance committed.
-    private func tails(of devices: [DeviceState]) async throws -> [String: TrackingState.DeviceTail] {
+    /// reads per device), in one query.
+    func tails(of devices: [DeviceState]) async throws -> [String: TrackingState.DeviceTail] {
         guard !devices.isEmpty else { return [:] }
         // `p` is the accepted fix before the last one, its columns `fixColumns` (all NULL when there is none).
         let rows = try await connection.query("""
@@ -108,6 +87,10 @@ final class PostgresTrackingTransaction: TrackingTransaction {
         // A batch that stores nothing (all duplicates, say: a client's retry) sends no instance reloading.
         if case .ingest(let plans) = write, plans.allSatisfy(\.writesNothing) {} else { committed.withLock { $0 = true } }
         switch write {
+        case .ingest, .deadlines: break
+        default: structural.withLock { $0 = true }
+        }
+        switch write {
         case .ingest(let plans): return try await commit(plans)
         case .subscription(let subscription): try await insert(subscription)
         case .deletion(let plan): try await commit(plan)
@@ -127,59 +110,90 @@ final class PostgresTrackingTransaction: TrackingTransaction {
         return []
     }
 
-    /// The plans' fixes, events, devices and progress, in order; per plan, the duplicates.
+    /// The plans' fixes, events, devices, progress and statuses, one statement per table for the
+    /// whole group (a later plan's row of a device wins: it holds the earlier one's changes); per
+    /// plan, the duplicates. Plans storing the same instant of one device (a late fix sent twice in
+    /// a group) are stored one statement each, so the second finds the first's row.
     private func commit(_ plans: [IngestPlan]) async throws -> [Set<Int>] {
+        var instants: Set<FixKey> = []
+        for plan in plans {
+            for stored in plan.stored where !instants.insert(FixKey(deviceId: plan.deviceId, timestamp: stored.fix.timestamp.microseconds)).inserted {
+                var duplicates: [Set<Int>] = []
+                for plan in plans { duplicates.append(try await commit([plan])[0]) }
+                return duplicates
+            }
+        }
+        let inserted = try await insertFixes(plans)
         var duplicates: [Set<Int>] = []
-        for plan in plans { duplicates.append(try await commit(plan)) }
+        for plan in plans {
+            var found: Set<Int> = []
+            for stored in plan.stored where !inserted.contains(FixKey(deviceId: plan.deviceId, timestamp: stored.fix.timestamp.microseconds)) {
+                // Only a late fix can meet a stored instant; an accepted one is newer than all of them.
+                guard stored.late else { throw TrackingStoreError.acceptedFixAlreadyStored(plan.deviceId, stored.fix.timestamp) }
+                found.insert(stored.index)
+            }
+            duplicates.append(found)
+        }
+        try await insert(plans.flatMap(\.events))
+        try await upsert(plans.reduce(into: [:]) { all, plan in all.merge(plan.writtenProgress) { $1 } })
+        try await upsert(plans.reduce(into: [:]) { all, plan in all.merge(plan.writtenStatuses) { $1 } })
+        var devices: [String: DeviceState] = [:]
+        for plan in plans where plan.results.contains(where: { $0.status == .accepted }) { devices[plan.deviceId] = plan.device }
+        try await upsert(Array(devices.values))
         return duplicates
     }
 
-    private func commit(_ plan: IngestPlan) async throws -> Set<Int> {
-        var duplicates: Set<Int> = []
-        if !plan.stored.isEmpty {
-            let fixes = plan.stored.map(\.fix)
-            func optional(_ value: KeyPath<LocationFix, Double?>) -> ([Double], [Bool]) {
-                (fixes.map { $0[keyPath: value] ?? 0 }, fixes.map { $0[keyPath: value] == nil })
-            }
-            let (speeds, noSpeed) = optional(\.speed), (courses, noCourse) = optional(\.course)
-            let (altitudes, noAltitude) = optional(\.altitude), (verticals, noVertical) = optional(\.verticalAccuracy)
-            let attributes = fixes.map { $0.attributes.isEmpty ? "" : JSONValue.canonicalText(of: $0.attributes) }
-            // A late fix meeting a stored instant is a duplicate: the insert skips it; the ones it stored come back.
-            let rows = try await connection.query("""
-                INSERT INTO location_fix (tenant, device_id, timestamp, latitude, longitude, horizontal_accuracy, speed, course, altitude,
-                                          vertical_accuracy, received_at, late, attributes)
-                SELECT \(tenant), \(plan.deviceId), timestamp, latitude, longitude, horizontal_accuracy,
-                       CASE WHEN no_speed THEN NULL ELSE speed END, CASE WHEN no_course THEN NULL ELSE course END,
-                       CASE WHEN no_altitude THEN NULL ELSE altitude END, CASE WHEN no_vertical THEN NULL ELSE vertical END,
-                       \(plan.receivedAt.microseconds), late, NULLIF(attributes, '')
-                FROM unnest(\(fixes.map(\.timestamp.microseconds)), \(fixes.map(\.coordinate.latitude)), \(fixes.map(\.coordinate.longitude)),
-                            \(fixes.map(\.horizontalAccuracy)), \(speeds), \(noSpeed), \(courses), \(noCourse), \(altitudes), \(noAltitude),
-                            \(verticals), \(noVertical), \(plan.stored.map(\.late)), \(attributes))
-                    AS u(timestamp, latitude, longitude, horizontal_accuracy, speed, no_speed, course, no_course, altitude, no_altitude,
-                         vertical, no_vertical, late, attributes)
-                ON CONFLICT DO NOTHING RETURNING timestamp
-                """, logger: logger)
-            var inserted: Set<Int64> = []
-            for try await timestamp in rows.decode(Int64.self) { inserted.insert(timestamp) }
-            for stored in plan.stored where !inserted.contains(stored.fix.timestamp.microseconds) {
-                // Only a late fix can meet a stored instant; an accepted one is newer than all of them.
-                guard stored.late else { throw TrackingStoreError.acceptedFixAlreadyStored(plan.deviceId, stored.fix.timestamp) }
-                duplicates.insert(stored.index)
-            }
+    /// A stored fix's key.
+    private struct FixKey: Hashable {
+        var deviceId: String
+        var timestamp: Int64
+    }
+
+    /// The plans' fixes in one statement; the keys it stored (a late fix meeting a stored instant is skipped).
+    private func insertFixes(_ plans: [IngestPlan]) async throws -> Set<FixKey> {
+        let stored = plans.flatMap { plan in plan.stored.map { (plan.deviceId, plan.receivedAt.microseconds, $0) } }
+        guard !stored.isEmpty else { return [] }
+        let fixes = stored.map(\.2.fix)
+        func optional(_ value: KeyPath<LocationFix, Double?>) -> ([Double], [Bool]) {
+            (fixes.map { $0[keyPath: value] ?? 0 }, fixes.map { $0[keyPath: value] == nil })
         }
-        try await insert(plan.events)
-        try await upsert(plan.writtenProgress)
-        try await upsert(plan.writtenStatuses)
-        if plan.results.contains(where: { $0.status == .accepted }) {
-            try await connection.query("""
-                INSERT INTO device (tenant, id, last_fix, last_fix_at, last_accepted_ordinal)
-                VALUES (\(tenant), \(plan.deviceId), \(plan.device.lastFix.map { StoredFix($0).text }), \(plan.device.lastFix?.timestamp.microseconds),
-                        \(plan.device.lastAcceptedOrdinal))
-                ON CONFLICT (tenant, id) DO UPDATE
-                SET last_fix = excluded.last_fix, last_fix_at = excluded.last_fix_at, last_accepted_ordinal = excluded.last_accepted_ordinal
-                """, logger: logger)
-        }
-        return duplicates
+        let (speeds, noSpeed) = optional(\.speed), (courses, noCourse) = optional(\.course)
+        let (altitudes, noAltitude) = optional(\.altitude), (verticals, noVertical) = optional(\.verticalAccuracy)
+        let attributes = fixes.map { $0.attributes.isEmpty ? "" : JSONValue.canonicalText(of: $0.attributes) }
+        let rows = try await connection.query("""
+            INSERT INTO location_fix (tenant, device_id, timestamp, latitude, longitude, horizontal_accuracy, speed, course, altitude,
+                                      vertical_accuracy, received_at, late, attributes)
+            SELECT \(tenant), device_id, timestamp, latitude, longitude, horizontal_accuracy,
+                   CASE WHEN no_speed THEN NULL ELSE speed END, CASE WHEN no_course THEN NULL ELSE course END,
+                   CASE WHEN no_altitude THEN NULL ELSE altitude END, CASE WHEN no_vertical THEN NULL ELSE vertical END,
+                   received_at, late, NULLIF(attributes, '')
+            FROM unnest(\(stored.map(\.0)), \(fixes.map(\.timestamp.microseconds)), \(fixes.map(\.coordinate.latitude)), \(fixes.map(\.coordinate.longitude)),
+                        \(fixes.map(\.horizontalAccuracy)), \(speeds), \(noSpeed), \(courses), \(noCourse), \(altitudes), \(noAltitude),
+                        \(verticals), \(noVertical), \(stored.map(\.1)), \(stored.map(\.2.late)), \(attributes))
+                AS u(device_id, timestamp, latitude, longitude, horizontal_accuracy, speed, no_speed, course, no_course, altitude, no_altitude,
+                     vertical, no_vertical, received_at, late, attributes)
+            ON CONFLICT DO NOTHING RETURNING device_id, timestamp
+            """, logger: logger)
+        var inserted: Set<FixKey> = []
+        for try await (deviceId, timestamp) in rows.decode((String, Int64).self) { inserted.insert(FixKey(deviceId: deviceId, timestamp: timestamp)) }
+        return inserted
+    }
+
+    /// Devices' last fixes and ordinals, in one statement (at most one row per device).
+    private func upsert(_ devices: [DeviceState]) async throws {
+        guard !devices.isEmpty else { return }
+        let lastFixes = devices.map { $0.lastFix.map { StoredFix($0).text } ?? "" }, noLastFix = devices.map { $0.lastFix == nil }
+        try await connection.query("""
+            INSERT INTO device (tenant, id, last_fix, last_fix_at, last_accepted_ordinal, revision)
+            SELECT \(tenant), id, CASE WHEN no_last_fix THEN NULL ELSE last_fix END, CASE WHEN no_last_fix THEN NULL ELSE last_fix_at END, ordinal,
+                   \(writtenRevision)
+            FROM unnest(\(devices.map(\.id)), \(lastFixes), \(devices.map { $0.lastFix?.timestamp.microseconds ?? 0 }), \(noLastFix),
+                        \(devices.map(\.lastAcceptedOrdinal)))
+                AS u(id, last_fix, last_fix_at, no_last_fix, ordinal)
+            ON CONFLICT (tenant, id) DO UPDATE
+            SET last_fix = excluded.last_fix, last_fix_at = excluded.last_fix_at, last_accepted_ordinal = excluded.last_accepted_ordinal,
+                revision = excluded.revision
+            """, logger: logger)
     }
 
     private func insert(_ subscription: Subscription) async throws {
@@ -220,15 +234,16 @@ final class PostgresTrackingTransaction: TrackingTransaction {
         let offlineAt = entries.map { $0.value.offlineAt?.microseconds ?? 0 }, noOfflineAt = entries.map { $0.value.offlineAt == nil }
         let stoppedAt = entries.map { $0.value.stoppedAt?.microseconds ?? 0 }, noStoppedAt = entries.map { $0.value.stoppedAt == nil }
         try await connection.query("""
-            INSERT INTO device_status (tenant, subscription_id, device_id, offline, stopped, offline_at, stopped_at, follows_last_fix)
+            INSERT INTO device_status (tenant, subscription_id, device_id, offline, stopped, offline_at, stopped_at, follows_last_fix, revision)
             SELECT \(tenant), subscription_id, device_id, offline, stopped,
-                   CASE WHEN no_offline_at THEN NULL ELSE offline_at END, CASE WHEN no_stopped_at THEN NULL ELSE stopped_at END, follows_last_fix
+                   CASE WHEN no_offline_at THEN NULL ELSE offline_at END, CASE WHEN no_stopped_at THEN NULL ELSE stopped_at END, follows_last_fix,
+                   \(writtenRevision)
             FROM unnest(\(entries.map(\.key.subscriptionId)), \(entries.map(\.key.deviceId)), \(entries.map(\.value.offline)),
                         \(entries.map(\.value.stopped)), \(offlineAt), \(noOfflineAt), \(stoppedAt), \(noStoppedAt), \(entries.map(\.value.followsLastFix)))
                 AS u(subscription_id, device_id, offline, stopped, offline_at, no_offline_at, stopped_at, no_stopped_at, follows_last_fix)
             ON CONFLICT (tenant, subscription_id, device_id) DO UPDATE
             SET offline = excluded.offline, stopped = excluded.stopped, offline_at = excluded.offline_at, stopped_at = excluded.stopped_at,
-                follows_last_fix = excluded.follows_last_fix
+                follows_last_fix = excluded.follows_last_fix, revision = excluded.revision
             """, logger: logger)
     }
 
@@ -236,11 +251,11 @@ final class PostgresTrackingTransaction: TrackingTransaction {
         guard !progress.isEmpty else { return }
         let entries = Array(progress)
         try await connection.query("""
-            INSERT INTO subscription_progress (tenant, subscription_id, device_id, progress)
-            SELECT \(tenant), subscription_id, device_id, progress
+            INSERT INTO subscription_progress (tenant, subscription_id, device_id, progress, revision)
+            SELECT \(tenant), subscription_id, device_id, progress, \(writtenRevision)
             FROM unnest(\(entries.map(\.key.subscriptionId)), \(entries.map(\.key.deviceId)), \(entries.map { StoredProgress($0.value).text }))
                 AS u(subscription_id, device_id, progress)
-            ON CONFLICT (tenant, subscription_id, device_id) DO UPDATE SET progress = excluded.progress
+            ON CONFLICT (tenant, subscription_id, device_id) DO UPDATE SET progress = excluded.progress, revision = excluded.revision
             """, logger: logger)
     }
 

@@ -57,12 +57,16 @@ extension TrackingState {
     /// Loading: each `offline` deadline that follows the device's last fix is taken from the
     /// stored last fix (ingest does not write the row when only that deadline moves).
     mutating func deriveDeadlines() {
-        for (key, status) in statuses where status.followsLastFix && status.offlineAt != nil {
-            guard case .status(let rule)? = subscriptions[key.subscriptionId]?.rule, let offlineAfter = rule.offlineAfter,
-                  let last = devices[key.deviceId]?.lastFix
-            else { continue }
-            statuses[key]?.offlineAt = last.timestamp.adding(seconds: offlineAfter)
-        }
+        for key in statuses.keys { deriveDeadline(key) }
+    }
+
+    /// ``deriveDeadlines()`` for one status.
+    mutating func deriveDeadline(_ key: ProgressKey) {
+        guard let status = statuses[key], status.followsLastFix, status.offlineAt != nil,
+              case .status(let rule)? = subscriptions[key.subscriptionId]?.rule, let offlineAfter = rule.offlineAfter,
+              let last = devices[key.deviceId]?.lastFix
+        else { return }
+        statuses[key]?.offlineAt = last.timestamp.adding(seconds: offlineAfter)
     }
 
     /// Sets (or with nil drops) where a status subscription stands with a device.
