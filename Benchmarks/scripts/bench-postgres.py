@@ -1,4 +1,4 @@
-"""make bench-postgres: the same server on SQLite, on PostgreSQL with one instance and with two,
+"""make bench-postgres: the same server on SQLite, on PostgreSQL with one instance, two and four,
 same data, same run; then nearest and within-a-radius over HTTP beside PostGIS's own `<->` and
 `ST_DWithin` on the same rows.
 
@@ -7,7 +7,8 @@ Run under scripts/with-postgres.sh (it names the throw-away server in MERIDIAN_P
 
 Per configuration, with the same annotations imported first:
 - annotation writes/s: 8 clients POST new annotations, round-robin over the instances;
-- fixes/s ingested: 8 feeds post batches of 10 fixes of their own device (alternating instances);
+- fixes/s ingested: 8 feeds post batches of 10 fixes of their own device (each feed's batches
+  cycling over the instances);
 - thin p50/p95: 400 thin requests of random views (zoom 2–14), round-robin over the instances;
 - with two instances, write → other instance: a write on A until B's thin answer holds it (p50/p99);
 - beside writes and ingest on PostgreSQL, the share of its active backends waiting on a lock (sampled).
@@ -238,7 +239,8 @@ def main():
         print(f"{args.points} annotations imported: SQLite {loads['SQLite']:.1f} s, PostgreSQL {loads['PostgreSQL']:.1f} s")
         bodies = views(random.Random(5), THINS)
         results = {}
-        for label, database, instances in (("SQLite", sqlite_path, 1), ("PostgreSQL ×1", pg_url, 1), ("PostgreSQL ×2", pg_url, 2)):
+        for label, database, instances in (("SQLite", sqlite_path, 1), ("PostgreSQL ×1", pg_url, 1), ("PostgreSQL ×2", pg_url, 2),
+                                           ("PostgreSQL ×4", pg_url, 4)):
             started = [benchlib.start_server(args.binary, database, ("--log-level", "warning")) for _ in range(instances)]
             servers.extend(process for process, _, _ in started)
             ports = [port for _, port, _ in started]
@@ -265,6 +267,10 @@ def main():
                   f"{row['ingest']:.0f} | {row['ingest'] / base['ingest']:.2f} | {share(row['ingestLockWaits'])} | "
                   f"{ms(p50)} | {ms(p95)} | {p95 / benchlib.percentile(base['thin'], 95):.2f} |")
         print("\nlock waits: the share of the database's active backends waiting on a lock, pg_stat_activity sampled every 20 ms")
+        one = results["PostgreSQL ×1"]
+        for label, target in (("PostgreSQL ×2", "≥ 0.95"), ("PostgreSQL ×4", "not below ×2")):
+            row = results[label]
+            print(f"{label} ÷ ×1: writes {row['writes'] / one['writes']:.2f}, fixes {row['ingest'] / one['ingest']:.2f} (target {target})")
         delays = results["PostgreSQL ×2"]["visibility"]
         print(f"\nwrite on A → B's thin answer holds it ({len(delays)} writes): p50 {ms(benchlib.percentile(delays, 50))}, "
               f"p99 {ms(benchlib.percentile(delays, 99))} (target p99 < 100 ms)")

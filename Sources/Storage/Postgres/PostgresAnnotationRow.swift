@@ -61,15 +61,25 @@ enum PostgresAnnotationRow {
             """, logger: logger)
     }
 
+    /// How new rows' feed entries are numbered: given (the caller holds the counter), or from the
+    /// tenant's counter row inside the insert's own statement.
+    enum Numbering {
+        case given([Int64])
+        /// The statement takes the `feed` counter, numbers the entries in order after it, stores
+        /// it and notifies: the counter row is held from that statement to the commit, not longer.
+        case counter(feed: String)
+    }
+
     /// Inserts new version-1 annotations of `tenant` created at `at` and their `created` feed
-    /// entries numbered `sequences`, in one statement (arrays unnested: a bulk import is tens of
-    /// thousands of rows, and a round trip per row cost a minute for the demo cities). Their
-    /// external ids must be free. Arrays cannot hold NULL through postgres-nio, so each nullable
-    /// column travels with a mask.
+    /// entries, in one statement (arrays unnested: a bulk import is tens of thousands of rows, and
+    /// a round trip per row cost a minute for the demo cities); returns the counter's new value
+    /// when it numbered them. Their external ids must be free. Arrays cannot hold NULL through
+    /// postgres-nio, so each nullable column travels with a mask.
+    @discardableResult
     static func insert(
-        _ annotations: [Annotation], sequences: [Int64], tenant: TenantID, at: Date, on connection: PostgresConnection, logger: Logger
-    ) async throws {
-        guard !annotations.isEmpty else { return }
+        _ annotations: [Annotation], numbering: Numbering, tenant: TenantID, at: Date, on connection: PostgresConnection, logger: Logger
+    ) async throws -> Int64? {
+        guard !annotations.isEmpty else { return nil }
         let contents = annotations.map(\.content)
         func column(_ value: KeyPath<AnnotationContent, String?>) -> ([String], [Bool]) {
             (contents.map { $0[keyPath: value] ?? "" }, contents.map { $0[keyPath: value] == nil })
@@ -79,8 +89,17 @@ enum PostgresAnnotationRow {
         let (subtitles, noSubtitle) = column(\.subtitle)
         let (kinds, noKind) = column(\.kind)
         let (identifiers, noIdentifier) = column(\.clusteringIdentifier)
-        try await connection.query("""
-            WITH rows AS (
+        let (sequences, feed): ([Int64], String?) = switch numbering {
+        case .given(let sequences): (sequences, nil)
+        case .counter(let feed): (annotations.indices.map { Int64($0) + 1 }, feed)
+        }
+        let count = Int64(annotations.count)
+        // Numbered here: `counter` is the counter after the entries, each entry `last - count + its place`.
+        let rows = try await connection.query("""
+            WITH counter AS (
+                INSERT INTO feed_counter (tenant, feed, last) SELECT \(tenant.description), \(feed ?? ""), \(count) WHERE \(feed != nil)
+                ON CONFLICT (tenant, feed) DO UPDATE SET last = feed_counter.last + \(count) RETURNING last),
+            rows AS (
                 SELECT * FROM unnest(\(annotations.map(\.id.uuid)), \(externalIds), \(noExternalId),
                                      \(contents.map(\.coordinate.latitude)), \(contents.map(\.coordinate.longitude)),
                                      \(titles), \(noTitle), \(subtitles), \(noSubtitle), \(kinds), \(noKind), \(identifiers), \(noIdentifier),
@@ -95,10 +114,19 @@ enum PostgresAnnotationRow {
                        CASE WHEN no_title THEN NULL ELSE title END, CASE WHEN no_subtitle THEN NULL ELSE subtitle END,
                        CASE WHEN no_kind THEN NULL ELSE kind END, CASE WHEN no_clustering_identifier THEN NULL ELSE clustering_identifier END,
                        display_priority, properties, 1, \(unescaped: instant(at)), \(unescaped: instant(at))
-                FROM rows)
-            INSERT INTO annotation_change (tenant, sequence, kind, annotation_id, version, at)
-            SELECT \(tenant.description), sequence, 'created', id, 1, \(unescaped: instant(at)) FROM rows
+                FROM rows),
+            change AS (
+                INSERT INTO annotation_change (tenant, sequence, kind, annotation_id, version, at)
+                SELECT \(tenant.description), CASE WHEN counter.last IS NULL THEN sequence ELSE counter.last - \(count) + sequence END,
+                       'created', id, 1, \(unescaped: instant(at))
+                FROM rows LEFT JOIN counter ON true)
+            SELECT last FROM counter
+            -- PostgresFeeds.payload(_:_:_:), written in SQL.
+            CROSS JOIN LATERAL (SELECT pg_notify(\(PostgresFeeds.channel), \(feed ?? "") || ' ' || \(tenant.description) || ' ' || last)) AS notified
             """, logger: logger)
+        var last: Int64?
+        for try await value in rows.decode(Int64.self) { last = value }
+        return last
     }
 
     /// Stores `annotation`'s content, version and update time over its row.

@@ -55,7 +55,7 @@ extension PostgresAnnotationStore {
                 var created: [Annotation] = []
                 var sequences: [Int64] = []
                 func flush() async throws {
-                    try await PostgresAnnotationRow.insert(created, sequences: sequences, tenant: tenant, at: at, on: connection, logger: logger)
+                    try await PostgresAnnotationRow.insert(created, numbering: .given(sequences), tenant: tenant, at: at, on: connection, logger: logger)
                     created.removeAll(keepingCapacity: true)
                     sequences.removeAll(keepingCapacity: true)
                 }

@@ -89,12 +89,16 @@ public struct PostgresAnnotationStore: AnnotationStore {
         }
     }
 
-    /// This tenant's creates that need no lookup, committed a group at a time: one alone is one
-    /// statement (``createAlone(_:)``); several that arrived while the one before committed are one
-    /// transaction that takes the tenant's counter once, numbers their feed entries in order and
-    /// inserts their rows in one statement, all stamped with the latest request time among them
-    /// (each caller is answered the annotation as stored, after the commit; no store's clock is
-    /// read here, so the per-tenant queue depends on none).
+    /// This tenant's creates that need no lookup, committed a group at a time: those that arrived
+    /// while the one before committed are one transaction whose one statement takes the tenant's
+    /// counter, numbers their feed entries in order and inserts their rows, all stamped with the
+    /// latest request time among them (each caller is answered the annotation as stored, after
+    /// the commit; no store's clock is read here, so the per-tenant queue depends on none). Nothing
+    /// else the statement touches can be held by another writer (the ids are new), so it cannot
+    /// deadlock with the longer writes, and the counter row is held for that statement and the
+    /// commit only. The statement runs in an explicit transaction: a statement committed on its
+    /// own has its rows sent before the commit is durable (a server stopped at that moment flushes
+    /// them, then forgets the row), and only an answered `COMMIT` says the row is stored.
     private var creates: CommitQueue<Annotation, Annotation> {
         database.createQueue(tenant) { [self] in
             CommitQueue(alone: { StorageError.retryable($0) == nil }) { group in try await createTogether(group) }
@@ -102,60 +106,14 @@ public struct PostgresAnnotationStore: AnnotationStore {
     }
 
     private func createTogether(_ group: [Annotation]) async throws -> [Annotation] {
-        guard group.count > 1 else {
-            try await createAlone(group[0])
-            return group
-        }
-        let at = group.map(\.createdAt).max() ?? timestamp()
+        let at = group.count == 1 ? group[0].createdAt : group.map(\.createdAt).max() ?? timestamp()
         let annotations = group.map { Annotation(id: $0.id, content: $0.content, version: 1, createdAt: at, updatedAt: at) }
         let (tenant, logger) = (tenant, logger)
         let last = try await database.transaction { connection in
-            var appender = try await FeedAppender.lock(Self.feedName, tenant, on: connection, logger: logger)
-            let sequences = annotations.map { _ in appender.next() }
-            try await PostgresAnnotationRow.insert(annotations, sequences: sequences, tenant: tenant, at: at, on: connection, logger: logger)
-            return try await appender.finish(on: connection, logger: logger)
+            try await PostgresAnnotationRow.insert(annotations, numbering: .counter(feed: Self.feedName), tenant: tenant, at: at, on: connection, logger: logger)
         }
         if let last { feed.advance(to: last) }
         return annotations
-    }
-
-    /// Inserts a new annotation that has neither an external id nor an idempotency key, its feed
-    /// entry numbered from the tenant's counter and the notification, in one statement: the
-    /// counter row is held for that statement only. Nothing else it touches can be held by another
-    /// writer (the id is new), so it cannot deadlock with the longer writes. The statement runs in
-    /// an explicit transaction: a statement committed on its own has its rows sent before the
-    /// commit is durable (a server stopped at that moment flushes them, then forgets the row), and
-    /// only an answered `COMMIT` says the row is stored.
-    private func createAlone(_ annotation: Annotation) async throws {
-        let content = annotation.content
-        let (latitude, longitude) = (content.coordinate.latitude, content.coordinate.longitude)
-        let (tenant, logger) = (tenant, logger)
-        let last = try await database.transaction { connection in
-            let rows = try await connection.query("""
-                WITH counter AS (
-                    INSERT INTO feed_counter (tenant, feed, last) VALUES (\(tenant.description), \(Self.feedName), 1)
-                    ON CONFLICT (tenant, feed) DO UPDATE SET last = feed_counter.last + 1 RETURNING last),
-                row AS (
-                    INSERT INTO annotation (tenant, id, external_id, latitude, longitude, location, title, subtitle, kind, clustering_identifier,
-                                            display_priority, properties, version, created_at, updated_at)
-                    VALUES (\(tenant.description), \(annotation.id.uuid), NULL, \(latitude), \(longitude),
-                            ST_SetSRID(ST_MakePoint(\(longitude), \(latitude)), 4326)::geography,
-                            \(content.title), \(content.subtitle), \(content.kind), \(content.clusteringIdentifier), \(content.displayPriority),
-                            \(JSONValue.canonicalText(of: content.properties)), 1,
-                            \(unescaped: PostgresAnnotationRow.instant(annotation.createdAt)), \(unescaped: PostgresAnnotationRow.instant(annotation.createdAt)))),
-                change AS (
-                    INSERT INTO annotation_change (tenant, sequence, kind, annotation_id, version, at)
-                    SELECT \(tenant.description), last, 'created', \(annotation.id.uuid), 1, \(unescaped: PostgresAnnotationRow.instant(annotation.createdAt))
-                    FROM counter)
-                SELECT last FROM counter
-                -- PostgresFeeds.payload(_:_:_:), written in SQL.
-                CROSS JOIN LATERAL (SELECT pg_notify(\(PostgresFeeds.channel), \(Self.feedName) || ' ' || \(tenant.description) || ' ' || last)) AS notified
-                """, logger: logger)
-            var last: Int64?
-            for try await sequence in rows.decode(Int64.self) { last = sequence }
-            return last
-        }
-        if let last { feed.advance(to: last) }
     }
 
     /// Now, at the millisecond resolution the database keeps.
