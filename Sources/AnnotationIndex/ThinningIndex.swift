@@ -71,8 +71,10 @@ public final class ThinningIndex: @unchecked Sendable {
             slotPartition.append(-1)
             slotCode.append(0)
             live += 1
+        } else if let inserted = insertOrdinal(for: entry.id) {
+            ordinal = inserted
+            live += 1
         } else {
-            // An id older than the newest held (not issued by this server's generator): renumber.
             rebuild(currentEntries() + [entry])
             return
         }
@@ -80,6 +82,29 @@ public final class ThinningIndex: @unchecked Sendable {
         partitions[partition].insert(member)
         slotPartition[Int(ordinal)] = Int32(partition)
         slotCode[Int(ordinal)] = member.code
+    }
+
+    /// The most ordinals an id older than the newest held moves up before a rebuild is cheaper.
+    static let shiftLimit = 4096
+
+    /// A slot for an id older than the newest held — another instance's, whose writes interleave
+    /// with this one's in the feed, or one given by an import: the ordinals above its place move up
+    /// one (highest first, so none meets another), keeping ordinals in id order, so ties between
+    /// equal priorities break alike on every instance. Nil when more than ``shiftLimit`` would move.
+    private func insertOrdinal(for id: AnnotationID) -> UInt32? {
+        let position = firstOrdinal { $0 > id }
+        guard slotIDs.count - position <= Self.shiftLimit else { return nil }
+        for ordinal in stride(from: slotIDs.count - 1, through: position, by: -1) where slotPartition[ordinal] >= 0 {
+            let partition = Int(slotPartition[ordinal])
+            guard var member = partitions[partition].remove(code: slotCode[ordinal], ordinal: UInt32(ordinal)) else { continue }
+            member.ordinal += 1
+            member.rank = Rank.make(priority: Rank.priority(of: member.rank), ordinal: member.ordinal)
+            partitions[partition].insert(member)
+        }
+        slotIDs.insert(id, at: position)
+        slotPartition.insert(-1, at: position)
+        slotCode.insert(0, at: position)
+        return UInt32(position)
     }
 
     private func removeSlot(_ id: AnnotationID) -> Bool {

@@ -140,22 +140,21 @@ final class ThinningPartition {
         mergeIfNeeded()
     }
 
-    /// Removes the member with this code and ordinal; false when there is none.
+    /// Removes the member with this code and ordinal and returns it; nil when there is none.
     @discardableResult
-    func remove(code: UInt64, ordinal: UInt32) -> Bool {
+    func remove(code: UInt64, ordinal: UInt32) -> Member? {
         let a = Self.lowerBound(added, code, ordinal)
         if a < added.count, added[a].code == code, added[a].ordinal == ordinal {
-            added.remove(at: a)
-            return true
+            return added.remove(at: a)
         }
         let p = mainPosition(code: code, ordinal: ordinal)
-        guard p < codes.count, codes[p] == code, ordinals[p] == ordinal, ranks[p] != Rank.removed else { return false }
+        guard p < codes.count, codes[p] == code, ordinals[p] == ordinal, ranks[p] != Rank.removed else { return nil }
         let member = Member(code: code, ordinal: ordinal, x: xs[p], y: ys[p], rank: ranks[p])
         ranks[p] = Rank.removed
         removed.insert(member, at: Self.lowerBound(removed, code, ordinal))
         resummarize(around: p)
         mergeIfNeeded()
-        return true
+        return member
     }
 
     private func mergeIfNeeded() {
