@@ -50,10 +50,17 @@ public final class IndexFollower: Sendable {
         return index
     }
 
+    /// How long the background catch-up lets writes gather after the feed grew: under a stream
+    /// of writes one catch-up reads many (on PostgreSQL every instance follows every other's
+    /// writes, one read per commit otherwise). Answers do not wait for it: ``current()`` catches
+    /// up first.
+    static let gathering: Duration = .milliseconds(10)
+
     /// Catches up whenever the feed grows, until the task is cancelled.
     public func follow() async {
         while !Task.isCancelled {
             await store.waitForChanges(after: index.sequence, timeout: Self.followTimeout)
+            try? await Task.sleep(for: Self.gathering)
             do { _ = try await current() } catch {
                 // The next answer retries (and reports) it; do not spin on a failing database.
                 try? await Task.sleep(for: Self.retryPause)
