@@ -124,6 +124,13 @@ public final class ExclusiveWriter: TrackingWriter {
     private func exclusively<T: Sendable>(_ body: @escaping @Sendable (any TrackingTransaction) async throws -> T) async throws -> T {
         try await gate.run { [self] in
             do {
+                // Behind what others announced: catch up before waiting for the lock, so the
+                // transaction that holds it has little or nothing left to read.
+                if let mine = revision.withLock({ $0 }), store.announcedRevision > mine,
+                   case let (changes?, reached) = try await store.changes(since: mine) {
+                    state.withLock { $0.catchUp(changes) }
+                    revision.withLock { $0 = reached }
+                }
                 let (result, (before, wrote)) = try await store.exclusively { [self] transaction in
                     let mine = revision.withLock { $0 }
                     if mine != transaction.revision {

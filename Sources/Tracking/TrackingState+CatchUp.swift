@@ -16,6 +16,9 @@ public struct TrackingChanges: Sendable {
     /// The event log's last sequence (or the retention mark past it).
     public var lastSequence: Int64
 
+    /// Nothing changed.
+    public static let none = TrackingChanges(devices: [], progress: [:], statuses: [:], tails: [:], lastSequence: 0)
+
     public init(
         devices: [DeviceState], progress: [ProgressKey: SubscriptionProgress], statuses: [ProgressKey: DeviceStatus],
         tails: [String: TrackingState.DeviceTail], lastSequence: Int64

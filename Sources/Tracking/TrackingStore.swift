@@ -36,6 +36,10 @@ public protocol SharedTrackingStore: TrackingLog {
     /// What changed since `revision` and the revision that is current to, read together; nil
     /// changes when only a reload brings a state up to date (``TrackingTransaction/changes(since:)``).
     func changes(since revision: Int64) async throws -> (changes: TrackingChanges?, revision: Int64)
+    /// The latest revision this process has heard other processes' commits reach (a hint: a
+    /// writer behind it catches up before it waits for the tenant's lock, so the lock is held
+    /// for less).
+    var announcedRevision: Int64 { get }
 }
 
 extension SharedTrackingStore {
@@ -43,6 +47,9 @@ extension SharedTrackingStore {
     public func changes(since revision: Int64) async throws -> (changes: TrackingChanges?, revision: Int64) {
         (nil, try await self.revision())
     }
+
+    /// A store that announces nothing: writers catch up under the lock only.
+    public var announcedRevision: Int64 { 0 }
 }
 
 /// One write transaction of a ``SharedTrackingStore``, holding the tenant's tracking lock.

@@ -45,9 +45,13 @@ public struct PostgresTrackingStore: SharedTrackingStore, EventLogReader {
     public func changes(since revision: Int64) async throws -> (changes: TrackingChanges?, revision: Int64) {
         try await database.transaction(isolation: "REPEATABLE READ READ ONLY") { connection in
             let current = try await self.revision(on: connection)
+            guard current != revision else { return (.none, current) }
             return (try await PostgresTrackingTransaction(store: self, connection: connection, revision: current).changes(since: revision), current)
         }
     }
+
+    /// The revision other instances' commits announced (or this one's), as far as heard.
+    public var announcedRevision: Int64 { database.feeds.signal(Self.revisionFeed, tenant).latest }
 
     public func loadState() async throws -> (state: TrackingState, revision: Int64) {
         try await database.transaction(isolation: "REPEATABLE READ READ ONLY") { connection in

@@ -15,26 +15,44 @@ extension PostgresTrackingTransaction {
         for try await structure in try await connection.query("""
             SELECT last FROM feed_counter WHERE tenant = \(tenant) AND feed = \(Self.structureFeed)
             """, logger: logger).decode(Int64.self) where structure > revision { return nil }
-        let devices = try await devices(since: revision)
+        let (devices, tails) = try await devices(since: revision)
         return TrackingChanges(
             devices: devices.filter { $0.id != StoredProfile.ordinalFloorRow }, progress: try await progress(since: revision),
-            statuses: try await statuses(since: revision), tails: try await tails(of: devices), lastSequence: try await lastSequence())
+            statuses: try await statuses(since: revision), tails: tails, lastSequence: try await lastSequence())
     }
 
     /// The revision this transaction's rows carry: the one its commit makes.
     var writtenRevision: Int64 { revision + 1 }
 
-    /// Device rows written after `revision` (nil: all).
-    func devices(since revision: Int64?) async throws -> [DeviceState] {
+    /// Device rows written after `revision` (nil: all), and of each, when its last fix arrived and
+    /// its accepted fix before that (what SQLite's store reads per device), in one statement: the
+    /// rows and their tails are of one snapshot.
+    func devices(since revision: Int64?) async throws -> ([DeviceState], [String: TrackingState.DeviceTail]) {
+        // `p` is the accepted fix before the last one, its columns `fixColumns` (all NULL when there is none).
+        let rows = try await connection.query("""
+            SELECT d.id, d.last_fix, d.last_accepted_ordinal, f.received_at, p.*
+            FROM device d
+            LEFT JOIN location_fix f ON f.tenant = d.tenant AND f.device_id = d.id AND f.timestamp = d.last_fix_at
+            LEFT JOIN LATERAL (
+                SELECT \(unescaped: PostgresTrackingRows.fixColumns) FROM location_fix
+                WHERE tenant = d.tenant AND device_id = d.id AND timestamp < d.last_fix_at AND NOT late
+                ORDER BY timestamp DESC LIMIT 1) p ON true
+            WHERE d.tenant = \(tenant) AND (\(revision == nil) OR d.revision > \(revision ?? 0))
+            """, logger: logger)
         var devices: [DeviceState] = []
-        for try await (id, lastFix, ordinal) in try await connection.query("""
-            SELECT id, last_fix, last_accepted_ordinal FROM device
-            WHERE tenant = \(tenant) AND (\(revision == nil) OR revision > \(revision ?? 0))
-            """, logger: logger).decode((String, String?, Int64).self) {
+        var tails: [String: TrackingState.DeviceTail] = [:]
+        for try await (id, lastFix, ordinal, receivedAt, timestamp, latitude, longitude, accuracy, speed, course, altitude, vertical, attributes) in rows.decode(
+            (String, String?, Int64, Int64?, Int64?, Double?, Double?, Double?, Double?, Double?, Double?, Double?, String?).self) {
             let fix = try lastFix.map { try JSONColumn.value(StoredFix.self, $0, table: "device", id: id).fix }
             devices.append(DeviceState(id: id, lastFix: fix, lastAcceptedOrdinal: ordinal))
+            guard let receivedAt else { continue }
+            var before: LocationFix?
+            if let timestamp, let latitude, let longitude, let accuracy {
+                before = try PostgresTrackingRows.fix((timestamp, latitude, longitude, accuracy, speed, course, altitude, vertical, attributes))
+            }
+            tails[id] = .init(receivedAt: Instant(microseconds: receivedAt), previous: before)
         }
-        return devices
+        return (devices, tails)
     }
 
     /// Progress rows written after `revision` (nil: all).

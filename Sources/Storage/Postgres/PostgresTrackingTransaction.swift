@@ -37,12 +37,12 @@ final class PostgresTrackingTransaction: TrackingTransaction {
             subscriptions.append(try JSONColumn.value(StoredSubscription.self, definition, table: "subscription", id: id)
                 .subscription(id: id, createdAt: createdAt, acceptedFixesBefore: acceptedBefore, deletedAt: deletedAt))
         }
-        let devices = try await devices(since: nil)
+        let (devices, allTails) = try await devices(since: nil)
         let (profiles, groups) = try await registry()
         let progress = try await progress(since: nil)
         let lastSequence = try await lastSequence()
         let tracked = Set(progress.keys.map(\.deviceId))
-        let tails = try await tails(of: devices.filter { tracked.contains($0.id) })
+        let tails = allTails.filter { tracked.contains($0.key) }
         var filters = IngestFilters.off
         for try await settings in try await connection.query("""
             SELECT settings FROM ingest_filters WHERE tenant = \(tenant)
@@ -54,33 +54,6 @@ final class PostgresTrackingTransaction: TrackingTransaction {
             subscriptions: subscriptions, devices: devices.filter { $0.id != StoredProfile.ordinalFloorRow }, progress: progress,
             lastSequence: lastSequence, acceptedFixes: devices.map(\.lastAcceptedOrdinal).max() ?? 0, tails: tails, profiles: profiles, groups: groups, ingestFilters: filters,
             statuses: statuses)
-    }
-
-    /// When each device's last fix arrived and its accepted fix before it (what SQLite's store
-    /// reads per device), in one query.
-    func tails(of devices: [DeviceState]) async throws -> [String: TrackingState.DeviceTail] {
-        guard !devices.isEmpty else { return [:] }
-        // `p` is the accepted fix before the last one, its columns `fixColumns` (all NULL when there is none).
-        let rows = try await connection.query("""
-            SELECT d.id, f.received_at, p.*
-            FROM device d
-            JOIN location_fix f ON f.tenant = d.tenant AND f.device_id = d.id AND f.timestamp = d.last_fix_at
-            LEFT JOIN LATERAL (
-                SELECT \(unescaped: PostgresTrackingRows.fixColumns) FROM location_fix
-                WHERE tenant = d.tenant AND device_id = d.id AND timestamp < d.last_fix_at AND NOT late
-                ORDER BY timestamp DESC LIMIT 1) p ON true
-            WHERE d.tenant = \(tenant) AND d.id = ANY(\(devices.map(\.id)))
-            """, logger: logger)
-        var tails: [String: TrackingState.DeviceTail] = [:]
-        for try await (id, receivedAt, timestamp, latitude, longitude, accuracy, speed, course, altitude, vertical, attributes) in rows.decode(
-            (String, Int64, Int64?, Double?, Double?, Double?, Double?, Double?, Double?, Double?, String?).self) {
-            var before: LocationFix?
-            if let timestamp, let latitude, let longitude, let accuracy {
-                before = try PostgresTrackingRows.fix((timestamp, latitude, longitude, accuracy, speed, course, altitude, vertical, attributes))
-            }
-            tails[id] = .init(receivedAt: Instant(microseconds: receivedAt), previous: before)
-        }
-        return tails
     }
 
     func commit(_ write: TrackingWrite) async throws -> [Set<Int>] {
