@@ -68,23 +68,25 @@ public struct PostgresTrackingStore: SharedTrackingStore, EventLogReader {
             guard transaction.wrote else { return result }
             var revision = counter
             let written = revision.next()
-            _ = try await revision.finish(on: connection, logger: logger)
-            if transaction.structural.withLock({ $0 }) {
-                try await connection.query("""
-                    INSERT INTO feed_counter (tenant, feed, last) VALUES (\(tenant.description), \(PostgresTrackingTransaction.structureFeed), \(written))
-                    ON CONFLICT (tenant, feed) DO UPDATE SET last = excluded.last
-                    """, logger: logger)
-            }
+            let structural = transaction.structural.withLock { $0 }
             let lastEvent = transaction.lastEvent.withLock { $0 }
-            if let lastEvent {
-                // The rows are read: an error in a statement that returns rows reaches only its reader.
-                for try await _ in try await connection.query("""
-                    WITH stored AS (
-                        INSERT INTO feed_counter (tenant, feed, last) VALUES (\(tenant.description), \(Self.eventFeed), \(lastEvent))
-                        ON CONFLICT (tenant, feed) DO UPDATE SET last = greatest(feed_counter.last, excluded.last))
-                    SELECT pg_notify(\(PostgresFeeds.channel), \(PostgresFeeds.payload(Self.eventFeed, tenant, lastEvent)))
-                    """, logger: logger) {}
-            }
+            // The revision, the structure mark (``PostgresTrackingTransaction/changes(since:)``) and the
+            // event log's end, with their notifications, in one statement. Its rows are read: an error
+            // in a statement that returns rows reaches only its reader.
+            for try await _ in try await connection.query("""
+                WITH stored AS (
+                    UPDATE feed_counter SET last = \(written) WHERE tenant = \(tenant.description) AND feed = \(Self.revisionFeed)),
+                structure AS (
+                    INSERT INTO feed_counter (tenant, feed, last)
+                    SELECT \(tenant.description), \(PostgresTrackingTransaction.structureFeed), \(written) WHERE \(structural)
+                    ON CONFLICT (tenant, feed) DO UPDATE SET last = excluded.last),
+                events AS (
+                    INSERT INTO feed_counter (tenant, feed, last) SELECT \(tenant.description), \(Self.eventFeed), \(lastEvent ?? 0) WHERE \(lastEvent != nil)
+                    ON CONFLICT (tenant, feed) DO UPDATE SET last = greatest(feed_counter.last, excluded.last))
+                SELECT pg_notify(\(PostgresFeeds.channel), \(PostgresFeeds.payload(Self.revisionFeed, tenant, written)))
+                UNION ALL
+                SELECT pg_notify(\(PostgresFeeds.channel), \(PostgresFeeds.payload(Self.eventFeed, tenant, lastEvent ?? 0))) WHERE \(lastEvent != nil)
+                """, logger: logger) {}
             return result
         }
     }

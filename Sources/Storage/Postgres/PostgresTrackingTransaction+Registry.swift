@@ -36,7 +36,7 @@ extension PostgresTrackingTransaction {
                   AND subscription_id = ANY(\(plan.dropped.map(\.subscriptionId)))
                 """, logger: store.logger)
         }
-        try await upsert(plan.started)
+        try await write(TrackingRows(progress: plan.started))
     }
 
     func save(_ group: DeviceGroup?, named name: String) async throws {

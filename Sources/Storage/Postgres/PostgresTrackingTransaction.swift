@@ -76,9 +76,7 @@ final class PostgresTrackingTransaction: TrackingTransaction {
         case .profile(let plan): try await commit(plan)
         case .group(let name, let group): try await save(group, named: name)
         case .erasure(let erasure): try await commit(erasure)
-        case .deadlines(let plan):
-            try await insert(plan.events)
-            try await upsert(plan.statuses)
+        case .deadlines(let plan): try await self.write(TrackingRows(events: plan.events, statuses: plan.statuses))
         }
         return []
     }
@@ -96,7 +94,17 @@ final class PostgresTrackingTransaction: TrackingTransaction {
                 return duplicates
             }
         }
-        let inserted = try await insertFixes(plans)
+        var rows = TrackingRows()
+        var devices: [String: DeviceState] = [:]
+        for plan in plans {
+            rows.fixes += plan.stored.map { (plan.deviceId, plan.receivedAt.microseconds, $0) }
+            rows.events += plan.events
+            rows.progress.merge(plan.writtenProgress) { $1 }
+            rows.statuses.merge(plan.writtenStatuses) { $1 }
+            if plan.results.contains(where: { $0.status == .accepted }) { devices[plan.deviceId] = plan.device }
+        }
+        rows.devices = Array(devices.values)
+        let inserted = try await write(rows)
         var duplicates: [Set<Int>] = []
         for plan in plans {
             var found: Set<Int> = []
@@ -107,66 +115,7 @@ final class PostgresTrackingTransaction: TrackingTransaction {
             }
             duplicates.append(found)
         }
-        try await insert(plans.flatMap(\.events))
-        try await upsert(plans.reduce(into: [:]) { all, plan in all.merge(plan.writtenProgress) { $1 } })
-        try await upsert(plans.reduce(into: [:]) { all, plan in all.merge(plan.writtenStatuses) { $1 } })
-        var devices: [String: DeviceState] = [:]
-        for plan in plans where plan.results.contains(where: { $0.status == .accepted }) { devices[plan.deviceId] = plan.device }
-        try await upsert(Array(devices.values))
         return duplicates
-    }
-
-    /// A stored fix's key.
-    private struct FixKey: Hashable {
-        var deviceId: String
-        var timestamp: Int64
-    }
-
-    /// The plans' fixes in one statement; the keys it stored (a late fix meeting a stored instant is skipped).
-    private func insertFixes(_ plans: [IngestPlan]) async throws -> Set<FixKey> {
-        let stored = plans.flatMap { plan in plan.stored.map { (plan.deviceId, plan.receivedAt.microseconds, $0) } }
-        guard !stored.isEmpty else { return [] }
-        let fixes = stored.map(\.2.fix)
-        func optional(_ value: KeyPath<LocationFix, Double?>) -> ([Double], [Bool]) {
-            (fixes.map { $0[keyPath: value] ?? 0 }, fixes.map { $0[keyPath: value] == nil })
-        }
-        let (speeds, noSpeed) = optional(\.speed), (courses, noCourse) = optional(\.course)
-        let (altitudes, noAltitude) = optional(\.altitude), (verticals, noVertical) = optional(\.verticalAccuracy)
-        let attributes = fixes.map { $0.attributes.isEmpty ? "" : JSONValue.canonicalText(of: $0.attributes) }
-        let rows = try await connection.query("""
-            INSERT INTO location_fix (tenant, device_id, timestamp, latitude, longitude, horizontal_accuracy, speed, course, altitude,
-                                      vertical_accuracy, received_at, late, attributes)
-            SELECT \(tenant), device_id, timestamp, latitude, longitude, horizontal_accuracy,
-                   CASE WHEN no_speed THEN NULL ELSE speed END, CASE WHEN no_course THEN NULL ELSE course END,
-                   CASE WHEN no_altitude THEN NULL ELSE altitude END, CASE WHEN no_vertical THEN NULL ELSE vertical END,
-                   received_at, late, NULLIF(attributes, '')
-            FROM unnest(\(stored.map(\.0)), \(fixes.map(\.timestamp.microseconds)), \(fixes.map(\.coordinate.latitude)), \(fixes.map(\.coordinate.longitude)),
-                        \(fixes.map(\.horizontalAccuracy)), \(speeds), \(noSpeed), \(courses), \(noCourse), \(altitudes), \(noAltitude),
-                        \(verticals), \(noVertical), \(stored.map(\.1)), \(stored.map(\.2.late)), \(attributes))
-                AS u(device_id, timestamp, latitude, longitude, horizontal_accuracy, speed, no_speed, course, no_course, altitude, no_altitude,
-                     vertical, no_vertical, received_at, late, attributes)
-            ON CONFLICT DO NOTHING RETURNING device_id, timestamp
-            """, logger: logger)
-        var inserted: Set<FixKey> = []
-        for try await (deviceId, timestamp) in rows.decode((String, Int64).self) { inserted.insert(FixKey(deviceId: deviceId, timestamp: timestamp)) }
-        return inserted
-    }
-
-    /// Devices' last fixes and ordinals, in one statement (at most one row per device).
-    private func upsert(_ devices: [DeviceState]) async throws {
-        guard !devices.isEmpty else { return }
-        let lastFixes = devices.map { $0.lastFix.map { StoredFix($0).text } ?? "" }, noLastFix = devices.map { $0.lastFix == nil }
-        try await connection.query("""
-            INSERT INTO device (tenant, id, last_fix, last_fix_at, last_accepted_ordinal, revision)
-            SELECT \(tenant), id, CASE WHEN no_last_fix THEN NULL ELSE last_fix END, CASE WHEN no_last_fix THEN NULL ELSE last_fix_at END, ordinal,
-                   \(writtenRevision)
-            FROM unnest(\(devices.map(\.id)), \(lastFixes), \(devices.map { $0.lastFix?.timestamp.microseconds ?? 0 }), \(noLastFix),
-                        \(devices.map(\.lastAcceptedOrdinal)))
-                AS u(id, last_fix, last_fix_at, no_last_fix, ordinal)
-            ON CONFLICT (tenant, id) DO UPDATE
-            SET last_fix = excluded.last_fix, last_fix_at = excluded.last_fix_at, last_accepted_ordinal = excluded.last_accepted_ordinal,
-                revision = excluded.revision
-            """, logger: logger)
     }
 
     private func insert(_ subscription: Subscription) async throws {
@@ -187,7 +136,7 @@ final class PostgresTrackingTransaction: TrackingTransaction {
         try await connection.query("""
             DELETE FROM device_status WHERE tenant = \(tenant) AND subscription_id = \(plan.subscription.id)
             """, logger: logger)
-        try await insert(plan.events)
+        try await write(TrackingRows(events: plan.events))
     }
 
     private func commit(_ plan: ChangePlan) async throws {
@@ -195,69 +144,7 @@ final class PostgresTrackingTransaction: TrackingTransaction {
             UPDATE subscription SET definition = \(try JSONColumn.text(StoredSubscription(plan.subscription)))
             WHERE tenant = \(tenant) AND id = \(plan.subscription.id)
             """, logger: logger)
-        try await upsert(plan.progress)
-        try await upsert(plan.statuses)
-        try await insert(plan.events)
-    }
-
-    /// Status rows, deadlines with them, in one statement (each deadline with a NULL mask).
-    func upsert(_ statuses: [ProgressKey: DeviceStatus]) async throws {
-        guard !statuses.isEmpty else { return }
-        let entries = Array(statuses)
-        let offlineAt = entries.map { $0.value.offlineAt?.microseconds ?? 0 }, noOfflineAt = entries.map { $0.value.offlineAt == nil }
-        let stoppedAt = entries.map { $0.value.stoppedAt?.microseconds ?? 0 }, noStoppedAt = entries.map { $0.value.stoppedAt == nil }
-        try await connection.query("""
-            INSERT INTO device_status (tenant, subscription_id, device_id, offline, stopped, offline_at, stopped_at, follows_last_fix, revision)
-            SELECT \(tenant), subscription_id, device_id, offline, stopped,
-                   CASE WHEN no_offline_at THEN NULL ELSE offline_at END, CASE WHEN no_stopped_at THEN NULL ELSE stopped_at END, follows_last_fix,
-                   \(writtenRevision)
-            FROM unnest(\(entries.map(\.key.subscriptionId)), \(entries.map(\.key.deviceId)), \(entries.map(\.value.offline)),
-                        \(entries.map(\.value.stopped)), \(offlineAt), \(noOfflineAt), \(stoppedAt), \(noStoppedAt), \(entries.map(\.value.followsLastFix)))
-                AS u(subscription_id, device_id, offline, stopped, offline_at, no_offline_at, stopped_at, no_stopped_at, follows_last_fix)
-            ON CONFLICT (tenant, subscription_id, device_id) DO UPDATE
-            SET offline = excluded.offline, stopped = excluded.stopped, offline_at = excluded.offline_at, stopped_at = excluded.stopped_at,
-                follows_last_fix = excluded.follows_last_fix, revision = excluded.revision
-            """, logger: logger)
-    }
-
-    func upsert(_ progress: [ProgressKey: SubscriptionProgress]) async throws {
-        guard !progress.isEmpty else { return }
-        let entries = Array(progress)
-        try await connection.query("""
-            INSERT INTO subscription_progress (tenant, subscription_id, device_id, progress, revision)
-            SELECT \(tenant), subscription_id, device_id, progress, \(writtenRevision)
-            FROM unnest(\(entries.map(\.key.subscriptionId)), \(entries.map(\.key.deviceId)), \(entries.map { StoredProgress($0.value).text }))
-                AS u(subscription_id, device_id, progress)
-            ON CONFLICT (tenant, subscription_id, device_id) DO UPDATE SET progress = excluded.progress, revision = excluded.revision
-            """, logger: logger)
-    }
-
-    /// The events in one statement (arrays unnested; each nullable column with a mask).
-    private func insert(_ events: [TrackingEvent]) async throws {
-        guard let last = events.last?.sequence else { return }
-        func nullable(_ values: [String?]) -> ([String], [Bool]) { (values.map { $0 ?? "" }, values.map { $0 == nil }) }
-        let (reasons, noReason) = nullable(events.map(\.reason))
-        let (previous, noPrevious) = nullable(events.map { $0.previousLocation.map { StoredFix($0).text } })
-        let (names, noName) = nullable(events.map(\.subscriptionName))
-        let (properties, noProperties) = nullable(events.map {
-            $0.subscriptionProperties.isEmpty ? nil : JSONValue.canonicalText(of: $0.subscriptionProperties)
-        })
-        let (visits, noVisit) = nullable(events.map { StoredVisit.text($0.visit) })
-        try await connection.query("""
-            INSERT INTO tracking_event (tenant, sequence, id, subscription_id, device_id, kind, reason, location, previous_location,
-                                        occurred_at, recorded_at, interpolated, subscription_name, subscription_properties, visit)
-            SELECT \(tenant), sequence, id, subscription_id, device_id, kind, CASE WHEN no_reason THEN NULL ELSE reason END, location,
-                   CASE WHEN no_previous THEN NULL ELSE previous END, occurred_at, recorded_at, interpolated,
-                   CASE WHEN no_name THEN NULL ELSE name END, CASE WHEN no_properties THEN NULL ELSE properties END,
-                   CASE WHEN no_visit THEN NULL ELSE visit END
-            FROM unnest(\(events.map(\.sequence)), \(events.map(\.id)), \(events.map(\.subscriptionId)), \(events.map(\.deviceId)),
-                        \(events.map(\.kind.rawValue)), \(reasons), \(noReason), \(events.map { StoredFix($0.location).text }), \(previous), \(noPrevious),
-                        \(events.map(\.occurredAt.microseconds)), \(events.map(\.recordedAt.microseconds)), \(events.map(\.interpolated)),
-                        \(names), \(noName), \(properties), \(noProperties), \(visits), \(noVisit))
-                AS u(sequence, id, subscription_id, device_id, kind, reason, no_reason, location, previous, no_previous,
-                     occurred_at, recorded_at, interpolated, name, no_name, properties, no_properties, visit, no_visit)
-            """, logger: logger)
-        lastEvent.withLock { $0 = max($0 ?? 0, last) }
+        try await write(TrackingRows(events: plan.events, progress: plan.progress, statuses: plan.statuses))
     }
 }
 

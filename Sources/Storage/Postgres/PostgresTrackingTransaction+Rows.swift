@@ -1,0 +1,119 @@
+import Logging
+import PostgresNIO
+import Synchronization
+import Timeline
+import Tracking
+import WireJSON
+
+/// The rows one tracking write stores: a group's fixes, events, progress, statuses and devices.
+struct TrackingRows {
+    var fixes: [(deviceId: String, receivedAt: Int64, stored: IngestPlan.StoredFix)] = []
+    var events: [TrackingEvent] = []
+    var progress: [ProgressKey: SubscriptionProgress] = [:]
+    var statuses: [ProgressKey: DeviceStatus] = [:]
+    /// At most one per device.
+    var devices: [DeviceState] = []
+}
+
+/// A stored fix's key.
+struct FixKey: Hashable {
+    var deviceId: String
+    var timestamp: Int64
+}
+
+extension PostgresTrackingTransaction {
+    /// Writes `rows` in one statement (arrays unnested, each nullable column with a mask; an empty
+    /// array writes nothing), so the tenant's tracking lock is held for one round trip of writing,
+    /// not one per table. A late fix meeting a stored instant is skipped; returns the fixes stored.
+    /// Device, progress and status rows carry this transaction's revision (``changes(since:)``).
+    @discardableResult
+    func write(_ rows: TrackingRows) async throws -> Set<FixKey> {
+        let fixes = rows.fixes.map(\.stored.fix)
+        func optional(_ value: KeyPath<LocationFix, Double?>) -> ([Double], [Bool]) {
+            (fixes.map { $0[keyPath: value] ?? 0 }, fixes.map { $0[keyPath: value] == nil })
+        }
+        let (speeds, noSpeed) = optional(\.speed), (courses, noCourse) = optional(\.course)
+        let (altitudes, noAltitude) = optional(\.altitude), (verticals, noVertical) = optional(\.verticalAccuracy)
+        let attributes = fixes.map { $0.attributes.isEmpty ? "" : JSONValue.canonicalText(of: $0.attributes) }
+
+        let events = rows.events
+        func nullable(_ values: [String?]) -> ([String], [Bool]) { (values.map { $0 ?? "" }, values.map { $0 == nil }) }
+        let (reasons, noReason) = nullable(events.map(\.reason))
+        let (previous, noPrevious) = nullable(events.map { $0.previousLocation.map { StoredFix($0).text } })
+        let (names, noName) = nullable(events.map(\.subscriptionName))
+        let (properties, noProperties) = nullable(events.map {
+            $0.subscriptionProperties.isEmpty ? nil : JSONValue.canonicalText(of: $0.subscriptionProperties)
+        })
+        let (visits, noVisit) = nullable(events.map { StoredVisit.text($0.visit) })
+
+        let progress = Array(rows.progress)
+        let statuses = Array(rows.statuses)
+        let offlineAt = statuses.map { $0.value.offlineAt?.microseconds ?? 0 }, noOfflineAt = statuses.map { $0.value.offlineAt == nil }
+        let stoppedAt = statuses.map { $0.value.stoppedAt?.microseconds ?? 0 }, noStoppedAt = statuses.map { $0.value.stoppedAt == nil }
+
+        let devices = rows.devices
+        let lastFixes = devices.map { $0.lastFix.map { StoredFix($0).text } ?? "" }, noLastFix = devices.map { $0.lastFix == nil }
+
+        let stored = try await connection.query("""
+            WITH fixes AS (
+                INSERT INTO location_fix (tenant, device_id, timestamp, latitude, longitude, horizontal_accuracy, speed, course, altitude,
+                                          vertical_accuracy, received_at, late, attributes)
+                SELECT \(tenant), device_id, timestamp, latitude, longitude, horizontal_accuracy,
+                       CASE WHEN no_speed THEN NULL ELSE speed END, CASE WHEN no_course THEN NULL ELSE course END,
+                       CASE WHEN no_altitude THEN NULL ELSE altitude END, CASE WHEN no_vertical THEN NULL ELSE vertical END,
+                       received_at, late, NULLIF(attributes, '')
+                FROM unnest(\(rows.fixes.map(\.deviceId)), \(fixes.map(\.timestamp.microseconds)), \(fixes.map(\.coordinate.latitude)),
+                            \(fixes.map(\.coordinate.longitude)), \(fixes.map(\.horizontalAccuracy)), \(speeds), \(noSpeed), \(courses), \(noCourse),
+                            \(altitudes), \(noAltitude), \(verticals), \(noVertical), \(rows.fixes.map(\.receivedAt)), \(rows.fixes.map(\.stored.late)),
+                            \(attributes))
+                    AS u(device_id, timestamp, latitude, longitude, horizontal_accuracy, speed, no_speed, course, no_course, altitude, no_altitude,
+                         vertical, no_vertical, received_at, late, attributes)
+                ON CONFLICT DO NOTHING RETURNING device_id, timestamp),
+            events AS (
+                INSERT INTO tracking_event (tenant, sequence, id, subscription_id, device_id, kind, reason, location, previous_location,
+                                            occurred_at, recorded_at, interpolated, subscription_name, subscription_properties, visit)
+                SELECT \(tenant), sequence, id, subscription_id, device_id, kind, CASE WHEN no_reason THEN NULL ELSE reason END, location,
+                       CASE WHEN no_previous THEN NULL ELSE previous END, occurred_at, recorded_at, interpolated,
+                       CASE WHEN no_name THEN NULL ELSE name END, CASE WHEN no_properties THEN NULL ELSE properties END,
+                       CASE WHEN no_visit THEN NULL ELSE visit END
+                FROM unnest(\(events.map(\.sequence)), \(events.map(\.id)), \(events.map(\.subscriptionId)), \(events.map(\.deviceId)),
+                            \(events.map(\.kind.rawValue)), \(reasons), \(noReason), \(events.map { StoredFix($0.location).text }), \(previous), \(noPrevious),
+                            \(events.map(\.occurredAt.microseconds)), \(events.map(\.recordedAt.microseconds)), \(events.map(\.interpolated)),
+                            \(names), \(noName), \(properties), \(noProperties), \(visits), \(noVisit))
+                    AS u(sequence, id, subscription_id, device_id, kind, reason, no_reason, location, previous, no_previous,
+                         occurred_at, recorded_at, interpolated, name, no_name, properties, no_properties, visit, no_visit)),
+            progress AS (
+                INSERT INTO subscription_progress (tenant, subscription_id, device_id, progress, revision)
+                SELECT \(tenant), subscription_id, device_id, progress, \(writtenRevision)
+                FROM unnest(\(progress.map(\.key.subscriptionId)), \(progress.map(\.key.deviceId)), \(progress.map { StoredProgress($0.value).text }))
+                    AS u(subscription_id, device_id, progress)
+                ON CONFLICT (tenant, subscription_id, device_id) DO UPDATE SET progress = excluded.progress, revision = excluded.revision),
+            statuses AS (
+                INSERT INTO device_status (tenant, subscription_id, device_id, offline, stopped, offline_at, stopped_at, follows_last_fix, revision)
+                SELECT \(tenant), subscription_id, device_id, offline, stopped,
+                       CASE WHEN no_offline_at THEN NULL ELSE offline_at END, CASE WHEN no_stopped_at THEN NULL ELSE stopped_at END, follows_last_fix,
+                       \(writtenRevision)
+                FROM unnest(\(statuses.map(\.key.subscriptionId)), \(statuses.map(\.key.deviceId)), \(statuses.map(\.value.offline)),
+                            \(statuses.map(\.value.stopped)), \(offlineAt), \(noOfflineAt), \(stoppedAt), \(noStoppedAt), \(statuses.map(\.value.followsLastFix)))
+                    AS u(subscription_id, device_id, offline, stopped, offline_at, no_offline_at, stopped_at, no_stopped_at, follows_last_fix)
+                ON CONFLICT (tenant, subscription_id, device_id) DO UPDATE
+                SET offline = excluded.offline, stopped = excluded.stopped, offline_at = excluded.offline_at, stopped_at = excluded.stopped_at,
+                    follows_last_fix = excluded.follows_last_fix, revision = excluded.revision),
+            devices AS (
+                INSERT INTO device (tenant, id, last_fix, last_fix_at, last_accepted_ordinal, revision)
+                SELECT \(tenant), id, CASE WHEN no_last_fix THEN NULL ELSE last_fix END, CASE WHEN no_last_fix THEN NULL ELSE last_fix_at END, ordinal,
+                       \(writtenRevision)
+                FROM unnest(\(devices.map(\.id)), \(lastFixes), \(devices.map { $0.lastFix?.timestamp.microseconds ?? 0 }), \(noLastFix),
+                            \(devices.map(\.lastAcceptedOrdinal)))
+                    AS u(id, last_fix, last_fix_at, no_last_fix, ordinal)
+                ON CONFLICT (tenant, id) DO UPDATE
+                SET last_fix = excluded.last_fix, last_fix_at = excluded.last_fix_at, last_accepted_ordinal = excluded.last_accepted_ordinal,
+                    revision = excluded.revision)
+            SELECT device_id, timestamp FROM fixes
+            """, logger: logger)
+        var inserted: Set<FixKey> = []
+        for try await (deviceId, timestamp) in stored.decode((String, Int64).self) { inserted.insert(FixKey(deviceId: deviceId, timestamp: timestamp)) }
+        if let last = events.last?.sequence { lastEvent.withLock { $0 = max($0 ?? 0, last) } }
+        return inserted
+    }
+}
