@@ -52,6 +52,14 @@ public final class ThinningIndex: @unchecked Sendable {
     public func apply(upserts: [ThinningEntry], removals: [AnnotationID], through sequence: Int64) {
         lock.writing {
             for id in removals { _ = removeSlot(id) }
+            if olderThanNewest(upserts) > Self.olderPerBatch {
+                // Each would move the ordinals above it (a bulk of another instance's writes): renumber once.
+                var entries = Dictionary(currentEntries().map { ($0.id, $0) }, uniquingKeysWith: { $1 })
+                for entry in upserts { entries[entry.id] = entry }
+                rebuild(Array(entries.values))
+                appliedSequence = max(appliedSequence, sequence)
+                return
+            }
             for entry in upserts.sorted(by: { $0.id < $1.id }) { upsertUnlocked(entry) }
             if slotIDs.count > 1024, slotIDs.count > 2 * live { rebuild(currentEntries()) }
             appliedSequence = max(appliedSequence, sequence)
@@ -86,6 +94,15 @@ public final class ThinningIndex: @unchecked Sendable {
 
     /// The most ordinals an id older than the newest held moves up before a rebuild is cheaper.
     static let shiftLimit = 4096
+    /// The most new ids older than the newest held one batch places one at a time (each moves the
+    /// ordinals above it); a batch with more renumbers once.
+    static let olderPerBatch = 64
+
+    /// How many of `upserts` are new ids older than the newest held.
+    private func olderThanNewest(_ upserts: [ThinningEntry]) -> Int {
+        guard let newest = slotIDs.last else { return 0 }
+        return upserts.count { $0.id < newest && ordinalOf($0.id) == nil }
+    }
 
     /// A slot for an id older than the newest held — another instance's, whose writes interleave
     /// with this one's in the feed, or one given by an import: the ordinals above its place move up

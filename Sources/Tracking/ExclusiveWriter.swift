@@ -125,9 +125,10 @@ public final class ExclusiveWriter: TrackingWriter {
         try await gate.run { [self] in
             do {
                 // Behind what others announced: catch up before waiting for the lock, so the
-                // transaction that holds it has little or nothing left to read.
+                // transaction that holds it has little or nothing left to read. Only a head
+                // start: when it fails, the locked transaction catches up as it would have.
                 if let mine = revision.withLock({ $0 }), store.announcedRevision > mine,
-                   case let (changes?, reached) = try await store.changes(since: mine) {
+                   case let (changes?, reached)? = try? await store.changes(since: mine) {
                     state.withLock { $0.catchUp(changes) }
                     revision.withLock { $0 = reached }
                 }

@@ -113,14 +113,23 @@ import Timeline
         let index = ThinningIndex(entries: points.prefix(1000).map(\.entry), sequence: 0)
         var random = SeededGenerator(seed: 22)
         for start in stride(from: 1000, to: 3000, by: 8) {
-            for point in points[start..<start + 8].reversed() { index.upsert(point.entry) }
-            // And now and then a delete, so some of the ordinals that move belong to removed slots.
-            if Int.random(in: 0..<3, using: &random) == 0 {
-                let i = Int.random(in: 0..<start + 8, using: &random)
-                index.remove(points[i].id)
-                points[i].priority = -1
+            let group = Array(points[start..<start + 8].indices.reversed())
+            for (step, i) in group.enumerated() {
+                index.upsert(points[i].entry)
+                // Now and then a delete of one just placed, so older ids after it move a removed slot.
+                if step == 3, Int.random(in: 0..<3, using: &random) == 0 {
+                    index.remove(points[i].id)
+                    points[i].priority = -1
+                }
             }
         }
+        // And a batch with many older ids at once (a bulk of another instance's writes).
+        let bulk = Self.points(200, seed: 25, firstID: 500_000)
+        points += bulk
+        index.apply(upserts: bulk.map(\.entry), removals: [], through: 1)
+        let late = Self.points(100, seed: 26, firstID: 400_000)
+        points += late
+        index.apply(upserts: late.map(\.entry), removals: [], through: 2)
         points.removeAll { $0.priority == -1 }
         #expect(index.count == points.count)
         check(index, against: points, views: Self.views(seed: 23))

@@ -128,4 +128,50 @@ struct TrackingCatchUpTests {
             #expect(state == loaded, "instance \(index) caught up to what a load gives")
         }
     }
+
+    @Test func concurrentDevicesOnBothInstancesCatchUpToWhatALoadGives() async throws {
+        // Each device's batches in order, the devices at once, each batch to either instance: the
+        // groups hold several devices' batches, and an instance catches up before and under the lock.
+        let batches = Self.batches(seed: 7, count: 160)
+        let byDevice = Dictionary(grouping: batches.indices, by: { batches[$0].0 })
+        let clock = Clock()
+        clock.now.withLock { $0 = batches.flatMap(\.1).map(\.timestamp).max()!.adding(seconds: 20) }
+        let reference = try await Self.tracker(try await DatabasePlace.open(try await TestEngine.sqlite.freshPlace()), clock: clock)
+        try await Self.subscribe(reference)
+        var expected: [String: [Outcome]] = [:]
+        for (device, fixes) in batches {
+            expected[device, default: []] += try await reference.ingest(deviceId: device, fixes: fixes).events.map(Outcome.init)
+        }
+
+        let place = try await TestEngine.postgres.freshPlace()
+        let instances = [try await Self.tracker(try await DatabasePlace.open(place), clock: clock),
+                         try await Self.tracker(try await DatabasePlace.open(place), clock: clock)]
+        try await Self.subscribe(instances[0])
+        let outcomes = try await withThrowingTaskGroup(of: (String, [Outcome]).self) { group in
+            for (device, indexes) in byDevice {
+                group.addTask {
+                    var outcomes: [Outcome] = []
+                    for (turn, index) in indexes.enumerated() {
+                        outcomes += try await instances[turn % 2].ingest(deviceId: device, fixes: batches[index].1).events.map(Outcome.init)
+                    }
+                    return (device, outcomes)
+                }
+            }
+            return try await group.reduce(into: [String: [Outcome]]()) { $0[$1.0] = $1.1 }
+        }
+        func withoutSequence(_ outcomes: [String: [Outcome]]) -> [String: [Outcome]] {
+            outcomes.mapValues { $0.map { var outcome = $0; outcome.sequence = 0; return outcome } }
+        }
+        #expect(withoutSequence(outcomes) == withoutSequence(expected), "each device's events are one instance's")
+        let sequences = outcomes.values.flatMap { $0.map(\.sequence) }.sorted()
+        #expect(sequences == Array(1...Int64(sequences.count)), "numbered once each, no gap")
+
+        let loaded = Snapshot(try await Self.tracker(try await DatabasePlace.open(place), clock: clock).read { $0 })
+        for (index, instance) in instances.enumerated() {
+            #expect(Snapshot(try await instance.read { $0 }) == loaded, "instance \(index) caught up to what a load gives")
+        }
+        // Ordinals and sequences follow the interleaving; where each subscription stands does not.
+        let fromReference = Snapshot(try await reference.read { $0 })
+        #expect(fromReference.progress == loaded.progress && fromReference.statuses == loaded.statuses, "the rows are one instance's")
+    }
 }
