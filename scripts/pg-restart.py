@@ -11,7 +11,9 @@ database is stopped with `pg_ctl stop -m immediate` (as a crash or failover does
 1 s, and started again. Then every thread must get a success within 5 s, and, once the load
 stops, every create answered 201 must be readable (from either instance) and every fix answered
 `accepted` must be in its device's history. Any answer during the outage must be 503 (with
-Retry-After) or a refused connection, never a 500. Exits 1 otherwise.
+Retry-After) or a refused connection, never a 500. Each tenant has a subscription that turns every
+accepted fix into an event; after each round its annotation feed and event log must be gap-free
+from 1. Exits 1 otherwise.
 """
 import argparse, os, shutil, subprocess, sys, tempfile, threading, time
 from urllib.parse import quote
@@ -119,6 +121,17 @@ def history(client, device):
         start = f"&from={quote(page['nextFrom'])}"
 
 
+def sequences(client, path, key):
+    """Every entry's sequence of a feed answering `key` and `nextAfter`, paged from the start."""
+    found, after = [], 0
+    while True:
+        _, page = client.call("GET", f"{path}?after={after}&limit=1000", expected=200)
+        if not page[key]:
+            return found
+        found += [entry["sequence"] for entry in page[key]]
+        after = page["nextAfter"]
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("binary")
@@ -134,6 +147,10 @@ def main():
     start_watchdog("pg-restart", 120 + 40 * args.rounds, processes, folder)
     problems = []
     try:
+        for tenant in TENANTS:
+            Client(servers[0][1], tokens[tenant]).call(
+                "POST", "/v1/subscriptions", {"type": "significantChange", "distanceFilter": 0, "minimumInterval": 0, "maxLocationAge": None},
+                expected=201)
         for round in range(1, args.rounds + 1):
             load = Load()
             threads = []
@@ -168,6 +185,12 @@ def main():
                 lost = stamps - history(reader, device)
                 if lost:
                     missing.append(f"{len(lost)} fixes of {device} ({tenant})")
+            for tenant in TENANTS:
+                reader.headers["Authorization"] = f"Bearer {tokens[tenant]}"
+                for path, key in (("/v1/annotations/changes", "changes"), ("/v1/events", "events")):
+                    seen = sequences(reader, path, key)
+                    if seen != list(range(1, len(seen) + 1)):
+                        problems.append(f"round {round}: {tenant}'s {key} are not gap-free from 1 ({len(seen)} entries)")
             bad = {status: count for status, count in load.statuses.items() if status == "503 without Retry-After" or (isinstance(status, int) and status != 503)}
             worst = max(late.values())
             print(f"round {round:2d}: {len(load.created)} creates, {sum(map(len, load.fixes.values()))} fixes acknowledged; "
