@@ -57,10 +57,9 @@ public final class ThinningIndex: @unchecked Sendable {
                 var entries = Dictionary(currentEntries().map { ($0.id, $0) }, uniquingKeysWith: { $1 })
                 for entry in upserts { entries[entry.id] = entry }
                 rebuild(Array(entries.values))
-                appliedSequence = max(appliedSequence, sequence)
-                return
+            } else {
+                for entry in upserts.sorted(by: { $0.id < $1.id }) { upsertUnlocked(entry) }
             }
-            for entry in upserts.sorted(by: { $0.id < $1.id }) { upsertUnlocked(entry) }
             if slotIDs.count > 1024, slotIDs.count > 2 * live { rebuild(currentEntries()) }
             appliedSequence = max(appliedSequence, sequence)
         }
