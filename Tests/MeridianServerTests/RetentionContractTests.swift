@@ -90,8 +90,10 @@ import Tracking
             #expect(before.lastFix?.timestamp == Trace.time(540))
             let retention = try await client.get("/v1/retention", as: Retention.self)
             #expect(retention.fixesDeletedBefore != nil)
-            let metrics = String(buffer: try await client.send(.get, "/metrics").body)
-            #expect(metrics.contains(#"meridian_retention_deleted_total{kind="fixes",tenant="default"} 17"#), "\(metrics)")
+            // Hidden first (the reads above), then deleted in batches.
+            try await Self.eventually("the 17 old fixes are counted deleted") {
+                String(buffer: try await client.send(.get, "/metrics").body).contains(#"meridian_retention_deleted_total{kind="fixes",tenant="default"} 17"#)
+            }
         }
     }
 
@@ -119,13 +121,18 @@ import Tracking
             _ = try stream.problem(.gone)
             #expect(try stream.decode(ExpiredProblem.self).firstAvailableSequence == 6)
             let metrics = String(buffer: try await client.send(.get, "/metrics").body)
-            #expect(metrics.contains(#"meridian_retention_deleted_total{kind="events",tenant="default"} 5"#), "\(metrics)")
+            // PostgreSQL leaves this month's hidden events to the month's partition: a second ago is this month.
+            if TestEngine.contract == .sqlite {
+                try await Self.eventually("the 5 events are counted deleted") {
+                    String(buffer: try await client.send(.get, "/metrics").body).contains(#"meridian_retention_deleted_total{kind="events",tenant="default"} 5"#)
+                }
+            }
             #expect(metrics.contains(#"meridian_retention_first_event_sequence{tenant="default"} 6"#), "\(metrics)")
         }
     }
 
-    /// Another instance (here a second engine on the same database) deletes events 1–3: this
-    /// server's readers learn it from the store at their next read, not at its own next sweep.
+    /// Another instance (here a second engine on the same database) hides and deletes events 1–3:
+    /// this server's readers learn it from the store at their next read, not at its own next sweep.
     @Test func anotherInstancesDeletionIsGoneAtTheNextRead() async throws {
         var configuration = try await TestApp.configuration()
         configuration.databasePath = try await TestEngine.contract.freshPlace(persistent: true)
@@ -133,11 +140,14 @@ import Tracking
         let place = configuration.databasePath
         try await buildApplication(configuration).test(.router) { client in
             _ = try await client.subscribe(Trace.everyFix)
-            _ = try await client.postFixes("car-1", (0..<5).map { Self.recent(Double(50 - $0), metres: Double($0) * 100) })
+            _ = try await client.postFixes("car-1", (0..<3).map { Self.recent(Double(50 - $0), metres: Double($0) * 100) })
             let other = try await DatabasePlace.open(place)
-            let deleted = try await other.retention(tenant: .default).deleteEvents(recordedBefore: Instant(microseconds: Int64.max / 2), limit: 3)
+            let everything = Instant(microseconds: Int64.max / 2)
+            try await other.retention(tenant: .default).markEvents(recordedBefore: everything)
+            let deleted = try await other.retention(tenant: .default).deleteEvents(recordedBefore: everything, limit: 3)
             await other.close()
             #expect(deleted == 3)
+            _ = try await client.postFixes("car-1", (3..<5).map { Self.recent(Double(50 - $0), metres: Double($0) * 100) })
             for path in ["/v1/events?after=1", "/v1/events?after=2&wait=1"] {
                 let gone = try await client.send(.get, path)
                 _ = try gone.problem(.gone)

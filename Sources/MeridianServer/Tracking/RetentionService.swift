@@ -54,15 +54,36 @@ struct RetentionService: Service {
         }
     }
 
-    /// One pass over every tenant the database knows.
+    /// One pass over every tenant the database knows: first every tenant's marks (readers stop
+    /// reading what expired), then the whole months of history every tenant has hidden are dropped
+    /// (PostgreSQL), then each tenant's hidden rows that are left are deleted in batches.
     func sweep() async throws {
+        let now = Instant(secondsSince1970: Date().timeIntervalSince1970)
+        var sweeps: [(tenant: TenantID, store: any RetentionStore, events: Instant?, fixes: Instant?)] = []
         for id in try await storage.knownTenants() {
             try Task.checkCancellation()
             let store = storage.retention(tenant: id)
             let policy = defaults.overridden(by: try await store.overrides())
-            let now = Instant(secondsSince1970: Date().timeIntervalSince1970)
-            if let horizon = policy.eventHorizon(now: now) { try await deleteEvents(store, before: horizon, tenant: id) }
-            if let horizon = policy.fixHorizon(now: now) { try await deleteFixes(store, before: horizon, tenant: id) }
+            let (events, fixes) = (policy.eventHorizon(now: now), policy.fixHorizon(now: now))
+            if let events { try await store.markEvents(recordedBefore: events) }
+            if let fixes { try await store.markFixes(before: fixes) }
+            sweeps.append((id, store, events, fixes))
+        }
+        do {
+            let dropped = try await storage.dropHiddenHistory(now: now)
+            if !dropped.isEmpty {
+                logger.info("retention dropped whole months of history", metadata: ["partitions": "\(dropped.joined(separator: ", "))"])
+                metrics.counter("meridian_retention_dropped_partitions_total", dimensions: []).increment(by: Int64(dropped.count))
+            }
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            logger.warning("retention could not drop months of history now; retrying at the next sweep", metadata: ["error": "\(error)"])
+        }
+        for (id, store, events, fixes) in sweeps {
+            try Task.checkCancellation()
+            if let events { try await deleteEvents(store, before: events, tenant: id) }
+            if let fixes { try await deleteFixes(store, before: fixes, tenant: id) }
             let marks = try await store.marks()
             metrics.gauge("meridian_retention_first_event_sequence", tenant: id.description, Double(marks.firstAvailableSequence))
             if let before = marks.fixesBefore {
@@ -81,7 +102,6 @@ struct RetentionService: Service {
 
     private func deleteFixes(_ store: any RetentionStore, before horizon: Instant, tenant: TenantID) async throws {
         let deleted = metrics.counter("meridian_retention_deleted_total", dimensions: [("kind", "fixes"), ("tenant", tenant.description)])
-        try await store.markFixes(before: horizon)
         var device = ""
         while let batch = try await store.deleteFixes(before: horizon, from: device, limit: pace.batchSize, devices: pace.devicesPerBatch) {
             let (count, next) = batch

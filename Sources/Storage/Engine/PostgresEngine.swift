@@ -44,6 +44,10 @@ public struct PostgresEngine: StorageEngine {
         return (store, store.changes)
     }
 
+    public func dropHiddenHistory(now: Instant) async throws -> [String] {
+        try await PostgresHistory.dropHidden(database, now: now)
+    }
+
     public func knownTenants() async throws -> [TenantID] {
         try await database.knownTenants()
     }

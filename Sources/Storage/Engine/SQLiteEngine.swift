@@ -40,6 +40,9 @@ public struct SQLiteEngine: StorageEngine {
         (SQLiteWebhookStore(database: database, tenant: tenant), nil)
     }
 
+    /// None: SQLite's history is one table per kind, and retention deletes its rows.
+    public func dropHiddenHistory(now: Instant) async throws -> [String] { [] }
+
     public func knownTenants() async throws -> [TenantID] {
         try await database.knownTenants()
     }

@@ -1,3 +1,4 @@
+import Foundation
 import Annotations
 import Synchronization
 public import Logging
@@ -60,6 +61,9 @@ public final class PostgresDatabase: Sendable {
         }
         let database = PostgresDatabase(location: location, client: client, running: running, logger: logger)
         do {
+            // This month's and the coming months' partitions exist before the first write.
+            let now = Instant(secondsSince1970: Date().timeIntervalSince1970)
+            try await database.transaction { connection in try await PostgresHistory.prepare(connection, now: now, logger: logger) }
             try await database.feeds.refresh(from: client, logger: logger)
         } catch {
             await database.close()

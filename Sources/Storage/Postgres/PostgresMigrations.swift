@@ -1,5 +1,7 @@
+import Foundation
 import Logging
 import PostgresNIO
+import Timeline
 
 /// The PostgreSQL schema, one named step at a time, beside SQLite's (`Migrations`): every table's
 /// key starts with the tenant (a distributed PostgreSQL can shard by it), times are `timestamptz`,
@@ -14,8 +16,20 @@ enum PostgresMigrations {
     /// The advisory lock key of migrations (any constant; ASCII "meridian" as a number).
     static let lockKey: Int64 = 0x6D65_7269_6469_616E
 
-    static let steps: [(name: String, sql: [String])] = [
-        ("v1: tenants, feed counters, annotations with PostGIS", [
+    /// One step: its statements, then (for the few that depend on the data or the date) Swift code
+    /// in the same transaction.
+    struct Step: Sendable {
+        let name: String
+        let sql: [String]
+        var then: (@Sendable (PostgresConnection, Logger) async throws -> Void)?
+
+        init(_ name: String, _ sql: [String], then: (@Sendable (PostgresConnection, Logger) async throws -> Void)? = nil) {
+            (self.name, self.sql, self.then) = (name, sql, then)
+        }
+    }
+
+    static let steps: [Step] = [
+        Step("v1: tenants, feed counters, annotations with PostGIS", [
             "CREATE EXTENSION IF NOT EXISTS postgis",
             """
             CREATE TABLE feed_counter (
@@ -54,7 +68,7 @@ enum PostgresMigrations {
             """,
             "CREATE INDEX idempotency_key_created_at ON idempotency_key (tenant, created_at)",
         ]),
-        ("v2: API keys", [
+        Step("v2: API keys", [
             // Looked up by id alone (ids are 64 random bits); small, so a reference table under Citus.
             """
             CREATE TABLE api_key (
@@ -64,7 +78,7 @@ enum PostgresMigrations {
             """,
             "CREATE UNIQUE INDEX api_key_id ON api_key (id)",
         ]),
-        ("v3: tracking", [
+        Step("v3: tracking", [
             // Times are integer Unix microseconds (as on SQLite: fixes are told apart to the
             // microsecond); fixes, progress and subscriptions as the same JSON SQLite keeps.
             """
@@ -101,7 +115,7 @@ enum PostgresMigrations {
             """,
             "CREATE INDEX tracking_event_subscription ON tracking_event (tenant, subscription_id, sequence)",
         ]),
-        ("v4: webhooks", [
+        Step("v4: webhooks", [
             // The claim (lease_owner, lease_until) says which instance delivers the webhook now.
             """
             CREATE TABLE webhook (
@@ -119,15 +133,15 @@ enum PostgresMigrations {
                 PRIMARY KEY (tenant, webhook_id, id))
             """,
         ]),
-        ("v5: ingest filters", [
+        Step("v5: ingest filters", [
             // A tenant's ingest filters, the same JSON SQLite keeps (no row: every rule off).
             "CREATE TABLE ingest_filters (tenant text PRIMARY KEY, settings text NOT NULL)",
         ]),
-        ("v6: fix attributes", [
+        Step("v6: fix attributes", [
             // A fix's free attributes as canonical JSON text, read back exactly; NULL when it has none.
             "ALTER TABLE location_fix ADD COLUMN attributes text",
         ]),
-        ("v7: device registry: profiles, groups, erased events", [
+        Step("v7: device registry: profiles, groups, erased events", [
             // A profile's and a group's content is one JSON definition ({name, properties, groups, ingestFilters}).
             """
             CREATE TABLE device_profile (
@@ -143,7 +157,7 @@ enum PostgresMigrations {
             "ALTER TABLE tracking_event ADD COLUMN erased boolean NOT NULL DEFAULT false",
             "CREATE INDEX tracking_event_device ON tracking_event (tenant, device_id)",
         ]),
-        ("v8: status timers: device status and its deadlines", [
+        Step("v8: status timers: device status and its deadlines", [
             // Where a status subscription stands with a device; offline_at and stopped_at are its
             // pending deadlines (Unix microseconds, NULL: none), committed with the state that set them.
             """
@@ -154,11 +168,11 @@ enum PostgresMigrations {
             """,
             "CREATE INDEX device_status_device ON device_status (tenant, device_id)",
         ]),
-        ("v9: visit events", [
+        Step("v9: visit events", [
             // A visitArrival's or visitDeparture's stay, the same JSON SQLite keeps; NULL for other events.
             "ALTER TABLE tracking_event ADD COLUMN visit text",
         ]),
-        ("v10: retention: per-tenant settings and marks", [
+        Step("v10: retention: per-tenant settings and marks", [
             // A tenant's own retention (seconds; NULL: the server's default) and what was deleted:
             // the last event sequence (the log starts after it) and the horizon fixes were swept to (Unix µs).
             """
@@ -167,12 +181,12 @@ enum PostgresMigrations {
                 events_through bigint NOT NULL DEFAULT 0, fixes_before bigint)
             """,
         ]),
-        ("v11: status: offline deadlines that follow the last fix", [
+        Step("v11: status: offline deadlines that follow the last fix", [
             // True: offline_at is the device's last fix + offlineAfter, derived when loading (ingest
             // does not rewrite the row when only that deadline moves); false: offline_at as stored.
             "ALTER TABLE device_status ADD COLUMN follows_last_fix boolean NOT NULL DEFAULT false",
         ]),
-        ("v12: tracking rows carry the revision that wrote them", [
+        Step("v12: tracking rows carry the revision that wrote them", [
             // The tenant's tracking revision whose commit wrote the row: another instance catches
             // up by reading the rows above the revision it holds instead of reloading the tenant.
             "ALTER TABLE device ADD COLUMN revision bigint NOT NULL DEFAULT 0",
@@ -182,11 +196,45 @@ enum PostgresMigrations {
             "CREATE INDEX subscription_progress_revision ON subscription_progress (tenant, revision)",
             "CREATE INDEX device_status_revision ON device_status (tenant, revision)",
         ]),
+        Step("v13: fixes and events in month partitions", PostgresHistory.tables.flatMap { table in [
+            // The table as it was, kept until its rows are copied; its key and indexes renamed out of the way.
+            "ALTER TABLE \(table.parent) RENAME TO \(table.parent)_v12",
+            "ALTER TABLE \(table.parent)_v12 RENAME CONSTRAINT \(table.parent)_pkey TO \(table.parent)_v12_pkey",
+            "CREATE TABLE \(table.parent) (LIKE \(table.parent)_v12 INCLUDING DEFAULTS) PARTITION BY RANGE (\(table.column))",
+            "CREATE TABLE \(table.defaultPartition) PARTITION OF \(table.parent) DEFAULT",
+        ] } + [
+            "DROP INDEX tracking_event_subscription",
+            "DROP INDEX tracking_event_device",
+        ], then: { connection, logger in
+            // Months from the oldest row (at most `monthsBack`) to those ahead, then the rows, then the keys and indexes.
+            let now = Instant(secondsSince1970: Date().timeIntervalSince1970)
+            var first = PostgresHistory.Month(containing: now)
+            for table in PostgresHistory.tables {
+                for try await oldest in try await connection.query(PostgresQuery(unsafeSQL: "SELECT min(\(table.column)) FROM \(table.parent)_v12"), logger: logger).decode(Int64?.self) {
+                    if let oldest { first = min(first, PostgresHistory.Month(containing: Instant(microseconds: oldest))) }
+                }
+            }
+            first = max(first, PostgresHistory.Month(containing: now).advanced(by: -PostgresHistory.monthsBack))
+            try await PostgresHistory.prepare(connection, now: now, from: first, logger: logger)
+            for table in PostgresHistory.tables {
+                try await connection.query(PostgresQuery(unsafeSQL: "INSERT INTO \(table.parent) SELECT * FROM \(table.parent)_v12"), logger: logger)
+                try await connection.query(PostgresQuery(unsafeSQL: "DROP TABLE \(table.parent)_v12"), logger: logger)
+            }
+            // A partitioned table's key holds its partition key: an event's sequence is unique per
+            // tenant by the counter that issues it, no longer by the index.
+            for statement in [
+                "ALTER TABLE location_fix ADD PRIMARY KEY (tenant, device_id, timestamp)",
+                "ALTER TABLE tracking_event ADD PRIMARY KEY (tenant, sequence, recorded_at)",
+                "CREATE INDEX tracking_event_subscription ON tracking_event (tenant, subscription_id, sequence)",
+                "CREATE INDEX tracking_event_device ON tracking_event (tenant, device_id)",
+            ] { try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger) }
+        }),
     ]
 
     /// Applies every step the database lacks, in order; safe to run from several instances at once.
-    static func migrate(_ client: PostgresClient, logger: Logger) async throws {
-        for step in steps {
+    /// - Parameter count: how many steps to apply at most (a test builds an older database).
+    static func migrate(_ client: PostgresClient, logger: Logger, steps count: Int? = nil) async throws {
+        for step in steps.prefix(count ?? steps.count) {
             try await client.withTransaction(logger: logger) { connection in
                 // The lock first: two `CREATE … IF NOT EXISTS` at once can still collide in PostgreSQL.
                 // Another instance's migration may take longer than the connections' lock_timeout.
@@ -198,9 +246,11 @@ enum PostgresMigrations {
                 for statement in step.sql {
                     try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
                 }
+                try await step.then?(connection, logger)
                 try await connection.query("INSERT INTO meridian_migration (name) VALUES (\(step.name))", logger: logger)
             }
         }
+        guard count == nil else { return }
         // A newer binary migrated it: this one would read and write rows by older rules.
         var unknown: [String] = []
         for try await name in try await client.query("SELECT name FROM meridian_migration ORDER BY name", logger: logger).decode(String.self)

@@ -45,38 +45,39 @@ public struct PostgresRetentionStore: RetentionStore {
         return marks
     }
 
+    public func markEvents(recordedBefore horizon: Instant) async throws {
+        let tenant = tenant.description
+        // Events appended meanwhile are recorded now, after the horizon: the bound never passes one.
+        try await database.client.query("""
+            INSERT INTO retention (tenant, events_through) VALUES (\(tenant), coalesce(
+                (SELECT min(sequence) - 1 FROM tracking_event WHERE tenant = \(tenant) AND recorded_at >= \(horizon.microseconds)
+                   AND sequence > coalesce((SELECT events_through FROM retention WHERE tenant = \(tenant)), 0)),
+                (SELECT max(sequence) FROM tracking_event WHERE tenant = \(tenant)), 0))
+            ON CONFLICT (tenant) DO UPDATE SET events_through = greatest(retention.events_through, excluded.events_through)
+            """, logger: logger)
+    }
+
+    /// Deletes up to the start of `horizon`'s month only: the rest goes with its month's partition.
     public func deleteEvents(recordedBefore horizon: Instant, limit: Int) async throws -> Int? {
-        let (tenant, logger) = (tenant.description, logger)
+        let (tenant, logger, bound) = (tenant.description, logger, PostgresHistory.rowDeletionBound(horizon).microseconds)
         return try await database.transaction { connection -> Int? in
             guard try await Self.locked(tenant, connection, logger) else { return nil }
-            var through: Int64 = 0
-            for try await value in try await connection.query("""
-                SELECT events_through FROM retention WHERE tenant = \(tenant)
-                """, logger: logger).decode(Int64.self) { through = value }
-            // The prefix: the oldest events in sequence order, up to the first recorded at or after the horizon.
-            var bound: Int64?
-            for try await (sequence, recordedAt) in try await connection.query("""
-                SELECT sequence, recorded_at FROM tracking_event WHERE tenant = \(tenant) AND sequence > \(through) ORDER BY sequence LIMIT \(limit)
-                """, logger: logger).decode((Int64, Int64).self) {
-                guard recordedAt < horizon.microseconds else { break }
-                bound = sequence
-            }
-            guard let bound else { return 0 }
-            var deleted = 0
             for try await count in try await connection.query("""
-                WITH gone AS (DELETE FROM tracking_event WHERE tenant = \(tenant) AND sequence > \(through) AND sequence <= \(bound) RETURNING 1)
+                WITH gone AS (
+                    DELETE FROM tracking_event WHERE tenant = \(tenant) AND recorded_at < \(bound) AND sequence IN (
+                        SELECT sequence FROM tracking_event WHERE tenant = \(tenant) AND recorded_at < \(bound)
+                          AND sequence <= coalesce((SELECT events_through FROM retention WHERE tenant = \(tenant)), 0)
+                        ORDER BY sequence LIMIT \(limit))
+                    RETURNING 1)
                 SELECT count(*) FROM gone
-                """, logger: logger).decode(Int64.self) { deleted = Int(count) }
-            try await connection.query("""
-                INSERT INTO retention (tenant, events_through) VALUES (\(tenant), \(bound))
-                ON CONFLICT (tenant) DO UPDATE SET events_through = excluded.events_through
-                """, logger: logger)
-            return deleted
+                """, logger: logger).decode(Int64.self) { return Int(count) }
+            return 0
         }
     }
 
+    /// Deletes up to the start of `horizon`'s month only: the rest goes with its month's partition.
     public func deleteFixes(before horizon: Instant, from device: String, limit: Int, devices: Int) async throws -> (deleted: Int, next: String?)? {
-        let (tenant, logger) = (tenant.description, logger)
+        let (tenant, logger, horizon) = (tenant.description, logger, PostgresHistory.rowDeletionBound(horizon))
         return try await database.transaction { connection -> (deleted: Int, next: String?)? in
             guard try await Self.locked(tenant, connection, logger) else { return nil }
             func first(_ query: PostgresQuery) async throws -> Int64? {

@@ -101,7 +101,7 @@ public struct PostgresTrackingStore: SharedTrackingStore, EventLogReader {
         return try await database.withConnection { [tenant, logger] connection in
             let rows = try await connection.query("""
                 SELECT \(unescaped: PostgresTrackingRows.eventColumns) FROM tracking_event
-                WHERE tenant = \(tenant.description) AND sequence > \(sequence)
+                WHERE tenant = \(tenant.description) AND sequence > greatest(\(sequence), coalesce((SELECT events_through FROM retention WHERE tenant = \(tenant.description)), 0))
                   AND (\(subscriptionIds == nil) OR subscription_id = ANY(\(subscriptionIds ?? [])))
                 ORDER BY sequence LIMIT \(limit)
                 """, logger: logger)
@@ -115,7 +115,7 @@ public struct PostgresTrackingStore: SharedTrackingStore, EventLogReader {
     public func eventCount(after sequence: Int64, subscriptionIds: [String]?) async throws -> Int64 {
         let subscriptionIds = subscriptionIds?.filter(PostgresText.holds)
         let rows = try await database.client.query("""
-            SELECT count(*) FROM tracking_event WHERE tenant = \(tenant.description) AND sequence > \(sequence)
+            SELECT count(*) FROM tracking_event WHERE tenant = \(tenant.description) AND sequence > greatest(\(sequence), coalesce((SELECT events_through FROM retention WHERE tenant = \(tenant.description)), 0))
               AND (\(subscriptionIds == nil) OR subscription_id = ANY(\(subscriptionIds ?? [])))
             """, logger: logger)
         for try await count in rows.decode(Int64.self) { return count }
@@ -129,6 +129,7 @@ public struct PostgresTrackingStore: SharedTrackingStore, EventLogReader {
                 SELECT \(unescaped: PostgresTrackingRows.fixColumns) FROM location_fix
                 WHERE tenant = \(tenant.description) AND device_id = \(deviceId)
                   AND timestamp BETWEEN \(from?.microseconds ?? Int64.min) AND \(to?.microseconds ?? Int64.max)
+                  AND timestamp >= coalesce((SELECT fixes_before FROM retention WHERE tenant = \(tenant.description)), \(Int64.min))
                 ORDER BY timestamp LIMIT \(limit)
                 """, logger: logger)
             var fixes: [LocationFix] = []

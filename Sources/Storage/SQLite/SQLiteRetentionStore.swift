@@ -38,25 +38,33 @@ public struct SQLiteRetentionStore: RetentionStore {
         return RetentionMarks(eventsThrough: row?["eventsThrough"] ?? 0, fixesBefore: (row?["fixesBefore"] as Int64?).map(Instant.init(microseconds:)))
     }
 
+    public func markEvents(recordedBefore horizon: Instant) async throws {
+        let tenant = tenant.description
+        // Found in a read (a backlog's scan does not hold the writer); events appended since are recorded now, after the horizon.
+        let bound = try await database.writer.read { db in
+            let through = try Self.marks(tenant, in: db).eventsThrough
+            return try Int64.fetchOne(db, sql: """
+                SELECT coalesce((SELECT min(sequence) - 1 FROM trackingEvent WHERE tenant = ?1 AND sequence > ?2 AND recordedAt >= ?3),
+                                (SELECT max(sequence) FROM trackingEvent WHERE tenant = ?1), 0)
+                """, arguments: [tenant, through, horizon.microseconds]) ?? 0
+        }
+        try await database.writer.write { db in
+            try db.execute(sql: """
+                INSERT INTO retention (tenant, eventsThrough) VALUES (?, ?)
+                ON CONFLICT (tenant) DO UPDATE SET eventsThrough = max(eventsThrough, excluded.eventsThrough)
+                """, arguments: [tenant, bound])
+        }
+    }
+
     public func deleteEvents(recordedBefore horizon: Instant, limit: Int) async throws -> Int? {
         let tenant = tenant.description
         return try await database.writer.write { db in
             let through = try Self.marks(tenant, in: db).eventsThrough
-            // The prefix: the oldest events in sequence order, up to the first recorded at or after the horizon.
-            var bound: Int64?
-            for row in try Row.fetchAll(db, sql: """
-                SELECT sequence, recordedAt FROM trackingEvent WHERE tenant = ? AND sequence > ? ORDER BY sequence LIMIT ?
-                """, arguments: [tenant, through, limit]) {
-                guard (row["recordedAt"] as Int64) < horizon.microseconds else { break }
-                bound = row["sequence"]
-            }
-            guard let bound else { return 0 }
-            try db.execute(sql: "DELETE FROM trackingEvent WHERE tenant = ? AND sequence > ? AND sequence <= ?", arguments: [tenant, through, bound])
-            let deleted = db.changesCount
             try db.execute(sql: """
-                INSERT INTO retention (tenant, eventsThrough) VALUES (?, ?) ON CONFLICT (tenant) DO UPDATE SET eventsThrough = excluded.eventsThrough
-                """, arguments: [tenant, bound])
-            return deleted
+                DELETE FROM trackingEvent WHERE tenant = ?1 AND sequence IN (
+                    SELECT sequence FROM trackingEvent WHERE tenant = ?1 AND sequence <= ?2 AND recordedAt < ?3 ORDER BY sequence LIMIT ?4)
+                """, arguments: [tenant, through, horizon.microseconds, limit])
+            return db.changesCount
         }
     }
 

@@ -17,7 +17,8 @@ extension SQLiteTrackingStore: EventLogReader {
         guard !subscriptionIds.isEmpty else { return [] }
         let tenant = tenant.description
         return try await database.writer.read { db in
-            try TrackingEventRecord.fetchAll(db, sql: """
+            let sequence = max(sequence, try SQLiteRetentionStore.marks(tenant, in: db).eventsThrough)
+            return try TrackingEventRecord.fetchAll(db, sql: """
                 SELECT * FROM trackingEvent WHERE tenant = ? AND sequence > ? AND subscriptionId IN (SELECT value FROM json_each(?))
                 ORDER BY sequence LIMIT ?
                 """, arguments: [tenant, sequence, try JSONColumn.text(subscriptionIds), limit]).map { try $0.event() }
@@ -28,7 +29,8 @@ extension SQLiteTrackingStore: EventLogReader {
     public func eventCount(after sequence: Int64, subscriptionIds: [String]?) async throws -> Int64 {
         let tenant = tenant.description
         return try await database.writer.read { db in
-            if let subscriptionIds {
+            let sequence = max(sequence, try SQLiteRetentionStore.marks(tenant, in: db).eventsThrough)
+            return if let subscriptionIds {
                 try Int64.fetchOne(db, sql: """
                     SELECT count(*) FROM trackingEvent WHERE tenant = ? AND sequence > ? AND subscriptionId IN (SELECT value FROM json_each(?))
                     """, arguments: [tenant, sequence, try JSONColumn.text(subscriptionIds)]) ?? 0

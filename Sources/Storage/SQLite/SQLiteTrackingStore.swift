@@ -148,7 +148,9 @@ public struct SQLiteTrackingStore: TrackingStore {
     }
 
     public func events(subscriptionId: String?, after sequence: Int64, limit: Int) async throws -> [TrackingEvent] {
-        try await database.writer.read { db in
+        try await database.writer.read { [tenant] db in
+            // Never behind retention's mark (SQLite deletes what it hides in the same sweep, moments later).
+            let sequence = max(sequence, try SQLiteRetentionStore.marks(tenant.description, in: db).eventsThrough)
             let records = if let subscriptionId {
                 try TrackingEventRecord.fetchAll(
                     db.cachedStatement(sql: "SELECT * FROM trackingEvent WHERE tenant = ? AND subscriptionId = ? AND sequence > ? ORDER BY sequence LIMIT ?"),
@@ -163,10 +165,11 @@ public struct SQLiteTrackingStore: TrackingStore {
     }
 
     public func fixes(deviceId: String, from: Instant?, to: Instant?, limit: Int) async throws -> [LocationFix] {
-        try await database.writer.read { db in
-            try LocationFixRecord.fetchAll(
+        try await database.writer.read { [tenant] db in
+            let hidden = try SQLiteRetentionStore.marks(tenant.description, in: db).fixesBefore?.microseconds ?? Int64.min
+            return try LocationFixRecord.fetchAll(
                 db.cachedStatement(sql: "SELECT * FROM locationFix WHERE tenant = ? AND deviceId = ? AND timestamp BETWEEN ? AND ? ORDER BY timestamp LIMIT ?"),
-                arguments: [tenant.description, deviceId, from?.microseconds ?? Int64.min, to?.microseconds ?? Int64.max, limit]
+                arguments: [tenant.description, deviceId, max(from?.microseconds ?? Int64.min, hidden), to?.microseconds ?? Int64.max, limit]
             ).map { try $0.fix }
         }
     }

@@ -56,16 +56,20 @@ public protocol RetentionStore: Sendable {
     func setOverrides(_ overrides: RetentionPolicy) async throws
     /// What was removed so far.
     func marks() async throws -> RetentionMarks
-    /// Deletes the log's oldest events, at most `limit`, each recorded before `horizon`, stopping
-    /// at the first that is not (the log only loses a prefix); raises `eventsThrough` in the same
-    /// transaction (readers compare their cursor with it after each read: ``marks()``). nil when
+    /// Hides the log's prefix recorded before `horizon`: raises `eventsThrough` to the event before
+    /// the first one recorded at or after it (the log only loses a prefix). Readers never read
+    /// behind the mark, and compare their cursor with it after each read (``marks()``).
+    func markEvents(recordedBefore horizon: Instant) async throws
+    /// Deletes the oldest events behind the mark recorded before `horizon`, at most `limit`; an
+    /// engine that drops whole months leaves the rows of `horizon`'s month to the drop. nil when
     /// another instance holds the tenant's retention lock now.
     func deleteEvents(recordedBefore horizon: Instant, limit: Int) async throws -> Int?
-    /// Deletes fixes with a timestamp before `horizon`, at most `limit`, of the devices from
-    /// `device` on (in id order, "" for the first), visiting at most `devices` of them.
+    /// Deletes fixes with a timestamp before `horizon` (at most the mark), at most `limit`, of the
+    /// devices from `device` on (in id order, "" for the first), visiting at most `devices` of them;
+    /// an engine that drops whole months leaves the rows of `horizon`'s month to the drop.
     /// - Returns: how many were deleted and the device to go on from (nil: the sweep is done);
     ///   nil when another instance holds the tenant's retention lock now.
     func deleteFixes(before horizon: Instant, from device: String, limit: Int, devices: Int) async throws -> (deleted: Int, next: String?)?
-    /// Raises `fixesBefore` to `horizon` (before a sweep starts deleting up to it).
+    /// Raises `fixesBefore` to `horizon`: readers no longer read a fix before it.
     func markFixes(before horizon: Instant) async throws
 }

@@ -1,0 +1,191 @@
+import Foundation
+import Logging
+import PostgresNIO
+public import Timeline
+
+/// Fixes and events on PostgreSQL live in month partitions (`location_fix` by `timestamp`,
+/// `tracking_event` by `recorded_at`, UTC months of Unix microseconds), so retention drops a month
+/// of rows at once instead of deleting them one by one, and the indexes a query needs stay a
+/// month's size. Each table also has a default partition for rows older than its oldest month
+/// (a late fix with an old timestamp); fixes more than 5 s ahead are refused and events are
+/// recorded now, so with months made ahead nothing lands in the default partition's future.
+///
+/// Retention hides rows first (the tenant's marks: readers never read behind them), then a month
+/// goes when every tenant in it has hidden all of its rows. Retention's own deletes stop at the
+/// start of the month the horizon falls in; a month some tenant still keeps is emptied of the
+/// others' hidden rows row by row once they have hidden all of it.
+///
+/// pg_partman (Debian's `postgresql-15-partman`) makes and drops partitions by one table-wide age;
+/// retention here is per tenant and reads the marks, and a server without the extension (a managed
+/// database) works the same, so the few statements are Meridian's own.
+enum PostgresHistory {
+    /// A partitioned table and its key, a `bigint` of Unix microseconds.
+    struct Table: Sendable {
+        let parent: String
+        let column: String
+
+        /// The partition holding `month`'s rows.
+        func partition(_ month: Month) -> String { "\(parent)_p\(month.suffix)" }
+        var defaultPartition: String { "\(parent)_default" }
+    }
+
+    static let fixes = Table(parent: "location_fix", column: "timestamp")
+    static let events = Table(parent: "tracking_event", column: "recorded_at")
+    static let tables = [fixes, events]
+    /// Months made ahead of the current one: a month's partition exists long before its first row.
+    static let monthsAhead = 2
+    /// How far back the migration makes months for rows already stored (older ones go to the default partition).
+    static let monthsBack = 36
+    /// The advisory lock every instance takes to make or drop partitions (ASCII "history").
+    static let lockKey: Int64 = 0x68_6973_746F_7279
+    /// Longest the drop waits for the table's exclusive lock (readers and writers queue behind it meanwhile).
+    static let dropLockTimeout = "1s"
+
+    /// A UTC calendar month.
+    struct Month: Comparable, Sendable {
+        var year: Int
+        var month: Int
+
+        private static let calendar: Calendar = {
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = TimeZone(identifier: "UTC")!
+            return calendar
+        }()
+
+        init(year: Int, month: Int) { (self.year, self.month) = (year, month) }
+
+        init(containing instant: Instant) {
+            let date = Date(timeIntervalSince1970: Double(instant.microseconds.dividedRoundingDown(by: 1_000_000)))
+            let parts = Self.calendar.dateComponents([.year, .month], from: date)
+            self.init(year: parts.year!, month: parts.month!)
+        }
+
+        /// Parses a partition's suffix (`2026_11`).
+        init?(suffix: Substring) {
+            let parts = suffix.split(separator: "_")
+            guard parts.count == 2, let year = Int(parts[0]), let month = Int(parts[1]), (1...12).contains(month) else { return nil }
+            self.init(year: year, month: month)
+        }
+
+        var suffix: String { String(format: "%04d_%02d", year, month) }
+        var next: Month { month == 12 ? Month(year: year + 1, month: 1) : Month(year: year, month: month + 1) }
+        func advanced(by months: Int) -> Month {
+            let index = year * 12 + (month - 1) + months
+            return Month(year: index.dividedRoundingDown(by: 12), month: index - index.dividedRoundingDown(by: 12) * 12 + 1)
+        }
+        /// The month's first microsecond.
+        var start: Instant {
+            let date = Self.calendar.date(from: DateComponents(year: year, month: month, day: 1))!
+            return Instant(microseconds: Int64(date.timeIntervalSince1970) * 1_000_000)
+        }
+        /// The first microsecond after it.
+        var end: Instant { next.start }
+
+        static func < (a: Month, b: Month) -> Bool { (a.year, a.month) < (b.year, b.month) }
+    }
+
+    /// The start of the month `horizon` falls in: how far retention deletes rows one by one (the
+    /// rest of that month goes with its partition).
+    static func rowDeletionBound(_ horizon: Instant) -> Instant { min(horizon, Month(containing: horizon).start) }
+
+    /// Makes the partitions from `first` (default: `now`'s month) to `monthsAhead` after `now`'s
+    /// month that do not exist yet, under the lock every instance takes for this.
+    static func prepare(_ connection: PostgresConnection, now: Instant, from first: Month? = nil, logger: Logger) async throws {
+        try await connection.query("SELECT pg_advisory_xact_lock(\(lockKey))", logger: logger)
+        var month = first ?? Month(containing: now)
+        let last = Month(containing: now).advanced(by: monthsAhead)
+        while month <= last {
+            for table in tables {
+                try await connection.query(PostgresQuery(unsafeSQL: """
+                    CREATE TABLE IF NOT EXISTS \(table.partition(month)) PARTITION OF \(table.parent)
+                    FOR VALUES FROM (\(month.start.microseconds)) TO (\(month.end.microseconds))
+                    """), logger: logger)
+            }
+            month = month.next
+        }
+    }
+
+    /// `table`'s month partitions, oldest first.
+    static func months(of table: Table, _ connection: PostgresConnection, logger: Logger) async throws -> [Month] {
+        var months: [Month] = []
+        for try await name in try await connection.query("""
+            SELECT c.relname::text FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+            WHERE i.inhparent = \(table.parent)::regclass
+            """, logger: logger).decode(String.self) {
+            let prefix = "\(table.parent)_p"
+            if name.hasPrefix(prefix), let month = Month(suffix: name.dropFirst(prefix.count)) { months.append(month) }
+        }
+        return months.sorted()
+    }
+
+    /// Whether every tenant with rows in `table`'s partition of `month` has hidden them all
+    /// (fixes: the tenant's `fixes_before` is at or past the month's end; events: its last event
+    /// there is at or before its `events_through`). The tenants are found by a loose index scan.
+    static func hidden(_ table: Table, _ month: Month, _ connection: PostgresConnection, logger: Logger) async throws -> Bool {
+        let partition = table.partition(month)
+        let kept = table.parent == fixes.parent
+            ? "coalesce(r.fixes_before, \(Int64.min)) < \(month.end.microseconds)"
+            : "(SELECT max(sequence) FROM \(partition) e WHERE e.tenant = t.tenant) > coalesce(r.events_through, 0)"
+        for try await count in try await connection.query(PostgresQuery(unsafeSQL: """
+            WITH RECURSIVE t AS (
+                SELECT min(tenant) AS tenant FROM \(partition)
+                UNION ALL SELECT (SELECT min(tenant) FROM \(partition) WHERE tenant > t.tenant) FROM t WHERE t.tenant IS NOT NULL)
+            SELECT count(*) FROM t LEFT JOIN retention r ON r.tenant = t.tenant WHERE t.tenant IS NOT NULL AND \(kept)
+            """), logger: logger).decode(Int64.self) { return count == 0 }
+        return false
+    }
+
+    static func isEmpty(_ table: Table, _ month: Month, _ connection: PostgresConnection, logger: Logger) async throws -> Bool {
+        for try await empty in try await connection.query(PostgresQuery(unsafeSQL: "SELECT NOT EXISTS (SELECT 1 FROM \(table.partition(month)))"), logger: logger).decode(Bool.self) {
+            return empty
+        }
+        return true
+    }
+
+    /// Drops every past month partition whose rows all tenants have hidden, one transaction per
+    /// partition (last month only when it has rows: an empty one is kept for late fixes). Another
+    /// instance dropping now leaves it to that one; a table busy longer than the lock timeout
+    /// throws, and the next sweep tries again. Also makes the coming months' partitions.
+    /// - Returns: the partitions dropped.
+    static func dropHidden(_ database: PostgresDatabase, now: Instant) async throws -> [String] {
+        let logger = database.logger
+        try await database.transaction { connection in try await prepare(connection, now: now, logger: logger) }
+        let current = Month(containing: now)
+        var dropped: [String] = []
+        for table in tables {
+            // Past months; last month only with rows (an empty one waits for a device's late upload).
+            let candidates = try await database.withConnection { connection in
+                var past: [Month] = []
+                for month in try await months(of: table, connection, logger: logger) where month < current {
+                    if month == current.advanced(by: -1), try await isEmpty(table, month, connection, logger: logger) { continue }
+                    past.append(month)
+                }
+                return past
+            }
+            // Checked first without the lock; a month that looks hidden is checked again under it.
+            for month in candidates where try await database.withConnection({ try await hidden(table, month, $0, logger: logger) }) {
+                let gone = try await database.transaction { connection -> Bool in
+                    for try await taken in try await connection.query("SELECT pg_try_advisory_xact_lock(\(lockKey))", logger: logger).decode(Bool.self) where !taken {
+                        return false
+                    }
+                    // The parent first (as every insert and read takes it), so no insert reaches the month between the check and the drop.
+                    try await connection.query(PostgresQuery(unsafeSQL: "SET LOCAL lock_timeout = '\(dropLockTimeout)'"), logger: logger)
+                    try await connection.query(PostgresQuery(unsafeSQL: "LOCK TABLE ONLY \(table.parent) IN ACCESS EXCLUSIVE MODE"), logger: logger)
+                    guard try await hidden(table, month, connection, logger: logger) else { return false }
+                    try await connection.query(PostgresQuery(unsafeSQL: "DROP TABLE \(table.partition(month))"), logger: logger)
+                    return true
+                }
+                if gone { dropped.append(table.partition(month)) }
+            }
+        }
+        return dropped
+    }
+}
+
+extension BinaryInteger {
+    /// The quotient rounded toward negative infinity.
+    fileprivate func dividedRoundingDown(by divisor: Self) -> Self {
+        let (quotient, remainder) = quotientAndRemainder(dividingBy: divisor)
+        return remainder < 0 ? quotient - 1 : quotient
+    }
+}
