@@ -145,7 +145,7 @@ struct PostgresHistoryTests {
         let now = Instant(secondsSince1970: Date().timeIntervalSince1970)
         let current = Month(containing: now)
         // Two months ago, now, and 2019 (older than the months made: the default partition).
-        let times = [current.advanced(by: -2).start.microseconds + Self.day, now.microseconds - Self.day / 2, 1_546_300_800_000_000 + Self.day]
+        let times = [current.advanced(by: -2).start.microseconds + Self.day, current.start.microseconds + Self.minute, 1_546_300_800_000_000 + Self.day]
         for (index, time) in times.enumerated() {
             try await client.query("""
                 INSERT INTO location_fix (tenant, device_id, timestamp, latitude, longitude, horizontal_accuracy, received_at, late)
@@ -168,13 +168,31 @@ struct PostgresHistoryTests {
                 """)).decode((String, Int64).self) { placed[partition] = count }
             #expect(placed == [table.partition(current.advanced(by: -2)): 1, table.partition(current): 1, table.defaultPartition: 1], "\(table.parent)")
         }
-        // Keys and indexes are back: a repeated sequence or fix is refused as before.
+        // Keys and indexes are back: a repeated fix is refused as before, the event log's indexes are there.
         await #expect(throws: (any Error).self) {
             try await database.client.query("""
                 INSERT INTO location_fix (tenant, device_id, timestamp, latitude, longitude, horizontal_accuracy, received_at, late)
                 VALUES ('default', 'car', \(times[1]), 45.5, -122.6, 5, \(times[1]), false)
                 """)
         }
+        var indexes: Set<String> = []
+        for try await name in try await database.client.query("SELECT indexname::text FROM pg_indexes WHERE tablename = 'tracking_event'").decode(String.self) {
+            indexes.insert(name)
+        }
+        #expect(indexes == ["tracking_event_pkey", "tracking_event_subscription", "tracking_event_device"])
+
+        // A month whose rows reached the default partition (its partition was missing) takes them when it is made.
+        let later = current.advanced(by: PostgresHistory.monthsAhead + 1)
+        try await database.client.query("""
+            INSERT INTO location_fix (tenant, device_id, timestamp, latitude, longitude, horizontal_accuracy, received_at, late)
+            VALUES ('default', 'car', \(later.start.microseconds), 45.5, -122.6, 5, \(later.start.microseconds), false)
+            """)
+        try await PostgresHistory.prepare(database, now: current.next.start)
+        var partition = ""
+        for try await name in try await database.client.query("""
+            SELECT tableoid::regclass::text FROM location_fix WHERE timestamp = \(later.start.microseconds)
+            """).decode(String.self) { partition = name }
+        #expect(partition == PostgresHistory.fixes.partition(later))
         await database.close()
     }
 }

@@ -54,11 +54,18 @@ struct RetentionService: Service {
         }
     }
 
-    /// One pass over every tenant the database knows: first every tenant's marks (readers stop
-    /// reading what expired), then the whole months of history every tenant has hidden are dropped
+    /// One pass over every tenant the database knows: the coming months' partitions
+    /// (PostgreSQL), every tenant's marks (readers stop reading what expired), then the whole months of history every tenant has hidden are dropped
     /// (PostgreSQL), then each tenant's hidden rows that are left are deleted in batches.
     func sweep() async throws {
         let now = Instant(secondsSince1970: Date().timeIntervalSince1970)
+        do {
+            try await storage.prepareHistory(now: now)
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            logger.warning("could not make the coming months' partitions of fixes and events; retrying at the next sweep", metadata: ["error": "\(error)"])
+        }
         var sweeps: [(tenant: TenantID, store: any RetentionStore, events: Instant?, fixes: Instant?)] = []
         for id in try await storage.knownTenants() {
             try Task.checkCancellation()

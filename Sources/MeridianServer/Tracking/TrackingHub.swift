@@ -81,10 +81,10 @@ struct TrackingHub: Sendable {
 
 extension TrackingHub {
     /// Throws 410 when a reader's cursor (`after`, `Last-Event-ID`, a replay's start) is before the
-    /// first event the log still holds: the events after it up to there were deleted by retention.
-    /// 0 (read from the start) reads from the first one still held. The mark is the store's, as
-    /// committed with the deletion (another instance's too, and never one that rolled back), read
-    /// after the log: a cursor is never let past events that are gone. (A deletion committing
+    /// first event the log still holds: the events after it up to there were hidden by retention
+    /// (and are deleted after). 0 (read from the start) reads from the first one still held. The
+    /// mark is the store's, as committed (another instance's too, and never one that rolled back),
+    /// read after the log: a cursor is never let past events that are gone. (A mark committing
     /// between the two reads refuses a page read just before it: the reader starts again at the
     /// first event kept, as it would at its next read.)
     func checkCursor(_ sequence: Int64) async throws {

@@ -44,6 +44,10 @@ public struct PostgresEngine: StorageEngine {
         return (store, store.changes)
     }
 
+    public func prepareHistory(now: Instant) async throws {
+        try await PostgresHistory.prepare(database, now: now)
+    }
+
     public func dropHiddenHistory(now: Instant) async throws -> [String] {
         try await PostgresHistory.dropHidden(database, now: now)
     }

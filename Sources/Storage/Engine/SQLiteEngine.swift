@@ -41,6 +41,7 @@ public struct SQLiteEngine: StorageEngine {
     }
 
     /// None: SQLite's history is one table per kind, and retention deletes its rows.
+    public func prepareHistory(now: Instant) async throws {}
     public func dropHiddenHistory(now: Instant) async throws -> [String] { [] }
 
     public func knownTenants() async throws -> [TenantID] {

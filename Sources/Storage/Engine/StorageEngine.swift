@@ -26,9 +26,11 @@ public protocol StorageEngine: Sendable {
     func retention(tenant: TenantID) -> any RetentionStore
     /// `tenant`'s webhooks, and what moves when another instance changes them (nil: this one alone delivers).
     func webhooks(tenant: TenantID) -> (store: any WebhookStore, changes: SequenceSignal?)
-    /// Drops every whole month of history all tenants have hidden (retention's marks) and makes
-    /// the coming months' partitions: PostgreSQL keeps fixes and events in month partitions;
-    /// SQLite deletes rows only (none). Returns what was dropped.
+    /// Makes the coming months' partitions of fixes and events (PostgreSQL; SQLite has none).
+    func prepareHistory(now: Instant) async throws
+    /// Drops every whole month of history all tenants have hidden (retention's marks):
+    /// PostgreSQL keeps fixes and events in month partitions; SQLite deletes rows only (none).
+    /// Returns what was dropped.
     func dropHiddenHistory(now: Instant) async throws -> [String]
     /// Every tenant that holds data, and `default`: the tenants to load before serving.
     func knownTenants() async throws -> [TenantID]

@@ -61,9 +61,13 @@ public final class PostgresDatabase: Sendable {
         }
         let database = PostgresDatabase(location: location, client: client, running: running, logger: logger)
         do {
-            // This month's and the coming months' partitions exist before the first write.
-            let now = Instant(secondsSince1970: Date().timeIntervalSince1970)
-            try await database.transaction { connection in try await PostgresHistory.prepare(connection, now: now, logger: logger) }
+            // This month's and the coming months' partitions exist before the first write (failing
+            // that, rows go to the default partition, and the retention sweep tries again).
+            do {
+                try await PostgresHistory.prepare(database, now: Instant(secondsSince1970: Date().timeIntervalSince1970))
+            } catch {
+                logger.warning("could not make the coming months' partitions of fixes and events", metadata: ["error": "\(String(reflecting: error))"])
+            }
             try await database.feeds.refresh(from: client, logger: logger)
         } catch {
             await database.close()

@@ -89,20 +89,37 @@ enum PostgresHistory {
     static func rowDeletionBound(_ horizon: Instant) -> Instant { min(horizon, Month(containing: horizon).start) }
 
     /// Makes the partitions from `first` (default: `now`'s month) to `monthsAhead` after `now`'s
-    /// month that do not exist yet, under the lock every instance takes for this.
+    /// month that do not exist yet, under the lock every instance takes for this. A month's rows
+    /// already in the default partition (written while its partition was missing: a server
+    /// stopped for months) move into it, so making a month never fails on them.
     static func prepare(_ connection: PostgresConnection, now: Instant, from first: Month? = nil, logger: Logger) async throws {
         try await connection.query("SELECT pg_advisory_xact_lock(\(lockKey))", logger: logger)
         var month = first ?? Month(containing: now)
         let last = Month(containing: now).advanced(by: monthsAhead)
         while month <= last {
             for table in tables {
-                try await connection.query(PostgresQuery(unsafeSQL: """
-                    CREATE TABLE IF NOT EXISTS \(table.partition(month)) PARTITION OF \(table.parent)
-                    FOR VALUES FROM (\(month.start.microseconds)) TO (\(month.end.microseconds))
-                    """), logger: logger)
+                let name = table.partition(month)
+                var exists = false
+                for try await found in try await connection.query("SELECT to_regclass(\(name)) IS NOT NULL", logger: logger).decode(Bool.self) { exists = found }
+                guard !exists else { continue }
+                let (from, to) = (month.start.microseconds, month.end.microseconds)
+                for statement in [
+                    "CREATE TABLE \(name) (LIKE \(table.parent) INCLUDING DEFAULTS)",
+                    """
+                    WITH moved AS (DELETE FROM \(table.defaultPartition) WHERE \(table.column) >= \(from) AND \(table.column) < \(to) RETURNING *)
+                    INSERT INTO \(name) SELECT * FROM moved
+                    """,
+                    // Attaching makes the parent's key and indexes on it.
+                    "ALTER TABLE \(table.parent) ATTACH PARTITION \(name) FOR VALUES FROM (\(from)) TO (\(to))",
+                ] { try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger) }
             }
             month = month.next
         }
+    }
+
+    /// Makes the coming months' partitions (``prepare(_:now:from:logger:)``) in a transaction of their own.
+    static func prepare(_ database: PostgresDatabase, now: Instant) async throws {
+        try await database.transaction { connection in try await prepare(connection, now: now, logger: database.logger) }
     }
 
     /// `table`'s month partitions, oldest first.
@@ -143,13 +160,12 @@ enum PostgresHistory {
     }
 
     /// Drops every past month partition whose rows all tenants have hidden, one transaction per
-    /// partition (last month only when it has rows: an empty one is kept for late fixes). Another
-    /// instance dropping now leaves it to that one; a table busy longer than the lock timeout
-    /// throws, and the next sweep tries again. Also makes the coming months' partitions.
+    /// partition (last month only when it has rows: an empty one is kept for late fixes). A month
+    /// another instance is dropping, or whose table stays busy past the lock timeout, is left to
+    /// the next sweep; the other months and tables go on.
     /// - Returns: the partitions dropped.
     static func dropHidden(_ database: PostgresDatabase, now: Instant) async throws -> [String] {
         let logger = database.logger
-        try await database.transaction { connection in try await prepare(connection, now: now, logger: logger) }
         let current = Month(containing: now)
         var dropped: [String] = []
         for table in tables {
@@ -164,7 +180,7 @@ enum PostgresHistory {
             }
             // Checked first without the lock; a month that looks hidden is checked again under it.
             for month in candidates where try await database.withConnection({ try await hidden(table, month, $0, logger: logger) }) {
-                let gone = try await database.transaction { connection -> Bool in
+                let gone = try? await database.transaction { connection -> Bool in
                     for try await taken in try await connection.query("SELECT pg_try_advisory_xact_lock(\(lockKey))", logger: logger).decode(Bool.self) where !taken {
                         return false
                     }
@@ -175,7 +191,9 @@ enum PostgresHistory {
                     try await connection.query(PostgresQuery(unsafeSQL: "DROP TABLE \(table.partition(month))"), logger: logger)
                     return true
                 }
-                if gone { dropped.append(table.partition(month)) }
+                // Not dropped: another instance is at it, another tenant wrote there meanwhile, or
+                // the table stayed busy past the lock timeout; the next sweep tries again.
+                if gone == true { dropped.append(table.partition(month)) }
             }
         }
         return dropped

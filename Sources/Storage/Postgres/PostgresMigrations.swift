@@ -227,6 +227,8 @@ enum PostgresMigrations {
                 "ALTER TABLE tracking_event ADD PRIMARY KEY (tenant, sequence, recorded_at)",
                 "CREATE INDEX tracking_event_subscription ON tracking_event (tenant, subscription_id, sequence)",
                 "CREATE INDEX tracking_event_device ON tracking_event (tenant, device_id)",
+                "ANALYZE location_fix",
+                "ANALYZE tracking_event",
             ] { try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger) }
         }),
     ]
