@@ -6,7 +6,7 @@ DATABASE ?= ./meridian.sqlite
 VENV    := .venv
 PYTHON  := $(VENV)/bin/python
 
-.PHONY: deps run run-pg test build build-release web unit crosscheck gdal ogc isolation pg-restart contract clients page bench bench-thinning bench-tracking bench-load bench-tiles bench-auth bench-webhooks bench-queries bench-postgres bench-retention venv data clean
+.PHONY: deps run run-pg test build build-release web unit crosscheck gdal ogc isolation pg-restart contract clients page bench bench-thinning bench-tracking bench-load bench-tiles bench-auth bench-webhooks bench-queries bench-postgres bench-retention-postgres bench-retention venv data clean
 
 deps: ## Debian packages, installed only when missing
 	@scripts/install-deps.sh
@@ -142,10 +142,16 @@ bench-webhooks: build-release ## fix → receiver latency at 1 000 events/s (tar
 
 PG_VENV := .venv-postgres
 
-bench-postgres: build-release ## SQLite vs PostgreSQL with one and two instances (writes/s, thin p95, write → other instance), nearest/within beside PostGIS
+$(PG_VENV)/bin/python: $(BENCH_SCRIPTS)/requirements-postgres.txt
 	python3 -m venv $(PG_VENV) || { scripts/install-deps.sh python3-venv && python3 -m venv $(PG_VENV); }
 	$(PG_VENV)/bin/pip install -q --disable-pip-version-check -r $(BENCH_SCRIPTS)/requirements-postgres.txt
+	@touch $(PG_VENV)/bin/python
+
+bench-postgres: build-release $(PG_VENV)/bin/python ## SQLite vs PostgreSQL with one and two instances (writes/s, thin p95, write → other instance), nearest/within beside PostGIS
 	scripts/with-postgres.sh $(PG_VENV)/bin/python $(BENCH_SCRIPTS)/bench-postgres.py "$$($(SWIFT) build -c release --show-bin-path)/meridian"
+
+bench-retention-postgres: build-release $(PG_VENV)/bin/python ## PostgreSQL: expired fixes reclaimed by dropping their months' partitions beside row deletes, ingest running (BENCH_EXPIRED, default 2 M)
+	scripts/with-postgres.sh $(PG_VENV)/bin/python $(BENCH_SCRIPTS)/bench-retention-postgres.py "$$($(SWIFT) build -c release --show-bin-path)/meridian"
 
 QUERIES_VENV := .venv-queries
 

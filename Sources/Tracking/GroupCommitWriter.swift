@@ -30,6 +30,8 @@ public final class GroupCommitWriter: TrackingWriter {
     private let broken = Atomic<Bool>(false)
     public var log: any TrackingLog { store }
     public let loadedLastSequence: Int64
+    /// Batches planned and waiting for the committer (what a test waits for instead of sleeping).
+    var plannedBatches: Int { planned.withLock { $0.count } }
 
     private struct Request: Sendable {
         var plan: @Sendable (TrackingState) -> IngestPlan

@@ -3,7 +3,7 @@ import MapGeometry
 import Synchronization
 import Testing
 import Timeline
-import Tracking
+@testable import Tracking
 
 /// The group-commit writer on an in-memory store: batches that wait are committed together in
 /// arrival order, and a failed commit fails its callers and puts the state back to the store's.
@@ -57,12 +57,14 @@ import Tracking
 
     @Test func aFailedCommitFailsItsCallersAndTheBatchesPlannedOnItAndReloads() async throws {
         let (tracker, memory) = try await Self.tracker()
+        let writer = try #require(tracker.writer as? GroupCommitWriter)
         let loadsBefore = memory.contents.withLock { $0.loads }
         let (release, failing) = try await Self.holdingTheCommit(memory, fail: true) {
             _ = try await tracker.ingest(deviceId: "van", fixes: [Self.fix(0)])
         }
         let onTop = Task { try await tracker.ingest(deviceId: "bus", fixes: [Self.fix(0)]) }
-        try await Task.sleep(for: .milliseconds(300))  // planned on the failing one's state
+        // Planned on the failing one's state (waited for, not slept: a loaded machine plans late).
+        while writer.plannedBatches == 0 { try await Task.sleep(for: .milliseconds(10)) }
         memory.contents.withLock { $0.failCommits = false }
         release.signal()
         await #expect(throws: MemoryTracking.InjectedFailure.self) { try await failing.value }

@@ -82,10 +82,13 @@ extension PostgresTrackingTransaction {
         return statuses
     }
 
-    /// The event log's last sequence, or the retention mark past it.
+    /// The event log's last sequence, or the retention mark past it: the counter every event
+    /// write raises in its transaction (one row, where the log's own maximum looks into every
+    /// month partition), the log's maximum only where no counter was written yet.
     func lastSequence() async throws -> Int64 {
         for try await last in try await connection.query("""
-            SELECT greatest(coalesce((SELECT max(sequence) FROM tracking_event WHERE tenant = \(tenant)), 0),
+            SELECT greatest(coalesce((SELECT last FROM feed_counter WHERE tenant = \(tenant) AND feed = \(PostgresTrackingStore.eventFeed)),
+                                     (SELECT max(sequence) FROM tracking_event WHERE tenant = \(tenant)), 0),
                             coalesce((SELECT events_through FROM retention WHERE tenant = \(tenant)), 0))
             """, logger: logger).decode(Int64.self) { return last }
         return 0
