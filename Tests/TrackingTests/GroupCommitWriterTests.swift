@@ -64,7 +64,11 @@ import Timeline
         }
         let onTop = Task { try await tracker.ingest(deviceId: "bus", fixes: [Self.fix(0)]) }
         // Planned on the failing one's state (waited for, not slept: a loaded machine plans late).
-        while writer.plannedBatches == 0 { try await Task.sleep(for: .milliseconds(10)) }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while writer.plannedBatches == 0 {
+            try #require(ContinuousClock.now < deadline, "the second batch was never planned")
+            try await Task.sleep(for: .milliseconds(10))
+        }
         memory.contents.withLock { $0.failCommits = false }
         release.signal()
         await #expect(throws: MemoryTracking.InjectedFailure.self) { try await failing.value }

@@ -105,6 +105,8 @@ enum PostgresHistory {
                 let (from, to) = (month.start.microseconds, month.end.microseconds)
                 for statement in [
                     "CREATE TABLE \(name) (LIKE \(table.parent) INCLUDING DEFAULTS)",
+                    // Before the move: a row written to the default partition after it would fail the attach.
+                    "LOCK TABLE \(table.defaultPartition) IN ACCESS EXCLUSIVE MODE",
                     """
                     WITH moved AS (DELETE FROM \(table.defaultPartition) WHERE \(table.column) >= \(from) AND \(table.column) < \(to) RETURNING *)
                     INSERT INTO \(name) SELECT * FROM moved
@@ -119,7 +121,11 @@ enum PostgresHistory {
 
     /// Makes the coming months' partitions (``prepare(_:now:from:logger:)``) in a transaction of their own.
     static func prepare(_ database: PostgresDatabase, now: Instant) async throws {
-        try await database.transaction { connection in try await prepare(connection, now: now, logger: database.logger) }
+        try await database.transaction { connection in
+            // Readers and writers of the default partition wait behind it: briefly, or not this time.
+            try await connection.query(PostgresQuery(unsafeSQL: "SET LOCAL lock_timeout = '\(dropLockTimeout)'"), logger: database.logger)
+            try await prepare(connection, now: now, logger: database.logger)
+        }
     }
 
     /// `table`'s month partitions, oldest first.
@@ -180,23 +186,37 @@ enum PostgresHistory {
             }
             // Checked first without the lock; a month that looks hidden is checked again under it.
             for month in candidates where try await database.withConnection({ try await hidden(table, month, $0, logger: logger) }) {
-                let gone = try? await database.transaction { connection -> Bool in
-                    for try await taken in try await connection.query("SELECT pg_try_advisory_xact_lock(\(lockKey))", logger: logger).decode(Bool.self) where !taken {
-                        return false
-                    }
-                    // The parent first (as every insert and read takes it), so no insert reaches the month between the check and the drop.
-                    try await connection.query(PostgresQuery(unsafeSQL: "SET LOCAL lock_timeout = '\(dropLockTimeout)'"), logger: logger)
-                    try await connection.query(PostgresQuery(unsafeSQL: "LOCK TABLE ONLY \(table.parent) IN ACCESS EXCLUSIVE MODE"), logger: logger)
-                    guard try await hidden(table, month, connection, logger: logger) else { return false }
-                    try await connection.query(PostgresQuery(unsafeSQL: "DROP TABLE \(table.partition(month))"), logger: logger)
-                    return true
-                }
                 // Not dropped: another instance is at it, another tenant wrote there meanwhile, or
                 // the table stayed busy past the lock timeout; the next sweep tries again.
-                if gone == true { dropped.append(table.partition(month)) }
+                do {
+                    if try await drop(table, month, database) { dropped.append(table.partition(month)) }
+                } catch is CancellationError {
+                    throw CancellationError()
+                } catch {
+                    logger.warning("could not drop a month of history now; retrying at the next sweep",
+                                   metadata: ["partition": "\(table.partition(month))", "error": "\(String(reflecting: error))"])
+                }
             }
         }
         return dropped
+    }
+
+    /// Drops `table`'s partition of `month` if every tenant in it has hidden it, checked again
+    /// under the parent's exclusive lock (taken first, as every insert and read takes the parent
+    /// first), so no row reaches the month between the check and the drop. False when another
+    /// instance is dropping or the month is not hidden after all.
+    static func drop(_ table: Table, _ month: Month, _ database: PostgresDatabase) async throws -> Bool {
+        let logger = database.logger
+        return try await database.transaction { connection -> Bool in
+            for try await taken in try await connection.query("SELECT pg_try_advisory_xact_lock(\(lockKey))", logger: logger).decode(Bool.self) where !taken {
+                return false
+            }
+            try await connection.query(PostgresQuery(unsafeSQL: "SET LOCAL lock_timeout = '\(dropLockTimeout)'"), logger: logger)
+            try await connection.query(PostgresQuery(unsafeSQL: "LOCK TABLE ONLY \(table.parent) IN ACCESS EXCLUSIVE MODE"), logger: logger)
+            guard try await hidden(table, month, connection, logger: logger) else { return false }
+            try await connection.query(PostgresQuery(unsafeSQL: "DROP TABLE \(table.partition(month))"), logger: logger)
+            return true
+        }
     }
 }
 
