@@ -43,20 +43,17 @@ SECONDS = float(os.environ.get("BENCH_SECONDS", "60"))
 DEVICES = 1000
 
 
-def month_start(year, month):
-    return datetime.datetime(year, month, 1, tzinfo=datetime.timezone.utc)
+def month_start(index):
+    """The first instant of month `index` (year × 12 + month − 1), UTC."""
+    return datetime.datetime(index // 12, index % 12 + 1, 1, tzinfo=datetime.timezone.utc)
 
 
 def expired_months():
     """The two whole UTC months before the month the 30-day horizon falls in: (start µs, end µs, suffix) each."""
     horizon = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(days=30)
-    y, m = horizon.year, horizon.month
     months = []
-    for back in (2, 1):
-        index = y * 12 + (m - 1) - back
-        start = month_start(index // 12, index % 12 + 1)
-        end_index = index + 1
-        end = month_start(end_index // 12, end_index % 12 + 1)
+    for index in (horizon.year * 12 + horizon.month - 1 - back for back in (2, 1)):
+        start, end = month_start(index), month_start(index + 1)
         months.append((int(start.timestamp() * 1e6), int(end.timestamp() * 1e6), f"{start.year:04d}_{start.month:02d}"))
     return months
 
@@ -81,7 +78,7 @@ def load(url, partitioned):
 
 
 def expired_left(url):
-    _, end = expired_months()[0][0], expired_months()[-1][1]
+    end = expired_months()[-1][1]
     with psycopg.connect(url, autocommit=True) as connection:
         return connection.execute(f"SELECT count(*) FROM location_fix WHERE timestamp < {end}").fetchone()[0]
 

@@ -68,10 +68,11 @@ enum PostgresHistory {
         }
 
         var suffix: String { String(format: "%04d_%02d", year, month) }
-        var next: Month { month == 12 ? Month(year: year + 1, month: 1) : Month(year: year, month: month + 1) }
+        var next: Month { advanced(by: 1) }
         func advanced(by months: Int) -> Month {
             let index = year * 12 + (month - 1) + months
-            return Month(year: index.dividedRoundingDown(by: 12), month: index - index.dividedRoundingDown(by: 12) * 12 + 1)
+            let year = index.dividedRoundingDown(by: 12)
+            return Month(year: year, month: index - year * 12 + 1)
         }
         /// The month's first microsecond.
         var start: Instant {
