@@ -116,6 +116,33 @@ import TestSupport
         }
     }
 
+    /// Whose settings judge a posted fix: the device's own record (`{}` turns every rule off), else
+    /// its first group with settings in the device's order, else the tenant's, and a change to a
+    /// record is live from the next fix.
+    @Test func aDevicesOwnSettingsThenItsFirstGroupsThenTheTenantsJudgeItsFixes() async throws {
+        try await TestApp.withClient { client in
+            try await client.putFilters(#"{"maxHorizontalAccuracy":10}"#)
+            #expect(try await client.send(.put, "/v1/device-groups/north", json: #"{"ingestFilters":{"maxHorizontalAccuracy":50}}"#).status.code < 300)
+            #expect(try await client.send(.put, "/v1/device-groups/bare", json: #"{"properties":{"note":"no settings"}}"#).status.code < 300)
+            #expect(try await client.send(.put, "/v1/devices/own", json: #"{"groups":["north"],"ingestFilters":{}}"#).status.code < 300)
+            #expect(try await client.send(.put, "/v1/devices/grouped", json: #"{"groups":["bare","north"]}"#).status.code < 300)
+            #expect(try await client.send(.put, "/v1/devices/plain", json: #"{"groups":["bare"]}"#).status.code < 300)
+            func verdicts(_ device: String, _ second: Double) async throws -> [String] {
+                try await client.postFixes(device, [Trace.fix(Trace.at(0), second, accuracy: 30), Trace.fix(Trace.at(0), second + 1, accuracy: 60)]).statuses
+            }
+            #expect(try await verdicts("own", 0) == ["accepted", "accepted"])                                   // its own `{}`: all off
+            #expect(try await verdicts("grouped", 0) == ["accepted", "filtered:maxHorizontalAccuracy"])         // north's 50
+            #expect(try await verdicts("plain", 0) == ["filtered:maxHorizontalAccuracy", "filtered:maxHorizontalAccuracy"])  // the tenant's 10
+            #expect(try await verdicts("stranger", 0) == ["filtered:maxHorizontalAccuracy", "filtered:maxHorizontalAccuracy"])
+
+            // North's settings change, and the device drops its own: both live from the next fix.
+            #expect(try await client.send(.put, "/v1/device-groups/north", json: #"{"ingestFilters":{"maxHorizontalAccuracy":100}}"#).status.code < 300)
+            #expect(try await client.send(.put, "/v1/devices/own", json: #"{"groups":["north"]}"#).status.code < 300)
+            #expect(try await verdicts("grouped", 10) == ["accepted", "accepted"])
+            #expect(try await verdicts("own", 10) == ["accepted", "accepted"])
+        }
+    }
+
     @Test func aFilteredFixIsNeitherStoredNorEvaluatedAndIsCounted() async throws {
         try await TestApp.withClient { client in
             let subscription = try await client.subscribe(Trace.everyFix)

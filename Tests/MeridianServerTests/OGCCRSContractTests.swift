@@ -61,7 +61,7 @@ import TestSupport
     @Test func everyResourceHasAnHTMLPage() async throws {
         try await TestApp.withClient { client in
             _ = try await client.postFixes("car", [Trace.fix(Trace.at(0), 0)])
-            for path in ["/ogc", "/ogc/conformance", "/ogc/collections", "/ogc/collections/devices", "/ogc/collections/devices/items", "/ogc/collections/devices/items/car"] {
+            for path in ["/ogc", "/ogc/conformance", "/ogc/collections", "/ogc/collections/devices", "/ogc/collections/devices/queryables", "/ogc/collections/devices/items", "/ogc/collections/devices/items/car"] {
                 let response = try await client.send(.get, path + "?f=html")
                 let body = String(buffer: response.body)
                 #expect(response.status == .ok && response.headers[.contentType] == "text/html", "\(path)")

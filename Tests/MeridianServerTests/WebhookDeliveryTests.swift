@@ -42,6 +42,25 @@ import TestSupport
         }
     }
 
+    /// A fix's attributes reach the receiver as the log writes them, numbers exact (a JSON
+    /// round trip through doubles would turn 9007199254740993 into ...992 and 1e-400 into 0).
+    @Test func aFixsAttributesRideInTheBodyAsWritten() async throws {
+        try await WebhookReceiver.run { receiver in
+            try await WebhookApp.withLiveClient { client in
+                _ = try await client.subscribe(TrackingContractTests.everyFix)
+                _ = try await client.createWebhook(#"{"url":"\#(receiver.url)"}"#)
+                let sent = try await client.send(.post, "/v1/devices/van/locations",
+                                                 json: Trace.batch([FixAttributesContractTests.fix(0, attributes: FixAttributesContractTests.attributes)]))
+                #expect(sent.status == .ok)
+                let got = try await receiver.wait { $0.count >= 1 }
+                let body = try #require(got.first?.body)
+                #expect(body.contains(#""attributes":{"batteryLevel":0.25,"charging":false,"count":9007199254740993,"motion":["driving",null],"sensor":{"t":-3.5},"tiny":1e-400}"#), "\(body)")
+                let logged = String(buffer: try await client.send(.get, "/v1/events?after=0&limit=1").body)
+                #expect(logged.contains(body), "the webhook's body is the log's event")
+            }
+        }
+    }
+
     @Test func failuresAreRetriedUntilAcknowledgedWithoutReordering() async throws {
         try await WebhookReceiver.run(script: { index, _ in .init(status: index < 3 ? .internalServerError : .ok) }) { receiver in
             try await WebhookApp.withLiveClient { client in

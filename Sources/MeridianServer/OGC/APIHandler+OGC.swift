@@ -47,6 +47,7 @@ extension APIHandler {
         let source = try OGCCollections.source(input.path.collectionId)
         let properties = try await source.queryables(in: try await tenants.current())
         let document = JSONObjectBody(OGCQueryables.document(url: OGCRequest.root + "/collections/\(source.id)/queryables", title: source.title, properties: properties))
+        if Self.wantsHTML(input.query.f?.rawValue, input.headers.accept) { return .ok(.init(body: .html(try Self.page(.queryables, document)))) }
         // JSON Schema's own type unless the client ranks plain JSON first (GDAL 3.6 refuses the other).
         if input.headers.accept.sortedByQuality().first?.contentType == .json { return .ok(.init(body: .json(document))) }
         return .ok(.init(body: .applicationSchemaJson(document)))

@@ -10,15 +10,16 @@ public struct ServerProcess: Sendable {
     public let port: Int
 
     /// Starts the server and waits, off the cooperative pool, for the line that gives its port.
-    public static func start(database: String, arguments: [String] = []) async throws -> ServerProcess {
+    /// `logFile` receives its standard error (its log) when given.
+    public static func start(database: String, arguments: [String] = [], logFile: String? = nil) async throws -> ServerProcess {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
-                continuation.resume(with: Result { try startBlocking(database: database, arguments: arguments) })
+                continuation.resume(with: Result { try startBlocking(database: database, arguments: arguments, logFile: logFile) })
             }
         }
     }
 
-    private static func startBlocking(database: String, arguments: [String]) throws -> ServerProcess {
+    private static func startBlocking(database: String, arguments: [String], logFile: String?) throws -> ServerProcess {
         let process = Process()
         process.executableURL = try executable()
         process.arguments = ["serve", "--host", "127.0.0.1", "--port", "0", "--database", database, "--log-level", "warning"] + arguments
@@ -26,7 +27,13 @@ public struct ServerProcess: Sendable {
         process.standardOutput = output
         // Not the test runner's stderr: a server outliving a crashed test run would hold that pipe
         // open, and `swift test` would wait for it forever.
-        process.standardError = FileHandle.nullDevice
+        // A file is not a pipe: nothing waits on it.
+        if let logFile {
+            FileManager.default.createFile(atPath: logFile, contents: nil)
+            process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: logFile))
+        } else {
+            process.standardError = FileHandle.nullDevice
+        }
         try process.run()
         // Wait for the one line `serve` prints once it listens: "meridian listening on http://127.0.0.1:PORT …".
         var text = ""

@@ -35,6 +35,15 @@ extension OGCPage {
                 rows.append("<tr><th>crs</th><td>" + crs.map(Self.cell).joined(separator: "<br>") + "</td></tr>")
             }
             return "<p><a href=\"\(Self.escape(items))\">Browse the items</a></p>\n<table>\n" + rows.joined(separator: "\n") + "\n</table>\n"
+        case .queryables:
+            // One row per property a filter may name: its name, its JSON Schema type (or format) and title.
+            let properties = members["properties"]?.objectValue ?? [:]
+            let rows = properties.keys.sorted().map { name in
+                let schema = properties[name]?.objectValue ?? [:]
+                let type = schema["format"] ?? schema["type"] ?? schema["$ref"]
+                return "<tr><td>\(Self.escape(name))</td><td>\(Self.cell(type))</td><td>\(Self.cell(schema["title"] ?? schema["description"]))</td></tr>"
+            }
+            return "<table>\n<tr><th>property</th><th>type</th><th>title</th></tr>\n" + rows.joined(separator: "\n") + "\n</table>\n"
         case .items:
             guard case .array(let features)? = members["features"] else { return Self.map(of: json) }
             let counts = ["numberReturned", "numberMatched"].compactMap { key in members[key].map { "\(key): \(Self.cell($0))" } }

@@ -9,7 +9,7 @@ import WireJSON
 /// written as `\u` escapes, so no value can end the element.
 struct OGCPage {
     /// Which resource the page shows.
-    enum Resource: Sendable { case landing, conformance, collections, collection, items, item }
+    enum Resource: Sendable { case landing, conformance, collections, collection, queryables, items, item }
 
     /// The element id of the map, and the script that draws it.
     static let mapElementID = "map"
@@ -55,6 +55,7 @@ struct OGCPage {
         case .conformance: "Conformance"
         case .collections: "Collections"
         case .collection: Self.string(json.objectValue?["id"]) ?? "Collection"
+        case .queryables: "Queryables"
         case .items: "Items"
         case .item: Self.string(json.objectValue?["id"]).map { "Feature \($0)" } ?? "Feature"
         }
