@@ -83,21 +83,21 @@ public struct ThinningGrid: Hashable, Sendable {
         MortonCode(MapPoint(x: x, y: y)).rawValue
     }
 
-    /// The cells a map rect touches, columns wrapping around the world (each column at most once),
-    /// rows clamped to the world.
-    func cells(touching rect: MapRect) -> [(column: Int, row: Int)] {
+    /// The cells a map rect touches, as at most two rectangles of cells (columns wrap around the
+    /// world, each column at most once; rows are clamped to the world): a view across the grid's
+    /// seam is its two sides.
+    func areas(touching rect: MapRect) -> [(columns: ClosedRange<Int>, rows: ClosedRange<Int>)] {
         let side = Double(1 << level)
         let n = cellsPerAxis
         let world = Mercator.worldSize
-        let first = Int(((rect.minX + Self.shift) / side).rounded(.down))
-        let last = Int(((min(rect.maxX, rect.minX + world) + Self.shift) / side).rounded(.up)) - 1
-        let columns = last - first + 1 >= n ? Array(0..<n) : (first...max(first, last)).map { (($0 % n) + n) % n }
         let top = max(0, Int((max(rect.minY, 0) / side).rounded(.down)))
         let bottom = min(n - 1, Int((min(rect.maxY, world) / side).rounded(.up)) - 1)
         guard top <= bottom else { return [] }
-        var cells: [(Int, Int)] = []
-        cells.reserveCapacity(columns.count * (bottom - top + 1))
-        for row in top...bottom { for column in columns { cells.append((column, row)) } }
-        return cells
+        let first = Int(((rect.minX + Self.shift) / side).rounded(.down))
+        let last = max(first, Int(((min(rect.maxX, rect.minX + world) + Self.shift) / side).rounded(.up)) - 1)
+        if last - first + 1 >= n { return [(0...n - 1, top...bottom)] }
+        let (start, end) = (((first % n) + n) % n, ((last % n) + n) % n)
+        if start <= end { return [(start...end, top...bottom)] }
+        return [(start...n - 1, top...bottom), (0...end, top...bottom)]
     }
 }

@@ -12,39 +12,62 @@ extension ThinningIndex {
             let rankLimit = filter.minDisplayPriority.map(Rank.limit(minimumPriority:))
             var required: [(rank: UInt64, item: ThinnedItem)] = []
             var others: [(count: Int, rank: UInt64, item: ThinnedItem)] = []
-            // Blocks of 8 × 8 cells that hold nothing for a group are skipped whole: sparse views
-            // cost a few searches, not one per cell.
-            let blockShift = min(3, MortonCode.bitsPerAxis - grid.level)
-            var blocks: [(key: Int, occupied: [Bool])] = []
-            for cell in grid.cells(touching: rect) {
-                let range = grid.codes(column: cell.column, row: cell.row)
-                let key = (cell.column >> blockShift) << 32 | cell.row >> blockShift
-                let occupied: [Bool]
-                if let known = blocks.first(where: { $0.key == key }) {
-                    occupied = known.occupied
-                } else {
-                    let level = grid.level + blockShift
-                    let blockRange = MortonCode(x: UInt32((cell.column >> blockShift) << level), y: UInt32((cell.row >> blockShift) << level)).cellRange(level: level)
-                    occupied = groups.map { group in
-                        !(group.clustered.map(\.partition) + group.required).allSatisfy { $0.isEmpty(blockRange) }
-                    }
-                    blocks.append((key, occupied))
+            var spans: [CellSpan] = []
+            var tagged: [(partition: Int, span: CellSpan)] = []
+            func emit(_ group: Group, cell: UInt64, _ total: Aggregate, _ kindCounts: [String: Int]) {
+                if total.count == 1 {
+                    let point = MapPoint(x: total.summary.minX, y: total.summary.minY)
+                    others.append((1, total.summary.best, annotationItem(ordinal: total.first.ordinal, shifted: point)))
+                } else if total.count > 1 {
+                    let id = ClusterID(
+                        grid: grid, column: ZOrder.column(of: cell), row: ZOrder.row(of: cell), clusteringIdentifier: group.identifier,
+                        kinds: filter.kinds, minDisplayPriority: filter.minDisplayPriority, filter: filter.matching)
+                    others.append((total.count, total.summary.best, .cluster(cluster(id, total, kindCounts))))
                 }
-                for (g, group) in groups.enumerated() where occupied[g] {
+            }
+            // Only the occupied cells are visited, each partition's found by walking its codes.
+            for area in grid.areas(touching: rect) {
+                for group in groups {
                     for partition in group.required {
-                        for member in partition.members(in: range, rankLimit: rankLimit) {
-                            required.append((member.rank, annotationItem(member)))
+                        spans.removeAll(keepingCapacity: true)
+                        partition.cells(level: grid.level, columns: area.columns, rows: area.rows, into: &spans)
+                        for span in spans {
+                            let range = grid.codes(column: ZOrder.column(of: span.cell), row: ZOrder.row(of: span.cell))
+                            for member in partition.members(in: range, rankLimit: rankLimit) { required.append((member.rank, annotationItem(member))) }
                         }
                     }
-                    let (total, kindCounts) = aggregate(group.clustered, range, rankLimit)
-                    if total.count == 1 {
-                        let point = MapPoint(x: total.summary.minX, y: total.summary.minY)
-                        others.append((1, total.summary.best, annotationItem(ordinal: total.first.ordinal, shifted: point)))
-                    } else if total.count > 1 {
-                        let id = ClusterID(
-                            grid: grid, column: cell.column, row: cell.row, clusteringIdentifier: group.identifier,
-                            kinds: filter.kinds, minDisplayPriority: filter.minDisplayPriority, filter: filter.matching)
-                        others.append((total.count, total.summary.best, .cluster(cluster(id, total, kindCounts))))
+                    if group.clustered.count == 1, let (partition, kind) = group.clustered.first {
+                        spans.removeAll(keepingCapacity: true)
+                        partition.cells(level: grid.level, columns: area.columns, rows: area.rows, into: &spans)
+                        for span in spans {
+                            let total = partition.aggregate(span, rankLimit: rankLimit)
+                            emit(group, cell: span.cell, total, kind.map { [$0: total.count] } ?? [:])
+                        }
+                        continue
+                    }
+                    // Several kinds in the group: their cells merged, each cell's kinds counted.
+                    tagged.removeAll(keepingCapacity: true)
+                    for (p, (partition, _)) in group.clustered.enumerated() {
+                        spans.removeAll(keepingCapacity: true)
+                        partition.cells(level: grid.level, columns: area.columns, rows: area.rows, into: &spans)
+                        tagged += spans.map { (p, $0) }
+                    }
+                    tagged.sort { ($0.span.cell, $0.partition) < ($1.span.cell, $1.partition) }
+                    var k = 0
+                    while k < tagged.count {
+                        let cell = tagged[k].span.cell
+                        var total = Aggregate()
+                        var kindCounts: [String: Int] = [:]
+                        while k < tagged.count, tagged[k].span.cell == cell {
+                            let (partition, kind) = group.clustered[tagged[k].partition]
+                            let part = partition.aggregate(tagged[k].span, rankLimit: rankLimit)
+                            if part.count > 0 {
+                                total.add(part)
+                                if let kind { kindCounts[kind, default: 0] += part.count }
+                            }
+                            k += 1
+                        }
+                        emit(group, cell: cell, total, kindCounts)
                     }
                 }
             }

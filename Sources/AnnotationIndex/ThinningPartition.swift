@@ -83,6 +83,14 @@ struct Aggregate {
     }
 }
 
+/// One occupied cell of a partition in a view: its Morton number at the grid's level and the
+/// positions of its codes in the main run and in the additions.
+struct CellSpan {
+    var cell: UInt64
+    var main: Range<Int>
+    var added: Range<Int>
+}
+
 /// The members of one (clustering identifier, kind, required) class, sorted by (code, ordinal).
 ///
 /// A *main* run holds prefix sums of x and y and a two-level summary (bounds, best rank) per 64
@@ -229,6 +237,60 @@ final class ThinningPartition {
 
     // MARK: Reads
 
+    /// Appends the cells of `columns` × `rows` (cell coordinates at `level`) that hold members
+    /// (a cell whose members are all removed may come too: its aggregate is empty), in Morton
+    /// order, found by walking the codes (``ZOrder/walk``) rather than visiting every cell.
+    func cells(level: Int, columns: ClosedRange<Int>, rows: ClosedRange<Int>, into spans: inout [CellSpan]) {
+        let start = spans.count
+        codes.withUnsafeBufferPointer { codes in
+            ZOrder.walk(level: level, columns: columns, rows: rows, count: codes.count, code: { codes[$0] },
+                        firstAtLeast: { code, from in firstPosition(atLeast: code, from: from) }) { cell, i, j in
+                spans.append(CellSpan(cell: cell, main: i..<j, added: 0..<0))
+            }
+        }
+        guard !added.isEmpty else { return }
+        // Rare beside the main run: merge the additions' cells into the main run's.
+        var extra: [CellSpan] = []
+        let added = self.added
+        ZOrder.walk(level: level, columns: columns, rows: rows, count: added.count, code: { added[$0].code },
+                    firstAtLeast: { code, from in added.partitioningIndex(in: from..<added.count) { $0.code >= code } }) { cell, i, j in
+            extra.append(CellSpan(cell: cell, main: 0..<0, added: i..<j))
+        }
+        guard !extra.isEmpty else { return }
+        var merged: [CellSpan] = []
+        merged.reserveCapacity(spans.count - start + extra.count)
+        var m = start, e = 0
+        while m < spans.count || e < extra.count {
+            if e == extra.count || (m < spans.count && spans[m].cell < extra[e].cell) {
+                merged.append(spans[m]); m += 1
+            } else if m == spans.count || extra[e].cell < spans[m].cell {
+                merged.append(extra[e]); e += 1
+            } else {
+                merged.append(CellSpan(cell: spans[m].cell, main: spans[m].main, added: extra[e].added)); m += 1; e += 1
+            }
+        }
+        spans.replaceSubrange(start..., with: merged)
+    }
+
+    /// The members of one cell ``cells(level:columns:rows:into:)`` found, of display priority ≥
+    /// the one `rankLimit` encodes.
+    func aggregate(_ span: CellSpan, rankLimit: UInt64?) -> Aggregate {
+        var result = Aggregate()
+        let (i, j) = (span.main.lowerBound, span.main.upperBound)
+        if i < j {
+            if let rankLimit {
+                for p in i..<j where ranks[p] < rankLimit { result.add(member(at: p)) }
+            } else {
+                result.add(mainAggregate(i, j))
+            }
+        }
+        for member in added[span.added] where member.rank < (rankLimit ?? Rank.removed) {
+            result.add(member)
+        }
+        return result
+    }
+
+
     /// The members with codes in `range` (a cell), of display priority ≥ the one `rankLimit` encodes.
     func aggregate(_ range: ClosedRange<UInt64>, rankLimit: UInt64? = nil) -> Aggregate {
         var result = Aggregate()
@@ -336,7 +398,7 @@ final class ThinningPartition {
     }
 
     /// The first position whose code is ≥ `code`.
-    private func firstPosition(atLeast code: UInt64) -> Int {
+    private func firstPosition(atLeast code: UInt64, from: Int = 0) -> Int {
         let codes = self.codes, directory = self.directory
         var lo = 0, hi = codes.count
         if !directory.isEmpty {
@@ -344,6 +406,8 @@ final class ThinningPartition {
             lo = Int(directory[bucket])
             hi = bucket < 1 << 16 ? Int(directory[bucket + 1]) : codes.count
         }
+        lo = max(lo, from)
+        hi = max(hi, lo)
         let range = lo..<hi
         return codes.withUnsafeBufferPointer { $0.partitioningIndex(in: range) { $0 >= code } }
     }
