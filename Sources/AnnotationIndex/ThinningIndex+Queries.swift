@@ -10,21 +10,9 @@ extension ThinningIndex {
         reading {
             let groups = selectedGroups(filter, only: nil, matchGroup: false)
             let rankLimit = filter.minDisplayPriority.map(Rank.limit(minimumPriority:))
-            var required: [(rank: UInt64, item: ThinnedItem)] = []
-            var others: [(count: Int, rank: UInt64, item: ThinnedItem)] = []
+            var answer = Answer(grid: grid, filter: filter)
             var spans: [CellSpan] = []
             var tagged: [(partition: Int, span: CellSpan)] = []
-            func emit(_ group: Group, cell: UInt64, _ total: Aggregate, _ kindCounts: [String: Int]) {
-                if total.count == 1 {
-                    let point = MapPoint(x: total.summary.minX, y: total.summary.minY)
-                    others.append((1, total.summary.best, annotationItem(ordinal: total.first.ordinal, shifted: point)))
-                } else if total.count > 1 {
-                    let id = ClusterID(
-                        grid: grid, column: ZOrder.column(of: cell), row: ZOrder.row(of: cell), clusteringIdentifier: group.identifier,
-                        kinds: filter.kinds, minDisplayPriority: filter.minDisplayPriority, filter: filter.matching)
-                    others.append((total.count, total.summary.best, .cluster(cluster(id, total, kindCounts))))
-                }
-            }
             // Only the occupied cells are visited, each partition's found by walking its codes.
             for area in grid.areas(touching: rect) {
                 for group in groups {
@@ -33,7 +21,7 @@ extension ThinningIndex {
                         partition.cells(level: grid.level, columns: area.columns, rows: area.rows, into: &spans)
                         for span in spans {
                             let range = grid.codes(column: ZOrder.column(of: span.cell), row: ZOrder.row(of: span.cell))
-                            for member in partition.members(in: range, rankLimit: rankLimit) { required.append((member.rank, annotationItem(member))) }
+                            for member in partition.members(in: range, rankLimit: rankLimit) { answer.required.append((member.rank, annotationItem(member))) }
                         }
                     }
                     if group.clustered.count == 1, let (partition, kind) = group.clustered.first {
@@ -41,7 +29,7 @@ extension ThinningIndex {
                         partition.cells(level: grid.level, columns: area.columns, rows: area.rows, into: &spans)
                         for span in spans {
                             let total = partition.aggregate(span, rankLimit: rankLimit)
-                            emit(group, cell: span.cell, total, kind.map { [$0: total.count] } ?? [:])
+                            add(&answer, group.identifier, cell: span.cell, total, KindCounts(kind: kind, count: total.count))
                         }
                         continue
                     }
@@ -67,18 +55,57 @@ extension ThinningIndex {
                             }
                             k += 1
                         }
-                        emit(group, cell: cell, total, kindCounts)
+                        add(&answer, group.identifier, cell: cell, total, KindCounts(kindCounts))
                     }
                 }
             }
-            // Sort small keys, not the items (a cluster is a large value to move).
-            let requiredOrder = required.indices.sorted { required[$0].rank < required[$1].rank }
-            let otherOrder = others.indices.sorted { (others[$0].count, others[$1].rank) > (others[$1].count, others[$0].rank) }
-            var items: [ThinnedItem] = []
-            items.reserveCapacity(min(limit, required.count + others.count))
-            for i in requiredOrder where items.count < limit { items.append(required[i].item) }
-            for i in otherOrder where items.count < limit { items.append(others[i].item) }
-            return ThinningResult(grid: grid, items: items, truncated: required.count + others.count > limit)
+            return answer.result(limit: limit)
+        }
+    }
+
+    /// A thin answer as it is gathered: required annotations, and the other items with their sort keys.
+    private struct Answer {
+        let grid: ThinningGrid
+        let filter: ThinningFilter
+        var required: [(rank: UInt64, item: ThinnedItem)] = []
+        var items: [ThinnedItem] = []
+        var keys: [SortKey] = []
+
+        init(grid: ThinningGrid, filter: ThinningFilter) {
+            (self.grid, self.filter) = (grid, filter)
+            items.reserveCapacity(256)
+            keys.reserveCapacity(256)
+        }
+
+        /// Required annotations by rank, then the others by count (descending) and rank, at most `limit`.
+        /// Small keys are sorted, not the items (a cluster is a large value to move).
+        func result(limit: Int) -> ThinningResult {
+            var answer: [ThinnedItem] = []
+            answer.reserveCapacity(min(limit, required.count + items.count))
+            if !required.isEmpty {
+                var order = required.indices.map { (rank: required[$0].rank, index: $0) }
+                order.sort { $0.rank < $1.rank }
+                for entry in order where answer.count < limit { answer.append(required[entry.index].item) }
+            }
+            var order = keys
+            order.sort(by: <)
+            for entry in order where answer.count < limit { answer.append(items[Int(entry.index)]) }
+            return ThinningResult(grid: grid, items: answer, truncated: required.count + items.count > limit)
+        }
+    }
+
+    /// A cell's item in `answer`: its annotation when it holds one, its cluster when more.
+    private func add(_ answer: inout Answer, _ identifier: String?, cell: UInt64, _ total: Aggregate, _ kinds: KindCounts) {
+        guard total.count > 0 else { return }
+        answer.keys.append(SortKey(count: total.count, rank: total.summary.best, index: Int32(answer.items.count)))
+        if total.count == 1 {
+            answer.items.append(annotationItem(ordinal: total.first.ordinal, shifted: MapPoint(x: total.summary.minX, y: total.summary.minY)))
+        } else {
+            let filter = answer.filter
+            let id = ClusterID(
+                grid: answer.grid, column: ZOrder.column(of: cell), row: ZOrder.row(of: cell), clusteringIdentifier: identifier,
+                kinds: filter.kinds, minDisplayPriority: filter.minDisplayPriority, filter: filter.matching)
+            answer.items.append(.cluster(cluster(id, total, kinds)))
         }
     }
 
@@ -86,7 +113,7 @@ extension ThinningIndex {
     public func cluster(_ id: ClusterID) -> ThinnedCluster? {
         reading {
             let (total, kindCounts) = members(of: id)
-            return total.count > 1 ? cluster(id, total, kindCounts) : nil
+            return total.count > 1 ? cluster(id, total, KindCounts(kindCounts)) : nil
         }
     }
 
@@ -112,24 +139,35 @@ extension ThinningIndex {
 
     // MARK: Inside the read lock
 
-    /// One clustering identifier's partitions (held directly: no index lookups per cell).
-    private struct Group {
-        var identifier: String?
-        var clustered: [(partition: ThinningPartition, kind: String?)] = []
-        var required: [ThinningPartition] = []
+    /// An item's place in the answer: more members first, then the better rank.
+    private struct SortKey: Comparable {
+        var count: Int
+        var rank: UInt64
+        var index: Int32
+
+        static func < (a: SortKey, b: SortKey) -> Bool {
+            a.count != b.count ? a.count > b.count : a.rank < b.rank
+        }
     }
 
     /// The partitions the filter selects, by clustering identifier (sorted, nil first).
-    private func selectedGroups(_ filter: ThinningFilter, only identifier: String?, matchGroup: Bool) -> [Group] {
-        var groups: [String?: Group] = [:]
+    func selectedGroups(_ filter: ThinningFilter, only identifier: String?, matchGroup: Bool) -> [PartitionGroup] {
+        // The common case, no kinds or identifiers named: kept by the writes (``everyGroup``).
+        if !matchGroup, filter.kinds == nil, filter.clusteringIdentifiers == nil { return everyGroup }
+        return groups(filter, only: identifier, matchGroup: matchGroup)
+    }
+
+    /// ``selectedGroups(_:only:matchGroup:)`` made from the partitions' keys.
+    func groups(_ filter: ThinningFilter, only identifier: String?, matchGroup: Bool) -> [PartitionGroup] {
+        var groups: [String?: PartitionGroup] = [:]
         for (p, key) in keys.enumerated() {
             if matchGroup, key.group != identifier { continue }
             if let kinds = filter.kinds, !(key.kind.map(kinds.contains) ?? false) { continue }
             if let identifiers = filter.clusteringIdentifiers, !(key.group.map(identifiers.contains) ?? false) { continue }
             if key.required {
-                groups[key.group, default: Group(identifier: key.group)].required.append(partitions[p])
+                groups[key.group, default: PartitionGroup(identifier: key.group)].required.append(partitions[p])
             } else {
-                groups[key.group, default: Group(identifier: key.group)].clustered.append((partitions[p], key.kind))
+                groups[key.group, default: PartitionGroup(identifier: key.group)].clustered.append((partitions[p], key.kind))
             }
         }
         return groups.values.sorted { ($0.identifier ?? "", $0.identifier == nil ? 0 : 1) < ($1.identifier ?? "", $1.identifier == nil ? 0 : 1) }
@@ -156,7 +194,7 @@ extension ThinningIndex {
         return (total, kindCounts)
     }
 
-    private func cluster(_ id: ClusterID, _ total: Aggregate, _ kindCounts: [String: Int]) -> ThinnedCluster {
+    private func cluster(_ id: ClusterID, _ total: Aggregate, _ kinds: KindCounts) -> ThinnedCluster {
         let s = total.summary
         let centroid = ThinningGrid.unshifted(x: total.sumX / Double(total.count), y: total.sumY / Double(total.count))
         let corner = ThinningGrid.unshifted(x: s.minX, y: s.minY)
@@ -169,7 +207,7 @@ extension ThinningIndex {
         }
         return ThinnedCluster(
             id: id, count: total.count, centroid: centroid, bounds: bounds, expansionZoom: expansionZoom,
-            kindCounts: kindCounts, representative: slotIDs[Int(UInt32(truncatingIfNeeded: s.best))])
+            kinds: kinds, representative: slotIDs[Int(UInt32(truncatingIfNeeded: s.best))])
     }
 
     private func annotationItem(_ member: Member) -> ThinnedItem {

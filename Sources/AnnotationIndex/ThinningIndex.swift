@@ -27,6 +27,16 @@ public final class ThinningIndex: @unchecked Sendable {
     private var lastPlaced: (key: PartitionKey, partition: Int)?
     var slotPartitionBytes: Int { slotPartition.capacity * 4 + slotCode.capacity * 8 }
     private var appliedSequence: Int64
+    /// Every partition by clustering identifier, as an unfiltered answer reads them; refreshed by
+    /// every write (queries do not rebuild it each time).
+    private(set) var everyGroup: [PartitionGroup] = []
+
+    /// One clustering identifier's partitions (held directly: no index lookups per cell).
+    struct PartitionGroup {
+        var identifier: String?
+        var clustered: [(partition: ThinningPartition, kind: String?)] = []
+        var required: [ThinningPartition] = []
+    }
 
     /// An index of `entries` (any order), current up to feed position `sequence`.
     public init(entries: [ThinningEntry], sequence: Int64) {
@@ -62,6 +72,7 @@ public final class ThinningIndex: @unchecked Sendable {
             }
             if slotIDs.count > 1024, slotIDs.count > 2 * live { rebuild(currentEntries()) }
             appliedSequence = max(appliedSequence, sequence)
+            refreshGroups()
         }
     }
 
@@ -212,6 +223,11 @@ public final class ThinningIndex: @unchecked Sendable {
         partitions = members.map { list in
             ThinningPartition(sorted: list.sorted { $0.precedes($1.code, $1.ordinal) })
         }
+        refreshGroups()
+    }
+
+    private func refreshGroups() {
+        everyGroup = groups(ThinningFilter(), only: nil, matchGroup: false)
     }
 }
 

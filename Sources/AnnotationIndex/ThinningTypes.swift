@@ -70,11 +70,57 @@ public struct ThinnedCluster: Hashable, Sendable {
     /// The first zoom at which the members no longer share one item; nil for a stack that never splits up to zoom 22.
     public var expansionZoom: Int?
     /// The members' kinds and how many have each (annotations without a kind are not listed).
-    public var kindCounts: [String: Int]
+    public var kinds: KindCounts
     /// The member with the highest display priority, the oldest among equals.
     public var representative: AnnotationID
 
     public var clusteringIdentifier: String? { id.clusteringIdentifier }
+
+    /// ``kinds`` as a dictionary.
+    public var kindCounts: [String: Int] { kinds.dictionary }
+
+    public init(id: ClusterID, count: Int, centroid: MapPoint, bounds: MapRect, expansionZoom: Int?, kindCounts: [String: Int], representative: AnnotationID) {
+        self.init(id: id, count: count, centroid: centroid, bounds: bounds, expansionZoom: expansionZoom, kinds: KindCounts(kindCounts), representative: representative)
+    }
+
+    init(id: ClusterID, count: Int, centroid: MapPoint, bounds: MapRect, expansionZoom: Int?, kinds: KindCounts, representative: AnnotationID) {
+        self.id = id
+        self.count = count
+        self.centroid = centroid
+        self.bounds = bounds
+        self.expansionZoom = expansionZoom
+        self.kinds = kinds
+        self.representative = representative
+    }
+}
+
+/// How many members of a cluster have each kind. Most clusters hold one kind or none, which this
+/// keeps without a dictionary (a thin answer makes hundreds of clusters).
+public struct KindCounts: Hashable, Sendable {
+    /// The one kind, when there is exactly one.
+    private var kind: String?
+    private var count = 0
+    /// Two kinds or more.
+    private var many: [String: Int]?
+
+    public init(_ counts: [String: Int]) {
+        if counts.count == 1, let (kind, count) = counts.first { (self.kind, self.count) = (kind, count) } else if counts.count > 1 { many = counts }
+    }
+
+    init(kind: String?, count: Int) {
+        if let kind, count > 0 { (self.kind, self.count) = (kind, count) }
+    }
+
+    public var dictionary: [String: Int] {
+        if let many { return many }
+        return kind.map { [$0: count] } ?? [:]
+    }
+
+    /// Calls `body` for each kind in ascending order.
+    public func forEachSorted(_ body: (String, Int) -> Void) {
+        if let kind { body(kind, count); return }
+        for (kind, count) in (many ?? [:]).sorted(by: { $0.key < $1.key }) { body(kind, count) }
+    }
 }
 
 /// One item of a thinning answer.

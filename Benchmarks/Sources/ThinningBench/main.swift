@@ -203,6 +203,7 @@ let datasets = try JSONDecoder().decode([DatasetInfo].self, from: Data(contentsO
 var report: [String: [String: Double]] = [:]
 
 for dataset in datasets {
+    if let only = ProcessInfo.processInfo.environment["THINNING_PROFILE_SET"], only != dataset.name { continue }
     let points = try load("\(directory)/\(dataset.name).f64")
     let all = entries(from: points)
     var figures: [String: Double] = ["count": Double(all.count)]
@@ -216,13 +217,23 @@ for dataset in datasets {
     let world = try queryTimes(index, view(Coordinate(latitude: 0, longitude: 0), zoom: 2), zoom: 2, runs: big ? 300 : 2000)
     (figures["worldP50"], figures["worldP95"], figures["worldItems"]) = (world.p50, world.p95, Double(world.items))
     let centre = Coordinate(latitude: dataset.city.latitude, longitude: dataset.city.longitude)
-    if let seconds = ProcessInfo.processInfo.environment["THINNING_PROFILE_CITY"].flatMap(Double.init), big {
-        // For perf: the city view over and over.
-        let rect = try view(centre, zoom: 12), until = ContinuousClock.now + .seconds(seconds)
-        while ContinuousClock.now < until { _ = index.thin(rect, grid: ThinningGrid(zoom: 12, cellSize: ThinningGrid.defaultCellSize)) }
+    let environment = ProcessInfo.processInfo.environment
+    if let seconds = environment["THINNING_PROFILE_SECONDS"].flatMap(Double.init), environment["THINNING_PROFILE_SET"] == dataset.name {
+        // For perf: one view of one set over and over (THINNING_PROFILE_ZOOM 12, the city, or 2, the world), then stop.
+        let zoom = environment["THINNING_PROFILE_ZOOM"].flatMap(Double.init) ?? 12
+        let rect = try view(zoom < 6 ? Coordinate(latitude: 0, longitude: 0) : centre, zoom: zoom), until = ContinuousClock.now + .seconds(seconds)
+        let grid = ThinningGrid(zoom: Int(zoom), cellSize: ThinningGrid.defaultCellSize)
+        while ContinuousClock.now < until { for _ in 0..<1000 { _ = index.thin(rect, grid: grid) } }
+        exit(0)
     }
     let city = try queryTimes(index, view(centre, zoom: 12), zoom: 12, runs: 3000)
     (figures["cityP50"], figures["cityP95"], figures["cityItems"]) = (city.p50, city.p95, Double(city.items))
+    if environment["THINNING_QUERIES_ONLY"] != nil {
+        // For a quick look while optimising: the query figures alone.
+        FileHandle.standardError.write(Data(String(format: "%@ world p95 %.4f ms (%d items), city p95 %.4f ms (%d items), build %.3f s\n",
+            dataset.name, world.p95 * 1e3, world.items, city.p95 * 1e3, city.items, figures["buildSeconds"]!).utf8))
+        continue
+    }
     figures["applySeconds"] = try applyTimes(index, points, operations: 300_000, batch: 64)
     index = nil
     let path = NSTemporaryDirectory() + "thinning-writes-\(dataset.name).sqlite"

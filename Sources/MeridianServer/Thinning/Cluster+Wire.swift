@@ -40,8 +40,10 @@ enum ClusterJSON {
         if let zoom = cluster.expansionZoom { json.raw(",\"expansionZoom\":"); json.int(zoom) }
         json.raw(",\"id\":"); json.string(cluster.id.description)
         json.raw(",\"kindCounts\":{")
-        for (index, (kind, count)) in cluster.kindCounts.sorted(by: { $0.key < $1.key }).enumerated() {
-            if index > 0 { json.raw(",") }
+        var first = true
+        cluster.kinds.forEachSorted { kind, count in
+            if !first { json.raw(",") }
+            first = false
             json.string(kind); json.raw(":"); json.int(count)
         }
         json.raw("},\"representative\":"); json.string(cluster.representative.description)
