@@ -10,12 +10,12 @@ extension ThinningIndex {
         reading {
             let groups = selectedGroups(filter, only: nil, matchGroup: false)
             let rankLimit = filter.minDisplayPriority.map(Rank.limit(minimumPriority:))
-            var answer = Answer(grid: grid, filter: filter)
+            var answer = Answer(grid: grid, filter: filter, groups: groups)
             var spans: [CellSpan] = []
             var tagged: [(partition: Int, span: CellSpan)] = []
             // Only the occupied cells are visited, each partition's found by walking its codes.
             for area in grid.areas(touching: rect) {
-                for group in groups {
+                for (g, group) in groups.enumerated() {
                     for partition in group.required {
                         spans.removeAll(keepingCapacity: true)
                         partition.cells(level: grid.level, columns: area.columns, rows: area.rows, into: &spans)
@@ -24,12 +24,12 @@ extension ThinningIndex {
                             for member in partition.members(in: range, rankLimit: rankLimit) { answer.required.append((member.rank, annotationItem(member))) }
                         }
                     }
-                    if group.clustered.count == 1, let (partition, kind) = group.clustered.first {
+                    if group.clustered.count == 1, let partition = group.clustered.first?.partition {
                         spans.removeAll(keepingCapacity: true)
                         partition.cells(level: grid.level, columns: area.columns, rows: area.rows, into: &spans)
                         for span in spans {
                             let total = partition.aggregate(span, rankLimit: rankLimit)
-                            add(&answer, group.identifier, cell: span.cell, total, KindCounts(kind: kind, count: total.count))
+                            if total.count > 0 { answer.cells.append(PendingCell(cell: span.cell, total: total, group: Int32(g), kinds: -1)) }
                         }
                         continue
                     }
@@ -55,58 +55,129 @@ extension ThinningIndex {
                             }
                             k += 1
                         }
-                        add(&answer, group.identifier, cell: cell, total, KindCounts(kindCounts))
+                        if total.count > 0 {
+                            answer.cells.append(PendingCell(cell: cell, total: total, group: Int32(g), kinds: Int32(answer.kindCounts.count)))
+                            answer.kindCounts.append(KindCounts(kindCounts))
+                        }
                     }
                 }
             }
-            return answer.result(limit: limit)
+            return result(answer, limit: limit)
         }
     }
 
-    /// A thin answer as it is gathered: required annotations, and the other items with their sort keys.
+    /// A thin answer as it is gathered: required annotations, and each other cell's members
+    /// (made into items only once they are in order, so no item is moved or made in vain).
     private struct Answer {
         let grid: ThinningGrid
         let filter: ThinningFilter
+        let groups: [PartitionGroup]
         var required: [(rank: UInt64, item: ThinnedItem)] = []
-        var items: [ThinnedItem] = []
-        var keys: [SortKey] = []
+        var cells: [PendingCell] = []
+        /// The kind counts of cells whose group has several kinds (``PendingCell/kinds``).
+        var kindCounts: [KindCounts] = []
 
-        init(grid: ThinningGrid, filter: ThinningFilter) {
-            (self.grid, self.filter) = (grid, filter)
-            items.reserveCapacity(256)
-            keys.reserveCapacity(256)
+        init(grid: ThinningGrid, filter: ThinningFilter, groups: [PartitionGroup]) {
+            (self.grid, self.filter, self.groups) = (grid, filter, groups)
+            cells.reserveCapacity(256)
         }
 
-        /// Required annotations by rank, then the others by count (descending) and rank, at most `limit`.
-        /// Small keys are sorted, not the items (a cluster is a large value to move).
-        func result(limit: Int) -> ThinningResult {
-            var answer: [ThinnedItem] = []
-            answer.reserveCapacity(min(limit, required.count + items.count))
-            if !required.isEmpty {
-                var order = required.indices.map { (rank: required[$0].rank, index: $0) }
-                order.sort { $0.rank < $1.rank }
-                for entry in order where answer.count < limit { answer.append(required[entry.index].item) }
+        /// Which of ``cells`` come, in order: by count (descending), then by rank.
+        func order() -> [Int32] {
+            // Packed keys when every count fits 22 bits (above the rank's 42): one integer compare each.
+            var small = true
+            for cell in cells where cell.total.count >= 1 << 22 { small = false }
+            if small {
+                var keys: [PackedKey] = []
+                keys.reserveCapacity(cells.count)
+                for (i, cell) in cells.enumerated() {
+                    keys.append(PackedKey(key: UInt64((1 << 22) - 1 - cell.total.count) << 42 | cell.total.summary.best, index: Int32(i)))
+                }
+                keys.withUnsafeMutableBufferPointer { PackedKey.sort($0) }
+                return keys.map(\.index)
             }
-            var order = keys
-            order.sort(by: <)
-            for entry in order where answer.count < limit { answer.append(items[Int(entry.index)]) }
-            return ThinningResult(grid: grid, items: answer, truncated: required.count + items.count > limit)
+            return cells.indices.sorted { a, b in
+                let (x, y) = (cells[a].total, cells[b].total)
+                return x.count != y.count ? x.count > y.count : x.summary.best < y.summary.best
+            }.map { Int32($0) }
         }
     }
 
-    /// A cell's item in `answer`: its annotation when it holds one, its cluster when more.
-    private func add(_ answer: inout Answer, _ identifier: String?, cell: UInt64, _ total: Aggregate, _ kinds: KindCounts) {
-        guard total.count > 0 else { return }
-        answer.keys.append(SortKey(count: total.count, rank: total.summary.best, index: Int32(answer.items.count)))
-        if total.count == 1 {
-            answer.items.append(annotationItem(ordinal: total.first.ordinal, shifted: MapPoint(x: total.summary.minX, y: total.summary.minY)))
-        } else {
-            let filter = answer.filter
-            let id = ClusterID(
-                grid: answer.grid, column: ZOrder.column(of: cell), row: ZOrder.row(of: cell), clusteringIdentifier: identifier,
-                kinds: filter.kinds, minDisplayPriority: filter.minDisplayPriority, filter: filter.matching)
-            answer.items.append(.cluster(cluster(id, total, kinds)))
+    /// One occupied cell of a group, before it becomes an item.
+    private struct PendingCell {
+        var cell: UInt64
+        var total: Aggregate
+        /// Its group in ``Answer/groups``.
+        var group: Int32
+        /// Its kinds in ``Answer/kindCounts``; -1 when the group has one partition (its kind, if any, has every member).
+        var kinds: Int32
+    }
+
+    /// A sort key and the cell it orders.
+    private struct PackedKey: Comparable {
+        var key: UInt64
+        var index: Int32
+
+        static func < (a: PackedKey, b: PackedKey) -> Bool { a.key < b.key }
+
+        /// Sorts `keys` in place (the keys are distinct): quicksort on the middle element, insertion
+        /// sort below 16; no buffer and no closure, which the standard library's stable sort needs.
+        static func sort(_ keys: UnsafeMutableBufferPointer<PackedKey>) {
+            var low = 0, high = keys.count - 1
+            while high - low >= 16 {
+                let pivot = keys[low + (high - low) / 2].key
+                var i = low, j = high
+                while i <= j {
+                    while keys[i].key < pivot { i += 1 }
+                    while keys[j].key > pivot { j -= 1 }
+                    if i <= j { keys.swapAt(i, j); i += 1; j -= 1 }
+                }
+                // Recurse into the smaller side, loop on the larger: stack depth stays logarithmic.
+                if j - low < high - i {
+                    sort(UnsafeMutableBufferPointer(rebasing: keys[low...j]))
+                    low = i
+                } else {
+                    sort(UnsafeMutableBufferPointer(rebasing: keys[i...high]))
+                    high = j
+                }
+            }
+            guard low < high else { return }
+            for k in (low + 1)...high {
+                let key = keys[k]
+                var m = k
+                while m > low, keys[m - 1].key > key.key { keys[m] = keys[m - 1]; m -= 1 }
+                keys[m] = key
+            }
         }
+    }
+
+    /// Required annotations by rank, then the other cells' items in ``Answer/order()``, at most `limit`.
+    private func result(_ answer: Answer, limit: Int) -> ThinningResult {
+        let required = answer.required
+        var items: [ThinnedItem] = []
+        items.reserveCapacity(min(limit, required.count + answer.cells.count))
+        if !required.isEmpty {
+            var order = required.indices.map { (rank: required[$0].rank, index: $0) }
+            order.sort { $0.rank < $1.rank }
+            for entry in order where items.count < limit { items.append(required[entry.index].item) }
+        }
+        let filter = answer.filter
+        for index in answer.order() {
+            guard items.count < limit else { break }
+            let pending = answer.cells[Int(index)]
+            let total = pending.total
+            if total.count == 1 {
+                items.append(annotationItem(ordinal: total.first.ordinal, shifted: MapPoint(x: total.summary.minX, y: total.summary.minY)))
+            } else {
+                let group = answer.groups[Int(pending.group)]
+                let id = ClusterID(
+                    grid: answer.grid, column: ZOrder.column(of: pending.cell), row: ZOrder.row(of: pending.cell), clusteringIdentifier: group.identifier,
+                    kinds: filter.kinds, minDisplayPriority: filter.minDisplayPriority, filter: filter.matching)
+                let kinds = pending.kinds >= 0 ? answer.kindCounts[Int(pending.kinds)] : KindCounts(kind: group.clustered.first?.kind, count: total.count)
+                items.append(.cluster(cluster(id, total, kinds)))
+            }
+        }
+        return ThinningResult(grid: answer.grid, items: items, truncated: required.count + answer.cells.count > limit)
     }
 
     /// The cluster an id names, as it is now; nil when that place holds fewer than two members.
@@ -138,17 +209,6 @@ extension ThinningIndex {
     }
 
     // MARK: Inside the read lock
-
-    /// An item's place in the answer: more members first, then the better rank.
-    private struct SortKey: Comparable {
-        var count: Int
-        var rank: UInt64
-        var index: Int32
-
-        static func < (a: SortKey, b: SortKey) -> Bool {
-            a.count != b.count ? a.count > b.count : a.rank < b.rank
-        }
-    }
 
     /// The partitions the filter selects, by clustering identifier (sorted, nil first).
     func selectedGroups(_ filter: ThinningFilter, only identifier: String?, matchGroup: Bool) -> [PartitionGroup] {

@@ -16,11 +16,11 @@ public final class ThinningIndex: @unchecked Sendable {
     }
 
     let lock = ReadWriteLock()
-    private(set) var keys: [PartitionKey] = []
+    @exclusivity(unchecked) private(set) var keys: [PartitionKey] = []
     private var partitionIndex: [PartitionKey: Int] = [:]
-    private(set) var partitions: [ThinningPartition] = []
+    @exclusivity(unchecked) private(set) var partitions: [ThinningPartition] = []
     /// Per ordinal (ascending id order): the id, its partition (-1 once removed) and its code.
-    private(set) var slotIDs: [AnnotationID] = []
+    @exclusivity(unchecked) private(set) var slotIDs: [AnnotationID] = []
     private var slotPartition: [Int32] = []
     private var slotCode: [UInt64] = []
     private var live = 0
@@ -29,7 +29,7 @@ public final class ThinningIndex: @unchecked Sendable {
     private var appliedSequence: Int64
     /// Every partition by clustering identifier, as an unfiltered answer reads them; refreshed by
     /// every write (queries do not rebuild it each time).
-    private(set) var everyGroup: [PartitionGroup] = []
+    @exclusivity(unchecked) private(set) var everyGroup: [PartitionGroup] = []
 
     /// One clustering identifier's partitions (held directly: no index lookups per cell).
     struct PartitionGroup {

@@ -98,26 +98,30 @@ struct CellSpan {
 /// searches and a few summary reads. Writes since the last merge live beside it: `added` (sorted)
 /// and `removed` (members still in the main run, marked with ``Rank/removed`` and subtracted).
 /// When the two grow past ``mergeThreshold`` they are merged into a new main run.
+///
+/// Its arrays are read and written only under the index's lock (``ThinningIndex``), and no access
+/// to one overlaps another to the same array, so they skip Swift's dynamic exclusivity checks: a
+/// thin answer reads them a few times per cell, and each check was a thread-local lookup.
 final class ThinningPartition {
     static let blockSize = 64
     static let superblockSize = 4096
 
-    private(set) var codes: [UInt64] = []
-    private(set) var ordinals: [UInt32] = []
-    private(set) var xs: [Double] = []
-    private(set) var ys: [Double] = []
-    private(set) var ranks: [UInt64] = []
-    private var prefixX: [Double] = [0]
-    private var prefixY: [Double] = [0]
-    private var blocks: [Summary] = []
+    @exclusivity(unchecked) private(set) var codes: [UInt64] = []
+    @exclusivity(unchecked) private(set) var ordinals: [UInt32] = []
+    @exclusivity(unchecked) private(set) var xs: [Double] = []
+    @exclusivity(unchecked) private(set) var ys: [Double] = []
+    @exclusivity(unchecked) private(set) var ranks: [UInt64] = []
+    @exclusivity(unchecked) private var prefixX: [Double] = [0]
+    @exclusivity(unchecked) private var prefixY: [Double] = [0]
+    @exclusivity(unchecked) private var blocks: [Summary] = []
     /// For large runs: `directory[b]` is the first position whose code's top 16 bits are ≥ b, so a
     /// search starts inside one of 65 536 buckets instead of the whole run.
-    private var directory: [UInt32] = []
+    @exclusivity(unchecked) private var directory: [UInt32] = []
     static let directoryShift: UInt64 = 40
     static let directoryThreshold = 32_768
-    private var superblocks: [Summary] = []
-    private(set) var added: [Member] = []
-    private var removed: [Member] = []
+    @exclusivity(unchecked) private var superblocks: [Summary] = []
+    @exclusivity(unchecked) private(set) var added: [Member] = []
+    @exclusivity(unchecked) private var removed: [Member] = []
 
     /// Members, main run and additions, less removals.
     var count: Int { codes.count + added.count - removed.count }
@@ -345,7 +349,6 @@ final class ThinningPartition {
 
     /// The main run's members in [i, j), less removals.
     private func mainAggregate(_ i: Int, _ j: Int) -> Aggregate {
-        let codes = self.codes, ordinals = self.ordinals, ranks = self.ranks
         var result = Aggregate()
         result.count = j - i
         result.sumX = prefixX[j] - prefixX[i]
@@ -370,8 +373,6 @@ final class ThinningPartition {
     }
 
     private func rangeSummary(_ i: Int, _ j: Int) -> Summary {
-        // Local copies: one exclusivity check per array, not one per element.
-        let ranks = self.ranks, xs = self.xs, ys = self.ys, blocks = self.blocks, superblocks = self.superblocks
         var summary = Summary()
         var k = i
         while k < j, k % Self.blockSize != 0 {
@@ -399,17 +400,21 @@ final class ThinningPartition {
 
     /// The first position whose code is ≥ `code`.
     private func firstPosition(atLeast code: UInt64, from: Int = 0) -> Int {
-        let codes = self.codes, directory = self.directory
-        var lo = 0, hi = codes.count
-        if !directory.isEmpty {
-            let bucket = Int(min(code >> Self.directoryShift, 1 << 16))
-            lo = Int(directory[bucket])
-            hi = bucket < 1 << 16 ? Int(directory[bucket + 1]) : codes.count
+        codes.withUnsafeBufferPointer { codes in
+            var lo = from, hi = codes.count
+            guard lo < hi, codes[lo] < code else { return lo }
+            if !directory.isEmpty {
+                let bucket = Int(min(code >> Self.directoryShift, 1 << 16))
+                lo = max(lo, Int(directory[bucket]))
+                hi = max(lo, bucket < 1 << 16 ? Int(directory[bucket + 1]) : codes.count)
+            } else {
+                // Galloping from `from`: the next cell of a walk mostly starts a few codes on.
+                var step = 1
+                while lo + step < hi, codes[lo + step] < code { lo += step; step <<= 1 }
+                hi = min(hi, lo + step + 1)
+            }
+            return codes.partitioningIndex(in: lo..<hi) { $0 >= code }
         }
-        lo = max(lo, from)
-        hi = max(hi, lo)
-        let range = lo..<hi
-        return codes.withUnsafeBufferPointer { $0.partitioningIndex(in: range) { $0 >= code } }
     }
 
     private func mainPosition(code: UInt64, ordinal: UInt32) -> Int {

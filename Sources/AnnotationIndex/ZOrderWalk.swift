@@ -21,7 +21,8 @@ enum ZOrder {
     /// dynamically balanced trees": BIGMIN.)
     static func nextInside(after number: UInt64, minimum: UInt64, maximum: UInt64) -> UInt64 {
         var low = minimum, high = maximum, best: UInt64 = 0
-        var bit = 63
+        // Above the highest bit where the corners differ, every number between them agrees with both.
+        var bit = 63 - (minimum ^ maximum).leadingZeroBitCount
         while bit >= 0 {
             let mask: UInt64 = 1 << UInt64(bit)
             // The lower bits of the same axis as `bit`.
