@@ -24,6 +24,12 @@ extension ThinningIndex {
                             for member in partition.members(in: range, rankLimit: rankLimit) { answer.required.append((member.rank, annotationItem(member))) }
                         }
                     }
+                    if group.clustered.count == 1, let partition = group.clustered.first?.partition, partition.hasNoAdditions, rankLimit == nil {
+                        partition.forEachCell(level: grid.level, columns: area.columns, rows: area.rows) { cell, total in
+                            if total.count > 0 { answer.cells.append(PendingCell(cell: cell, total: total, group: Int32(g), kinds: -1)) }
+                        }
+                        continue
+                    }
                     if group.clustered.count == 1, let partition = group.clustered.first?.partition {
                         spans.removeAll(keepingCapacity: true)
                         partition.cells(level: grid.level, columns: area.columns, rows: area.rows, into: &spans)

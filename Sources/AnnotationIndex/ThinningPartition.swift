@@ -65,6 +65,17 @@ struct Aggregate {
     var first = (code: UInt64.max, ordinal: UInt32.max)
     var last = (code: UInt64(0), ordinal: UInt32(0))
 
+    init() {}
+
+    /// The aggregate of one member.
+    init(_ member: Member) {
+        count = 1
+        (sumX, sumY) = (member.x, member.y)
+        summary = Summary(minX: member.x, minY: member.y, maxX: member.x, maxY: member.y, best: member.rank)
+        first = (member.code, member.ordinal)
+        last = first
+    }
+
     mutating func add(_ member: Member) {
         count += 1
         sumX += member.x; sumY += member.y
@@ -276,6 +287,22 @@ final class ThinningPartition {
         spans.replaceSubrange(start..., with: merged)
     }
 
+    /// Calls `body` with each cell of `columns` × `rows` holding members of the main run and their
+    /// aggregate (empty for a cell of removed members only), in Morton order: the walk of
+    /// ``cells(level:columns:rows:into:)`` without its list, for a partition with no additions.
+    func forEachCell(level: Int, columns: ClosedRange<Int>, rows: ClosedRange<Int>, _ body: (UInt64, Aggregate) -> Void) {
+        precondition(added.isEmpty, "additions are merged by cells(level:columns:rows:into:)")
+        codes.withUnsafeBufferPointer { codes in
+            ZOrder.walk(level: level, columns: columns, rows: rows, count: codes.count, code: { codes[$0] },
+                        firstAtLeast: { code, from in firstPosition(atLeast: code, from: from) }) { cell, i, j in
+                body(cell, mainAggregate(i, j))
+            }
+        }
+    }
+
+    /// Whether every member is in the main run (no writes since the last merge).
+    var hasNoAdditions: Bool { added.isEmpty }
+
     /// The members of one cell ``cells(level:columns:rows:into:)`` found, of display priority ≥
     /// the one `rankLimit` encodes.
     func aggregate(_ span: CellSpan, rankLimit: UInt64?) -> Aggregate {
@@ -349,6 +376,10 @@ final class ThinningPartition {
 
     /// The main run's members in [i, j), less removals.
     private func mainAggregate(_ i: Int, _ j: Int) -> Aggregate {
+        if j == i + 1, removed.isEmpty {
+            // A cell of one member, as most are in a close view.
+            return Aggregate(member(at: i))
+        }
         var result = Aggregate()
         result.count = j - i
         result.sumX = prefixX[j] - prefixX[i]
