@@ -13,26 +13,70 @@ public struct ClusterID: Hashable, Sendable, CustomStringConvertible {
     public var grid: ThinningGrid
     public var column: Int
     public var row: Int
+    /// What chose the members besides the place; nil when nothing did (most answers). One
+    /// instance serves every cluster of a thin answer's group, so a cluster carries one
+    /// reference, or none, instead of four.
+    private var scope: Scope?
+
     /// The group: nil for annotations without a clustering identifier.
-    public var clusteringIdentifier: String?
+    public var clusteringIdentifier: String? {
+        get { scope?.clusteringIdentifier }
+        set { scope = Scope.make(newValue, kinds, minDisplayPriority, filter) }
+    }
     /// The kinds filter that chose the members (nil: all kinds).
-    public var kinds: Set<String>?
+    public var kinds: Set<String>? {
+        get { scope?.kinds }
+        set { scope = Scope.make(clusteringIdentifier, newValue, minDisplayPriority, filter) }
+    }
     /// The display-priority filter that chose the members.
-    public var minDisplayPriority: Int?
+    public var minDisplayPriority: Int? {
+        get { scope?.minDisplayPriority }
+        set { scope = Scope.make(clusteringIdentifier, kinds, newValue, filter) }
+    }
     /// The CQL2 filter that chose the members.
-    public var filter: Filter?
+    public var filter: Filter? {
+        get { scope?.filter }
+        set { scope = Scope.make(clusteringIdentifier, kinds, minDisplayPriority, newValue) }
+    }
+
+    /// The clustering identifier and filters of an id, compared by value.
+    final class Scope: Hashable, Sendable {
+        let clusteringIdentifier: String?
+        let kinds: Set<String>?
+        let minDisplayPriority: Int?
+        let filter: Filter?
+
+        private init(_ clusteringIdentifier: String?, _ kinds: Set<String>?, _ minDisplayPriority: Int?, _ filter: Filter?) {
+            (self.clusteringIdentifier, self.kinds, self.minDisplayPriority, self.filter) = (clusteringIdentifier, kinds, minDisplayPriority, filter)
+        }
+
+        /// The scope of these, nil when all are nil.
+        static func make(_ clusteringIdentifier: String?, _ kinds: Set<String>?, _ minDisplayPriority: Int?, _ filter: Filter?) -> Scope? {
+            if clusteringIdentifier == nil, kinds == nil, minDisplayPriority == nil, filter == nil { return nil }
+            return Scope(clusteringIdentifier, kinds, minDisplayPriority, filter)
+        }
+
+        static func == (a: Scope, b: Scope) -> Bool {
+            a === b || (a.clusteringIdentifier == b.clusteringIdentifier && a.kinds == b.kinds && a.minDisplayPriority == b.minDisplayPriority && a.filter == b.filter)
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(clusteringIdentifier)
+            hasher.combine(kinds)
+            hasher.combine(minDisplayPriority)
+            hasher.combine(filter)
+        }
+    }
 
     /// The longest a CQL2 filter may be, as compact JSON, to be named by a cluster id.
     public static let maxFilterBytes = 8_192
 
     public init(grid: ThinningGrid, column: Int, row: Int, clusteringIdentifier: String?, kinds: Set<String>?, minDisplayPriority: Int?, filter: Filter? = nil) {
-        self.grid = grid
-        self.column = column
-        self.row = row
-        self.clusteringIdentifier = clusteringIdentifier
-        self.kinds = kinds
-        self.minDisplayPriority = minDisplayPriority
-        self.filter = filter
+        self.init(grid: grid, column: column, row: row, scope: Scope.make(clusteringIdentifier, kinds, minDisplayPriority, filter))
+    }
+
+    init(grid: ThinningGrid, column: Int, row: Int, scope: Scope?) {
+        (self.grid, self.column, self.row, self.scope) = (grid, column, row, scope)
     }
 
     private enum Flag {

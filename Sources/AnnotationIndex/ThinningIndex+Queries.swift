@@ -83,29 +83,33 @@ extension ThinningIndex {
         /// The kind counts of cells whose group has several kinds (``PendingCell/kinds``).
         var kindCounts: [KindCounts] = []
 
+        /// Per group, what its clusters' ids carry besides their place (one instance for them all).
+        let scopes: [ClusterID.Scope?]
+
         init(grid: ThinningGrid, filter: ThinningFilter, groups: [PartitionGroup]) {
             (self.grid, self.filter, self.groups) = (grid, filter, groups)
+            scopes = groups.map { ClusterID.Scope.make($0.identifier, filter.kinds, filter.minDisplayPriority, filter.matching) }
             cells.reserveCapacity(256)
         }
 
         /// Which of ``cells`` come, in order: by count (descending), then by rank.
-        func order() -> [Int32] {
-            // Packed keys when every count fits 22 bits (above the rank's 42): one integer compare each.
-            var small = true
-            for cell in cells where cell.total.count >= 1 << 22 { small = false }
-            if small {
-                var keys: [PackedKey] = []
-                keys.reserveCapacity(cells.count)
+        func order() -> [PackedKey] {
+            var keys: [PackedKey] = []
+            keys.reserveCapacity(cells.count)
+            if cells.allSatisfy({ $0.total.count < 1 << 22 }) {
+                // Packed keys when every count fits 22 bits (above the rank's 42): one integer compare each.
                 for (i, cell) in cells.enumerated() {
                     keys.append(PackedKey(key: UInt64((1 << 22) - 1 - cell.total.count) << 42 | cell.total.summary.best, index: Int32(i)))
                 }
                 keys.withUnsafeMutableBufferPointer { PackedKey.sort($0) }
-                return keys.map(\.index)
+            } else {
+                let sorted = cells.indices.sorted { a, b in
+                    let (x, y) = (cells[a].total, cells[b].total)
+                    return x.count != y.count ? x.count > y.count : x.summary.best < y.summary.best
+                }
+                for (place, i) in sorted.enumerated() { keys.append(PackedKey(key: UInt64(place), index: Int32(i))) }
             }
-            return cells.indices.sorted { a, b in
-                let (x, y) = (cells[a].total, cells[b].total)
-                return x.count != y.count ? x.count > y.count : x.summary.best < y.summary.best
-            }.map { Int32($0) }
+            return keys
         }
     }
 
@@ -167,18 +171,15 @@ extension ThinningIndex {
             order.sort { $0.rank < $1.rank }
             for entry in order where items.count < limit { items.append(required[entry.index].item) }
         }
-        let filter = answer.filter
-        for index in answer.order() {
+        for key in answer.order() {
             guard items.count < limit else { break }
-            let pending = answer.cells[Int(index)]
+            let pending = answer.cells[Int(key.index)]
             let total = pending.total
             if total.count == 1 {
                 items.append(annotationItem(ordinal: total.first.ordinal, shifted: MapPoint(x: total.summary.minX, y: total.summary.minY)))
             } else {
                 let group = answer.groups[Int(pending.group)]
-                let id = ClusterID(
-                    grid: answer.grid, column: ZOrder.column(of: pending.cell), row: ZOrder.row(of: pending.cell), clusteringIdentifier: group.identifier,
-                    kinds: filter.kinds, minDisplayPriority: filter.minDisplayPriority, filter: filter.matching)
+                let id = ClusterID(grid: answer.grid, column: ZOrder.column(of: pending.cell), row: ZOrder.row(of: pending.cell), scope: answer.scopes[Int(pending.group)])
                 let kinds = pending.kinds >= 0 ? answer.kindCounts[Int(pending.kinds)] : KindCounts(kind: group.clustered.first?.kind, count: total.count)
                 items.append(.cluster(cluster(id, total, kinds)))
             }
