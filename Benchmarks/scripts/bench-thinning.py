@@ -120,7 +120,8 @@ def main():
     web = http_figures(meridian, database)
 
     def ms(v):
-        return f"{v * 1e3:.3f} ms" if v is not None else "–"
+        # Views answered in microseconds keep their digits.
+        return "–" if v is None else f"{v * 1e6:.2f} µs" if v < 1e-4 else f"{v * 1e3:.3f} ms"
 
     rows = [("build", lambda f: f"{f['buildSeconds']:.2f} s"),
             ("memory", lambda f: f"{f.get('indexBytes', f['residentGrowthBytes']) / 1e6:.0f} MB"),
