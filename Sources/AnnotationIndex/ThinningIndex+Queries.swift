@@ -97,7 +97,7 @@ extension ThinningIndex {
             var keys: [PackedKey] = []
             keys.reserveCapacity(cells.count)
             if cells.allSatisfy({ $0.total.count < 1 << 22 }) {
-                // Packed keys when every count fits 22 bits (above the rank's 42): one integer compare each.
+                // Packed keys when every count fits 22 bits (above the rank's 42, ``Rank/bits``): one integer compare each.
                 for (i, cell) in cells.enumerated() {
                     keys.append(PackedKey(key: UInt64((1 << 22) - 1 - cell.total.count) << 42 | cell.total.summary.best, index: Int32(i)))
                 }
@@ -124,11 +124,9 @@ extension ThinningIndex {
     }
 
     /// A sort key and the cell it orders.
-    private struct PackedKey: Comparable {
+    private struct PackedKey {
         var key: UInt64
         var index: Int32
-
-        static func < (a: PackedKey, b: PackedKey) -> Bool { a.key < b.key }
 
         /// Sorts `keys` in place (the keys are distinct): quicksort on the middle element, insertion
         /// sort below 16; no buffer and no closure, which the standard library's stable sort needs.

@@ -19,11 +19,14 @@ struct Member {
 
 enum Rank {
     static let removed = UInt64.max
+    /// Bits a rank of a member uses: 10 for 1000 − priority, 32 for the ordinal (sort keys pack a count above them).
+    static let bits = 42
     /// The best priority, 1000 (required): rank 0 in the high word.
     private static let top = AnnotationContent.requiredDisplayPriority
 
     static func make(priority: Int, ordinal: UInt32) -> UInt64 {
-        UInt64(top - priority) << 32 | UInt64(ordinal)
+        assert((0...top).contains(priority) && top < 1 << (bits - 32), "a rank fits \(bits) bits")
+        return UInt64(top - priority) << 32 | UInt64(ordinal)
     }
 
     /// The display priority a rank encodes.
@@ -337,13 +340,6 @@ final class ThinningPartition {
             result.add(member)
         }
         return result
-    }
-
-    /// Whether any member (removed ones aside) has a code in `range`.
-    func isEmpty(_ range: ClosedRange<UInt64>) -> Bool {
-        let (i, j) = mainBounds(range)
-        if j - i > Self.slice(removed, range).count { return false }
-        return Self.slice(added, range).isEmpty
     }
 
     /// Members in `range` ordered by (code, ordinal), from the first at or after (`code`, `ordinal`), at most `limit`.

@@ -1,3 +1,5 @@
+import MapGeometry
+
 /// Visiting only the occupied cells of a rectangle in codes sorted by Morton (z-order) code.
 ///
 /// A cell at grid level `level` is the code range sharing the code's bits above `2 · level`, so
@@ -9,11 +11,11 @@
 enum ZOrder {
     /// The Morton number of cell (`column`, `row`): column bits even, row bits odd.
     static func number(column: Int, row: Int) -> UInt64 {
-        spread(UInt64(column)) | spread(UInt64(row)) << 1
+        MortonCode.spread(UInt32(column)) | MortonCode.spread(UInt32(row)) << 1
     }
 
-    static func column(of number: UInt64) -> Int { Int(compact(number)) }
-    static func row(of number: UInt64) -> Int { Int(compact(number >> 1)) }
+    static func column(of number: UInt64) -> Int { Int(MortonCode.compact(number)) }
+    static func row(of number: UInt64) -> Int { Int(MortonCode.compact(number >> 1)) }
 
     /// The smallest number greater than `number` whose cell lies in the rectangle with corners
     /// `minimum` and `maximum` (the numbers of its lowest and highest corner cells); `number` is
@@ -71,27 +73,5 @@ enum ZOrder {
                 i = firstAtLeast(nextInside(after: cell, minimum: minimum, maximum: maximum) << shift, i + 1)
             }
         }
-    }
-
-    /// Moves the low 32 bits of `value` to the even bit positions.
-    private static func spread(_ value: UInt64) -> UInt64 {
-        var bits = value & 0xFFFF_FFFF
-        bits = (bits | bits << 16) & 0x0000_FFFF_0000_FFFF
-        bits = (bits | bits << 8) & 0x00FF_00FF_00FF_00FF
-        bits = (bits | bits << 4) & 0x0F0F_0F0F_0F0F_0F0F
-        bits = (bits | bits << 2) & 0x3333_3333_3333_3333
-        bits = (bits | bits << 1) & 0x5555_5555_5555_5555
-        return bits
-    }
-
-    /// The even bits gathered into the low 32.
-    private static func compact(_ value: UInt64) -> UInt64 {
-        var bits = value & 0x5555_5555_5555_5555
-        bits = (bits | bits >> 1) & 0x3333_3333_3333_3333
-        bits = (bits | bits >> 2) & 0x0F0F_0F0F_0F0F_0F0F
-        bits = (bits | bits >> 4) & 0x00FF_00FF_00FF_00FF
-        bits = (bits | bits >> 8) & 0x0000_FFFF_0000_FFFF
-        bits = (bits | bits >> 16) & 0x0000_0000_FFFF_FFFF
-        return bits
     }
 }

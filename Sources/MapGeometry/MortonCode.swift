@@ -41,8 +41,8 @@ public struct MortonCode: Hashable, Comparable, Sendable {
 
     public static func < (a: MortonCode, b: MortonCode) -> Bool { a.rawValue < b.rawValue }
 
-    /// Moves the low 32 bits of `value` to the even bit positions.
-    private static func spread(_ value: UInt32) -> UInt64 {
+    /// Moves the bits of `value` to the even bit positions.
+    @inlinable public static func spread(_ value: UInt32) -> UInt64 {
         var bits = UInt64(value)
         bits = (bits | bits << 16) & 0x0000_FFFF_0000_FFFF
         bits = (bits | bits << 8) & 0x00FF_00FF_00FF_00FF
@@ -53,7 +53,7 @@ public struct MortonCode: Hashable, Comparable, Sendable {
     }
 
     /// The inverse of ``spread(_:)``: the even bits gathered into the low 32.
-    private static func compact(_ value: UInt64) -> UInt32 {
+    @inlinable public static func compact(_ value: UInt64) -> UInt32 {
         var bits = value & 0x5555_5555_5555_5555
         bits = (bits | bits >> 1) & 0x3333_3333_3333_3333
         bits = (bits | bits >> 2) & 0x0F0F_0F0F_0F0F_0F0F

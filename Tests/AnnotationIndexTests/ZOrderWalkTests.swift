@@ -28,6 +28,31 @@ import TestSupport
         }
     }
 
+    /// Near the top of the 28-bit axes, and at the coarsest levels: one cell (level 28) and four (27).
+    @Test func theWalkHoldsAtTheWorldsEdgesAndCoarsestLevels() {
+        let top = (1 << 28) - 1
+        let codes = [(0, 0), (top, 0), (0, top), (top, top), (1 << 27, 1 << 27)].map { ZOrder.number(column: $0.0, row: $0.1) }.sorted()
+        func cells(_ level: Int, _ columns: ClosedRange<Int>, _ rows: ClosedRange<Int>) -> [(UInt64, Range<Int>)] {
+            var found: [(UInt64, Range<Int>)] = []
+            ZOrder.walk(level: level, columns: columns, rows: rows, count: codes.count, code: { codes[$0] },
+                        firstAtLeast: { code, from in codes[from...].firstIndex { $0 >= code } ?? codes.count }) { found.append(($0, $1..<$2)) }
+            return found
+        }
+        #expect(cells(28, 0...0, 0...0).map(\.1) == [0..<5])
+        #expect(cells(27, 0...1, 0...1).map(\.0) == [0, 1, 2, 3] && cells(27, 0...1, 0...1).map(\.1.count) == [1, 1, 1, 2])
+        #expect(cells(27, 1...1, 0...1).map(\.0) == [1, 3])
+        #expect(cells(0, top...top, top...top).map(\.1.count) == [1])
+        // BIGMIN on numbers with every high bit set: each number between the corners outside the view.
+        let (columns, rows) = ((top - 6)...(top - 1), (top - 5)...(top - 2))
+        let minimum = ZOrder.number(column: columns.lowerBound, row: rows.lowerBound), maximum = ZOrder.number(column: columns.upperBound, row: rows.upperBound)
+        func inside(_ number: UInt64) -> Bool { columns.contains(ZOrder.column(of: number)) && rows.contains(ZOrder.row(of: number)) }
+        let outside = (minimum...maximum).filter { !inside($0) }
+        #expect(!outside.isEmpty)
+        for number in outside {
+            #expect(ZOrder.nextInside(after: number, minimum: minimum, maximum: maximum) == ((number + 1)...maximum).first(where: inside))
+        }
+    }
+
     /// Random codes at a fine level, random rectangles at a coarser one: the walk reports exactly
     /// the occupied cells inside, in Morton order, each with the positions of its codes.
     @Test(arguments: [0, 1, 3, 6]) func theWalkFindsEveryOccupiedCellAndOnlyThose(level: Int) {

@@ -35,6 +35,8 @@ public struct ServerProcess: Sendable {
             process.standardError = FileHandle.nullDevice
         }
         try process.run()
+        // The child holds its own descriptor of the log.
+        if logFile != nil { try? (process.standardError as? FileHandle)?.close() }
         // Wait for the one line `serve` prints once it listens: "meridian listening on http://127.0.0.1:PORT …".
         var text = ""
         let deadline = Date().addingTimeInterval(60)
