@@ -40,21 +40,24 @@ enum Rank {
     }
 }
 
-/// Bounding box and best rank of some members.
+/// Bounding box, sums of x and y, and best rank of some members.
 struct Summary {
     var minX = Double.infinity, minY = Double.infinity
     var maxX = -Double.infinity, maxY = -Double.infinity
+    var sumX = 0.0, sumY = 0.0
     var best = Rank.removed
 
     mutating func add(x: Double, y: Double, rank: UInt64) {
         minX = min(minX, x); maxX = max(maxX, x)
         minY = min(minY, y); maxY = max(maxY, y)
+        sumX += x; sumY += y
         best = min(best, rank)
     }
 
     mutating func add(_ other: Summary) {
         minX = min(minX, other.minX); maxX = max(maxX, other.maxX)
         minY = min(minY, other.minY); maxY = max(maxY, other.maxY)
+        sumX += other.sumX; sumY += other.sumY
         best = min(best, other.best)
     }
 }
@@ -107,9 +110,10 @@ struct CellSpan {
 
 /// The members of one (clustering identifier, kind, required) class, sorted by (code, ordinal).
 ///
-/// A *main* run holds prefix sums of x and y and a two-level summary (bounds, best rank) per 64
-/// and per 4 096 members, so a cell's count, centroid, bounds and representative cost two binary
-/// searches and a few summary reads. Writes since the last merge live beside it: `added` (sorted)
+/// A *main* run holds a two-level summary (bounds, sums of x and y, best rank) per 64 and per
+/// 4 096 members, so a cell's count, centroid, bounds and representative cost two binary searches,
+/// a few summary reads and the members of at most two partial blocks (a summary per 64 members
+/// instead of prefix sums per member: 16 bytes a point less). Writes since the last merge live beside it: `added` (sorted)
 /// and `removed` (members still in the main run, marked with ``Rank/removed`` and subtracted).
 /// When the two grow past ``mergeThreshold`` they are merged into a new main run.
 ///
@@ -125,8 +129,6 @@ final class ThinningPartition {
     @exclusivity(unchecked) private(set) var xs: [Double] = []
     @exclusivity(unchecked) private(set) var ys: [Double] = []
     @exclusivity(unchecked) private(set) var ranks: [UInt64] = []
-    @exclusivity(unchecked) private var prefixX: [Double] = [0]
-    @exclusivity(unchecked) private var prefixY: [Double] = [0]
     @exclusivity(unchecked) private var blocks: [Summary] = []
     /// For large runs: `directory[b]` is the first position whose code's top 16 bits are ≥ b, so a
     /// search starts inside one of 65 536 buckets instead of the whole run.
@@ -154,7 +156,6 @@ final class ThinningPartition {
     /// Bytes the arrays hold.
     var memoryFootprint: Int {
         codes.capacity * 8 + ordinals.capacity * 4 + xs.capacity * 8 + ys.capacity * 8 + ranks.capacity * 8
-            + prefixX.capacity * 8 + prefixY.capacity * 8
             + (blocks.capacity + superblocks.capacity) * MemoryLayout<Summary>.stride + directory.capacity * 4
             + (added.capacity + removed.capacity) * MemoryLayout<Member>.stride
     }
@@ -212,12 +213,6 @@ final class ThinningPartition {
         xs = members.map(\.x)
         ys = members.map(\.y)
         ranks = members.map(\.rank)
-        prefixX = [Double](repeating: 0, count: n + 1)
-        prefixY = [Double](repeating: 0, count: n + 1)
-        for i in 0..<n {
-            prefixX[i + 1] = prefixX[i] + xs[i]
-            prefixY[i + 1] = prefixY[i] + ys[i]
-        }
         directory = []
         if n >= Self.directoryThreshold {
             directory = [UInt32](repeating: UInt32(n), count: (1 << 16) + 1)
@@ -377,16 +372,11 @@ final class ThinningPartition {
             return Aggregate(member(at: i))
         }
         var result = Aggregate()
-        result.count = j - i
-        result.sumX = prefixX[j] - prefixX[i]
-        result.sumY = prefixY[j] - prefixY[i]
+        // The summaries leave removed members out; only the count must step over them.
         result.summary = rangeSummary(i, j)
-        var removedHere = 0
-        for member in Self.slice(removed, codes[i]...codes[j - 1]) {
-            result.sumX -= member.x; result.sumY -= member.y
-            removedHere += 1
-        }
-        result.count -= removedHere
+        (result.sumX, result.sumY) = (result.summary.sumX, result.summary.sumY)
+        let removedHere = Self.slice(removed, codes[i]...codes[j - 1]).count
+        result.count = j - i - removedHere
         guard result.count > 0 else { return Aggregate() }
         if removedHere > 0 {
             // Rare: the first or last may be a removed one; step over the marks.
