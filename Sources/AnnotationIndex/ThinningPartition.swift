@@ -114,7 +114,7 @@ struct CellSpan {
 /// 4 096 members, so a cell's count, centroid, bounds and representative cost two binary searches,
 /// a few summary reads and the members of at most two partial blocks (a summary per 64 members
 /// instead of prefix sums per member: 16 bytes a point less). Writes since the last merge live beside it: `added` (sorted)
-/// and `removed` (members still in the main run, marked with ``Rank/removed`` and subtracted).
+/// and `removed` (members still in the main run, marked removed and left out).
 /// When the two grow past ``mergeThreshold`` they are merged into a new main run.
 ///
 /// Its arrays are read and written only under the index's lock (``ThinningIndex``), and no access
@@ -128,7 +128,9 @@ final class ThinningPartition {
     @exclusivity(unchecked) private(set) var ordinals: [UInt32] = []
     @exclusivity(unchecked) private(set) var xs: [Double] = []
     @exclusivity(unchecked) private(set) var ys: [Double] = []
-    @exclusivity(unchecked) private(set) var ranks: [UInt64] = []
+    /// Per member, the high word of its rank (1000 − display priority), `UInt16.max` once removed:
+    /// the rank's low word is the ordinal, already in `ordinals` (6 bytes a point less than whole ranks).
+    @exclusivity(unchecked) private var rankHighs: [UInt16] = []
     @exclusivity(unchecked) private var blocks: [Summary] = []
     /// For large runs: `directory[b]` is the first position whose code's top 16 bits are ≥ b, so a
     /// search starts inside one of 65 536 buckets instead of the whole run.
@@ -155,7 +157,7 @@ final class ThinningPartition {
 
     /// Bytes the arrays hold.
     var memoryFootprint: Int {
-        codes.capacity * 8 + ordinals.capacity * 4 + xs.capacity * 8 + ys.capacity * 8 + ranks.capacity * 8
+        codes.capacity * 8 + ordinals.capacity * 4 + xs.capacity * 8 + ys.capacity * 8 + rankHighs.capacity * 2
             + (blocks.capacity + superblocks.capacity) * MemoryLayout<Summary>.stride + directory.capacity * 4
             + (added.capacity + removed.capacity) * MemoryLayout<Member>.stride
     }
@@ -175,9 +177,9 @@ final class ThinningPartition {
             return added.remove(at: a)
         }
         let p = mainPosition(code: code, ordinal: ordinal)
-        guard p < codes.count, codes[p] == code, ordinals[p] == ordinal, ranks[p] != Rank.removed else { return nil }
-        let member = Member(code: code, ordinal: ordinal, x: xs[p], y: ys[p], rank: ranks[p])
-        ranks[p] = Rank.removed
+        guard p < codes.count, codes[p] == code, ordinals[p] == ordinal, !isRemoved(p) else { return nil }
+        let member = Member(code: code, ordinal: ordinal, x: xs[p], y: ys[p], rank: rank(at: p))
+        rankHighs[p] = .max
         removed.insert(member, at: Self.lowerBound(removed, code, ordinal))
         resummarize(around: p)
         mergeIfNeeded()
@@ -198,9 +200,9 @@ final class ThinningPartition {
         var all: [Member] = []
         all.reserveCapacity(count)
         var a = 0
-        for p in codes.indices where ranks[p] != Rank.removed {
+        for p in codes.indices where !isRemoved(p) {
             while a < added.count, added[a].precedes(codes[p], ordinals[p]) { all.append(added[a]); a += 1 }
-            all.append(Member(code: codes[p], ordinal: ordinals[p], x: xs[p], y: ys[p], rank: ranks[p]))
+            all.append(member(at: p))
         }
         all.append(contentsOf: added[a...])
         return all
@@ -212,7 +214,7 @@ final class ThinningPartition {
         ordinals = members.map(\.ordinal)
         xs = members.map(\.x)
         ys = members.map(\.y)
-        ranks = members.map(\.rank)
+        rankHighs = members.map { $0.rank == Rank.removed ? .max : UInt16($0.rank >> 32) }
         directory = []
         if n >= Self.directoryThreshold {
             directory = [UInt32](repeating: UInt32(n), count: (1 << 16) + 1)
@@ -230,8 +232,8 @@ final class ThinningPartition {
 
     private func blockSummary(_ b: Int) -> Summary {
         var summary = Summary()
-        for i in b * Self.blockSize..<min((b + 1) * Self.blockSize, codes.count) where ranks[i] != Rank.removed {
-            summary.add(x: xs[i], y: ys[i], rank: ranks[i])
+        for i in b * Self.blockSize..<min((b + 1) * Self.blockSize, codes.count) where !isRemoved(i) {
+            summary.add(x: xs[i], y: ys[i], rank: rank(at: i))
         }
         return summary
     }
@@ -308,7 +310,7 @@ final class ThinningPartition {
         let (i, j) = (span.main.lowerBound, span.main.upperBound)
         if i < j {
             if let rankLimit {
-                for p in i..<j where ranks[p] < rankLimit { result.add(member(at: p)) }
+                for p in i..<j where rank(at: p) < rankLimit { result.add(member(at: p)) }
             } else {
                 result.add(mainAggregate(i, j))
             }
@@ -326,7 +328,7 @@ final class ThinningPartition {
         let (i, j) = mainBounds(range)
         if i < j {
             if let rankLimit {
-                for p in i..<j where ranks[p] < rankLimit { result.add(member(at: p)) }
+                for p in i..<j where rank(at: p) < rankLimit { result.add(member(at: p)) }
             } else {
                 result.add(mainAggregate(i, j))
             }
@@ -347,7 +349,7 @@ final class ThinningPartition {
         let addedSlice = Self.slice(added, range)
         var a = max(addedSlice.startIndex, Self.lowerBound(added, start.code, start.ordinal))
         while result.count < limit {
-            while p < j, ranks[p] >= limitRank { p += 1 }
+            while p < j, rank(at: p) >= limitRank { p += 1 }
             while a < addedSlice.endIndex, added[a].rank >= limitRank { a += 1 }
             let haveMain = p < j, haveAdded = a < addedSlice.endIndex
             if haveMain && (!haveAdded || !added[a].precedes(codes[p], ordinals[p])) {
@@ -362,8 +364,16 @@ final class ThinningPartition {
     }
 
     private func member(at p: Int) -> Member {
-        Member(code: codes[p], ordinal: ordinals[p], x: xs[p], y: ys[p], rank: ranks[p])
+        Member(code: codes[p], ordinal: ordinals[p], x: xs[p], y: ys[p], rank: rank(at: p))
     }
+
+    /// The rank of the main run's member at `p` (``Rank/removed`` once removed).
+    @inline(__always) private func rank(at p: Int) -> UInt64 {
+        let high = rankHighs[p]
+        return high == .max ? Rank.removed : UInt64(high) << 32 | UInt64(ordinals[p])
+    }
+
+    @inline(__always) private func isRemoved(_ p: Int) -> Bool { rankHighs[p] == .max }
 
     /// The main run's members in [i, j), less removals.
     private func mainAggregate(_ i: Int, _ j: Int) -> Aggregate {
@@ -380,8 +390,8 @@ final class ThinningPartition {
         guard result.count > 0 else { return Aggregate() }
         if removedHere > 0 {
             // Rare: the first or last may be a removed one; step over the marks.
-            var f = i; while ranks[f] == Rank.removed { f += 1 }
-            var l = j - 1; while ranks[l] == Rank.removed { l -= 1 }
+            var f = i; while isRemoved(f) { f += 1 }
+            var l = j - 1; while isRemoved(l) { l -= 1 }
             result.first = (codes[f], ordinals[f]); result.last = (codes[l], ordinals[l])
         } else {
             result.first = (codes[i], ordinals[i]); result.last = (codes[j - 1], ordinals[j - 1])
@@ -393,14 +403,14 @@ final class ThinningPartition {
         var summary = Summary()
         var k = i
         while k < j, k % Self.blockSize != 0 {
-            if ranks[k] != Rank.removed { summary.add(x: xs[k], y: ys[k], rank: ranks[k]) }
+            if !isRemoved(k) { summary.add(x: xs[k], y: ys[k], rank: rank(at: k)) }
             k += 1
         }
         while k + Self.blockSize <= j, k % Self.superblockSize != 0 { summary.add(blocks[k / Self.blockSize]); k += Self.blockSize }
         while k + Self.superblockSize <= j { summary.add(superblocks[k / Self.superblockSize]); k += Self.superblockSize }
         while k + Self.blockSize <= j { summary.add(blocks[k / Self.blockSize]); k += Self.blockSize }
         while k < j {
-            if ranks[k] != Rank.removed { summary.add(x: xs[k], y: ys[k], rank: ranks[k]) }
+            if !isRemoved(k) { summary.add(x: xs[k], y: ys[k], rank: rank(at: k)) }
             k += 1
         }
         return summary
