@@ -140,12 +140,14 @@ def main():
             if key and name in theirs and ours[name][key] > 0:
                 ratio = f"{theirs[name][key] / ours[name][key]:.1f}×"
             print(f"{name:<11} {label:<16} {mine:>12} {other:>15} {ratio:>7}")
+        print(f"{name:<11} {'resident growth':<16} {ours[name]['residentGrowthBytes'] / 1e6:>9.0f} MB {'–':>15}")
         print(f"{name:<11} {'write→answer':<16} {ours[name]['writeSeconds'] * 1e6:>9.2f} µs {'–':>15}")
         print(f"{name:<11} {'index apply':<16} {ours[name]['applySeconds'] * 1e6:>9.2f} µs {'–':>15}")
     print(f"\nuniform: index loaded from SQLite (1 M rows) in {ours['uniform']['databaseBuildSeconds']:.2f} s")
     print(f"HTTP POST /v1/annotations/thin, world z2, 1 M points: p50 {ms(web['p50'])}, p95 {ms(web['p95'])}"
           f" ({web['bytes']} bytes; server start to first answer {web['startToFirstAnswer']:.2f} s)")
-    print("memory: Meridian = bytes of the index's arrays; pysupercluster = resident growth during its build")
+    print("memory: Meridian = bytes of the index's arrays; pysupercluster = resident growth during its build;"
+          " resident growth: Meridian's process across its three builds of the index from the points")
     print("write→answer: a create, move or delete through the SQLite store (one committed transaction each),"
           " amortized until the next thin answer includes them all; index apply: the index's share of it,"
           " the same mix applied in batches of 64 as the follower applies the feed")
