@@ -113,7 +113,11 @@ def main():
     datasets = json.loads((data / "datasets.json").read_text())
     database = str(data / "uniform.sqlite")
     print("measuring Meridian's index (ThinningBench)…", file=sys.stderr)
-    ours = json.loads(subprocess.run([bench, str(data), database], check=True, capture_output=True, text=True).stdout)
+    run = subprocess.run([bench, str(data), database], capture_output=True, text=True)
+    if run.returncode != 0:
+        # A trap's message is on the child's stderr: show it rather than only the signal.
+        sys.exit(f"ThinningBench failed ({run.returncode}):\n{run.stderr[-4000:]}")
+    ours = json.loads(run.stdout)
     print("measuring pysupercluster…", file=sys.stderr)
     theirs = supercluster(data, datasets)
     print("measuring HTTP…", file=sys.stderr)
