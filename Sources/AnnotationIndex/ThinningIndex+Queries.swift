@@ -76,7 +76,6 @@ extension ThinningIndex {
     /// (made into items only once they are in order, so no item is moved or made in vain).
     private struct Answer {
         let grid: ThinningGrid
-        let filter: ThinningFilter
         let groups: [PartitionGroup]
         var required: [(rank: UInt64, item: ThinnedItem)] = []
         var cells: [PendingCell] = []
@@ -87,7 +86,7 @@ extension ThinningIndex {
         let scopes: [ClusterID.Scope?]
 
         init(grid: ThinningGrid, filter: ThinningFilter, groups: [PartitionGroup]) {
-            (self.grid, self.filter, self.groups) = (grid, filter, groups)
+            (self.grid, self.groups) = (grid, groups)
             scopes = groups.map { ClusterID.Scope.make($0.identifier, filter.kinds, filter.minDisplayPriority, filter.matching) }
             cells.reserveCapacity(256)
         }
@@ -261,7 +260,7 @@ extension ThinningIndex {
 
     private func cluster(_ id: ClusterID, _ total: Aggregate, _ kinds: KindCounts) -> ThinnedCluster {
         let s = total.summary
-        let centroid = ThinningGrid.unshifted(x: total.sumX / Double(total.count), y: total.sumY / Double(total.count))
+        let centroid = ThinningGrid.unshifted(x: total.summary.sumX / Double(total.count), y: total.summary.sumY / Double(total.count))
         let corner = ThinningGrid.unshifted(x: s.minX, y: s.minY)
         let bounds = MapRect(origin: corner, size: MapSize(width: s.maxX - s.minX, height: s.maxY - s.minY))
         var expansionZoom: Int?

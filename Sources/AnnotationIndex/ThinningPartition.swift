@@ -62,10 +62,10 @@ struct Summary {
     }
 }
 
-/// What a range of codes holds: count, sums for the centroid, bounds, best rank, first and last member.
+/// What a range of codes holds: count, and in ``summary`` sums for the centroid, bounds and best
+/// rank; the first and last member.
 struct Aggregate {
     var count = 0
-    var sumX = 0.0, sumY = 0.0
     var summary = Summary()
     /// The smallest and greatest (code, ordinal) among the members; meaningful when count > 0.
     var first = (code: UInt64.max, ordinal: UInt32.max)
@@ -76,15 +76,13 @@ struct Aggregate {
     /// The aggregate of one member.
     init(_ member: Member) {
         count = 1
-        (sumX, sumY) = (member.x, member.y)
-        summary = Summary(minX: member.x, minY: member.y, maxX: member.x, maxY: member.y, best: member.rank)
+        summary = Summary(minX: member.x, minY: member.y, maxX: member.x, maxY: member.y, sumX: member.x, sumY: member.y, best: member.rank)
         first = (member.code, member.ordinal)
         last = first
     }
 
     mutating func add(_ member: Member) {
         count += 1
-        sumX += member.x; sumY += member.y
         summary.add(x: member.x, y: member.y, rank: member.rank)
         if member.precedes(first.code, first.ordinal) { first = (member.code, member.ordinal) }
         if !member.precedes(last.code, last.ordinal) { last = (member.code, member.ordinal) }
@@ -93,7 +91,6 @@ struct Aggregate {
     mutating func add(_ other: Aggregate) {
         guard other.count > 0 else { return }
         count += other.count
-        sumX += other.sumX; sumY += other.sumY
         summary.add(other.summary)
         if (other.first.code, other.first.ordinal) < (first.code, first.ordinal) { first = other.first }
         if (other.last.code, other.last.ordinal) > (last.code, last.ordinal) { last = other.last }
@@ -324,19 +321,8 @@ final class ThinningPartition {
 
     /// The members with codes in `range` (a cell), of display priority ≥ the one `rankLimit` encodes.
     func aggregate(_ range: ClosedRange<UInt64>, rankLimit: UInt64? = nil) -> Aggregate {
-        var result = Aggregate()
         let (i, j) = mainBounds(range)
-        if i < j {
-            if let rankLimit {
-                for p in i..<j where rank(at: p) < rankLimit { result.add(member(at: p)) }
-            } else {
-                result.add(mainAggregate(i, j))
-            }
-        }
-        for member in Self.slice(added, range) where member.rank < (rankLimit ?? Rank.removed) {
-            result.add(member)
-        }
-        return result
+        return aggregate(CellSpan(cell: 0, main: i..<j, added: Self.slice(added, range).indices), rankLimit: rankLimit)
     }
 
     /// Members in `range` ordered by (code, ordinal), from the first at or after (`code`, `ordinal`), at most `limit`.
@@ -384,7 +370,6 @@ final class ThinningPartition {
         var result = Aggregate()
         // The summaries leave removed members out; only the count must step over them.
         result.summary = rangeSummary(i, j)
-        (result.sumX, result.sumY) = (result.summary.sumX, result.summary.sumY)
         let removedHere = Self.slice(removed, codes[i]...codes[j - 1]).count
         result.count = j - i - removedHere
         guard result.count > 0 else { return Aggregate() }
