@@ -7,8 +7,8 @@ import WireJSON
 /// recomputes it from the id alone.
 ///
 /// Text form: base64url (no padding) of version 1, zoom, cell-size exponent, column and row
-/// (big-endian UInt32), flags, then the minimum priority, the identifier, the kinds and the CQL2
-/// filter (its compact CQL2-JSON) when present.
+/// (big-endian UInt32), flags, then the minimum priority, the maximum zoom, the identifier, the
+/// kinds, the CQL2 filter (its compact CQL2-JSON) and the weight's property when present.
 public struct ClusterID: Hashable, Sendable, CustomStringConvertible {
     public var grid: ThinningGrid
     public var column: Int
@@ -21,58 +21,81 @@ public struct ClusterID: Hashable, Sendable, CustomStringConvertible {
     /// The group: nil for annotations without a clustering identifier.
     public var clusteringIdentifier: String? {
         get { scope?.clusteringIdentifier }
-        set { scope = Scope.make(newValue, kinds, minDisplayPriority, filter) }
+        set { update { $0.clusteringIdentifier = newValue } }
     }
     /// The kinds filter that chose the members (nil: all kinds).
     public var kinds: Set<String>? {
         get { scope?.kinds }
-        set { scope = Scope.make(clusteringIdentifier, newValue, minDisplayPriority, filter) }
+        set { update { $0.kinds = newValue } }
     }
     /// The display-priority filter that chose the members.
     public var minDisplayPriority: Int? {
         get { scope?.minDisplayPriority }
-        set { scope = Scope.make(clusteringIdentifier, kinds, newValue, filter) }
+        set { update { $0.minDisplayPriority = newValue } }
     }
     /// The CQL2 filter that chose the members.
     public var filter: Filter? {
         get { scope?.filter }
-        set { scope = Scope.make(clusteringIdentifier, kinds, minDisplayPriority, newValue) }
+        set { update { $0.filter = newValue } }
+    }
+    /// The last zoom that clusters (0…21; nil: every zoom does): caps the cluster's expansion zoom.
+    public var maxZoom: Int? {
+        get { scope?.maxZoom }
+        set { update { $0.maxZoom = newValue } }
+    }
+    /// The numeric property that weighs the members (their centroid is its weighted mean).
+    public var weight: String? {
+        get { scope?.weight }
+        set { update { $0.weight = newValue } }
     }
 
-    /// The clustering identifier and filters of an id, compared by value.
-    final class Scope: Hashable, Sendable {
-        let clusteringIdentifier: String?
-        let kinds: Set<String>?
-        let minDisplayPriority: Int?
-        let filter: Filter?
+    private mutating func update(_ change: (inout Scope.Fields) -> Void) {
+        var fields = scope?.fields ?? Scope.Fields()
+        change(&fields)
+        scope = Scope.make(fields)
+    }
 
-        private init(_ clusteringIdentifier: String?, _ kinds: Set<String>?, _ minDisplayPriority: Int?, _ filter: Filter?) {
-            (self.clusteringIdentifier, self.kinds, self.minDisplayPriority, self.filter) = (clusteringIdentifier, kinds, minDisplayPriority, filter)
+    /// The clustering identifier, filters and options of an id, compared by value.
+    final class Scope: Hashable, Sendable {
+        struct Fields: Hashable {
+            var clusteringIdentifier: String?
+            var kinds: Set<String>?
+            var minDisplayPriority: Int?
+            var filter: Filter?
+            var maxZoom: Int?
+            var weight: String?
         }
+
+        let fields: Fields
+        var clusteringIdentifier: String? { fields.clusteringIdentifier }
+        var kinds: Set<String>? { fields.kinds }
+        var minDisplayPriority: Int? { fields.minDisplayPriority }
+        var filter: Filter? { fields.filter }
+        var maxZoom: Int? { fields.maxZoom }
+        var weight: String? { fields.weight }
+
+        private init(_ fields: Fields) { self.fields = fields }
 
         /// The scope of these, nil when all are nil.
-        static func make(_ clusteringIdentifier: String?, _ kinds: Set<String>?, _ minDisplayPriority: Int?, _ filter: Filter?) -> Scope? {
-            if clusteringIdentifier == nil, kinds == nil, minDisplayPriority == nil, filter == nil { return nil }
-            return Scope(clusteringIdentifier, kinds, minDisplayPriority, filter)
+        static func make(_ fields: Fields) -> Scope? {
+            fields == Fields() ? nil : Scope(fields)
         }
 
-        static func == (a: Scope, b: Scope) -> Bool {
-            a === b || (a.clusteringIdentifier == b.clusteringIdentifier && a.kinds == b.kinds && a.minDisplayPriority == b.minDisplayPriority && a.filter == b.filter)
-        }
+        static func == (a: Scope, b: Scope) -> Bool { a === b || a.fields == b.fields }
 
-        func hash(into hasher: inout Hasher) {
-            hasher.combine(clusteringIdentifier)
-            hasher.combine(kinds)
-            hasher.combine(minDisplayPriority)
-            hasher.combine(filter)
-        }
+        func hash(into hasher: inout Hasher) { hasher.combine(fields) }
     }
 
     /// The longest a CQL2 filter may be, as compact JSON, to be named by a cluster id.
     public static let maxFilterBytes = 8_192
 
-    public init(grid: ThinningGrid, column: Int, row: Int, clusteringIdentifier: String?, kinds: Set<String>?, minDisplayPriority: Int?, filter: Filter? = nil) {
-        self.init(grid: grid, column: column, row: row, scope: Scope.make(clusteringIdentifier, kinds, minDisplayPriority, filter))
+    public init(
+        grid: ThinningGrid, column: Int, row: Int, clusteringIdentifier: String?, kinds: Set<String>?, minDisplayPriority: Int?, filter: Filter? = nil,
+        maxZoom: Int? = nil, weight: String? = nil
+    ) {
+        self.init(grid: grid, column: column, row: row, scope: Scope.make(Scope.Fields(
+            clusteringIdentifier: clusteringIdentifier, kinds: kinds, minDisplayPriority: minDisplayPriority, filter: filter,
+            maxZoom: maxZoom, weight: weight)))
     }
 
     init(grid: ThinningGrid, column: Int, row: Int, scope: Scope?) {
@@ -80,8 +103,8 @@ public struct ClusterID: Hashable, Sendable, CustomStringConvertible {
     }
 
     private enum Flag {
-        static let identifier: UInt8 = 1, kinds: UInt8 = 2, priority: UInt8 = 4, filter: UInt8 = 8
-        static let all: UInt8 = 15
+        static let identifier: UInt8 = 1, kinds: UInt8 = 2, priority: UInt8 = 4, filter: UInt8 = 8, maxZoom: UInt8 = 16, weight: UInt8 = 32
+        static let all: UInt8 = 63
     }
 
     public var description: String {
@@ -92,8 +115,11 @@ public struct ClusterID: Hashable, Sendable, CustomStringConvertible {
         if kinds != nil { flags |= Flag.kinds }
         if minDisplayPriority != nil { flags |= Flag.priority }
         if filter != nil { flags |= Flag.filter }
+        if maxZoom != nil { flags |= Flag.maxZoom }
+        if weight != nil { flags |= Flag.weight }
         bytes.append(flags)
         if let minDisplayPriority { bytes += [UInt8(minDisplayPriority >> 8), UInt8(minDisplayPriority & 0xFF)] }
+        if let maxZoom { bytes.append(UInt8(maxZoom)) }
         func text(_ string: String) {
             let utf8 = Array(string.utf8)
             bytes += [UInt8(utf8.count >> 8), UInt8(utf8.count & 0xFF)] + utf8
@@ -104,6 +130,7 @@ public struct ClusterID: Hashable, Sendable, CustomStringConvertible {
             for kind in kinds.sorted() { text(kind) }
         }
         if let filter { text(filter.json.canonicalText) }
+        if let weight { text(weight) }
         return Base64URL.encode(bytes)
     }
 
@@ -128,6 +155,11 @@ public struct ClusterID: Hashable, Sendable, CustomStringConvertible {
             guard let priority = reader.uint16(), priority <= AnnotationContent.requiredDisplayPriority else { return nil }
             minDisplayPriority = priority
         }
+        if flags & Flag.maxZoom != 0 {
+            // A cluster exists only up to the last zoom that clusters, which is below the last grid.
+            guard let zoom = reader.byte(), Int(zoom) < ThinningGrid.zoomLevels.upperBound, grid.zoom <= Int(zoom) else { return nil }
+            maxZoom = Int(zoom)
+        }
         if flags & Flag.identifier != 0 {
             guard let identifier = reader.text() else { return nil }
             clusteringIdentifier = identifier
@@ -146,6 +178,10 @@ public struct ClusterID: Hashable, Sendable, CustomStringConvertible {
                   let json = Array(text.utf8).withUnsafeBytes({ JSONValueParser.parse($0) }),
                   let filter = try? Filter(json: json) else { return nil }
             self.filter = filter
+        }
+        if flags & Flag.weight != 0 {
+            guard let weight = reader.text() else { return nil }
+            self.weight = weight
         }
         guard reader.atEnd, description == text else { return nil }
     }

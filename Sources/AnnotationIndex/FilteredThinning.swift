@@ -89,6 +89,11 @@ private struct MatchingSource: ThinningSource {
         return (upserts, ids.filter { !kept.contains($0) }.sorted(), through)
     }
 
+    func numericValues(of property: String) async throws -> [(id: AnnotationID, value: Double)] {
+        // The store's values; the index keeps those of the annotations it holds.
+        try await store.numericValues(of: property)
+    }
+
     func waitForChanges(after sequence: Int64, timeout: Duration) async {
         await store.waitForChanges(after: sequence, timeout: timeout)
     }

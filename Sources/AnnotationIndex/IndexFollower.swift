@@ -70,6 +70,46 @@ public final class IndexFollower: Sendable {
         }
     }
 
+    /// Builds the columns of the `properties` the index does not hold yet (aggregates, weights):
+    /// each reads its values from the store while no catch-up runs, so they are at least as new
+    /// as the index, and the writes after that bring their numbers with them.
+    public func prepareColumns(_ properties: Set<String>) async throws {
+        for property in properties.sorted() where !index.columnNames.contains(property) {
+            while true {
+                let (task, mine) = running.withLock { running -> (Task<Void, any Error>, Bool) in
+                    if let running { return (running, false) }
+                    let task = Task { [self] in
+                        defer { self.running.withLock { $0 = nil } }
+                        guard !index.columnNames.contains(property) else { return }
+                        index.addColumn(property, values: try await store.numericValues(of: property))
+                    }
+                    running = task
+                    return (task, true)
+                }
+                try await task.value
+                if mine { break }
+            }
+        }
+    }
+
+    /// How many times ``read(_:_:)`` builds columns before it gives up: only when more distinct
+    /// properties than ``ThinningIndex/maxColumns`` are in use at once can a column go between
+    /// its build and its read.
+    static let columnAttempts = 3
+
+    /// `body` on the index, current and holding the columns `options` reads.
+    public func read<T>(_ options: ThinningOptions, _ body: (ThinningIndex) throws(ThinningIndex.MissingColumn) -> T) async throws -> T {
+        var attempt = 1
+        while true {
+            try await prepareColumns(options.properties)
+            let index = try await current()
+            do { return try body(index) } catch {
+                if attempt == Self.columnAttempts { throw error }
+                attempt += 1
+            }
+        }
+    }
+
     private func catchUp() async throws {
         while true {
             let (upserts, removals, through) = try await store.thinningChanges(after: index.sequence, limit: Self.pageSize)

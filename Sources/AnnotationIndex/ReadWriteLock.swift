@@ -15,13 +15,13 @@ final class ReadWriteLock: @unchecked Sendable {
         lock.deallocate()
     }
 
-    func reading<T>(_ body: () throws -> T) rethrows -> T {
+    func reading<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
         pthread_rwlock_rdlock(lock)
         defer { pthread_rwlock_unlock(lock) }
         return try body()
     }
 
-    func writing<T>(_ body: () throws -> T) rethrows -> T {
+    func writing<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
         pthread_rwlock_wrlock(lock)
         defer { pthread_rwlock_unlock(lock) }
         return try body()

@@ -6,70 +6,87 @@ extension ThinningIndex {
     /// The items of every grid cell `rect` touches: required annotations each by themselves,
     /// then per cell and clustering identifier one annotation or one cluster. At most `limit`
     /// items: required annotations first, then by count (higher priority, then older, first).
+    ///
+    /// With `options`, clusters carry the aggregates and weights it names (their columns must be
+    /// held: ``MissingColumn`` otherwise), and past its `maxZoom` every annotation is an item.
+    public func thin(
+        _ rect: MapRect, grid: ThinningGrid, filter: ThinningFilter = ThinningFilter(), options: ThinningOptions, limit: Int = .max
+    ) throws(MissingColumn) -> ThinningResult {
+        try lock.reading { () throws(MissingColumn) -> ThinningResult in
+            thin(rect, grid, filter, options, try PropertyReading(self, options), limit)
+        }
+    }
+
+    /// ``thin(_:grid:filter:options:limit:)`` with no options.
     public func thin(_ rect: MapRect, grid: ThinningGrid, filter: ThinningFilter = ThinningFilter(), limit: Int = .max) -> ThinningResult {
-        reading {
-            let groups = selectedGroups(filter, only: nil, matchGroup: false)
-            let rankLimit = filter.minDisplayPriority.map(Rank.limit(minimumPriority:))
-            var answer = Answer(grid: grid, filter: filter, groups: groups)
-            var spans: [CellSpan] = []
-            var tagged: [(partition: Int, span: CellSpan)] = []
-            // Only the occupied cells are visited, each partition's found by walking its codes.
-            for area in grid.areas(touching: rect) {
-                for (g, group) in groups.enumerated() {
-                    for partition in group.required {
-                        spans.removeAll(keepingCapacity: true)
-                        partition.cells(level: grid.level, columns: area.columns, rows: area.rows, into: &spans)
-                        for span in spans {
-                            let range = grid.codes(column: ZOrder.column(of: span.cell), row: ZOrder.row(of: span.cell))
-                            for member in partition.members(in: range, rankLimit: rankLimit) { answer.required.append((member.rank, annotationItem(member))) }
-                        }
+        reading { thin(rect, grid, filter, ThinningOptions(), PropertyReading(), limit) }
+    }
+
+    private func thin(_ rect: MapRect, _ grid: ThinningGrid, _ filter: ThinningFilter, _ options: ThinningOptions, _ reading: PropertyReading, _ limit: Int) -> ThinningResult {
+        let groups = selectedGroups(filter, only: nil, matchGroup: false)
+        let rankLimit = filter.minDisplayPriority.map(Rank.limit(minimumPriority:))
+        if let maxZoom = options.maxZoom, grid.zoom > maxZoom {
+            return unclustered(rect, grid: grid, groups: groups, rankLimit: rankLimit, limit: limit)
+        }
+        var answer = Answer(grid: grid, filter: filter, options: options, groups: groups, reading: reading, rankLimit: rankLimit)
+        var spans: [CellSpan] = []
+        var tagged: [(partition: Int, span: CellSpan)] = []
+        // Only the occupied cells are visited, each partition's found by walking its codes.
+        for area in grid.areas(touching: rect) {
+            for (g, group) in groups.enumerated() {
+                for partition in group.required {
+                    spans.removeAll(keepingCapacity: true)
+                    partition.cells(level: grid.level, columns: area.columns, rows: area.rows, into: &spans)
+                    for span in spans {
+                        let range = grid.codes(column: ZOrder.column(of: span.cell), row: ZOrder.row(of: span.cell))
+                        for member in partition.members(in: range, rankLimit: rankLimit) { answer.required.append((member.rank, annotationItem(member))) }
                     }
-                    if group.clustered.count == 1, let partition = group.clustered.first?.partition, partition.hasNoAdditions, rankLimit == nil {
-                        partition.forEachCell(level: grid.level, columns: area.columns, rows: area.rows) { cell, total in
-                            if total.count > 0 { answer.cells.append(PendingCell(cell: cell, total: total, group: Int32(g), kinds: -1)) }
-                        }
-                        continue
+                }
+                if group.clustered.count == 1, let partition = group.clustered.first?.partition, partition.hasNoAdditions, rankLimit == nil {
+                    partition.forEachCell(level: grid.level, columns: area.columns, rows: area.rows) { cell, total in
+                        if total.count > 0 { answer.cells.append(PendingCell(cell: cell, total: total, group: Int32(g), kinds: -1)) }
                     }
-                    if group.clustered.count == 1, let partition = group.clustered.first?.partition {
-                        spans.removeAll(keepingCapacity: true)
-                        partition.cells(level: grid.level, columns: area.columns, rows: area.rows, into: &spans)
-                        for span in spans {
-                            let total = partition.aggregate(span, rankLimit: rankLimit)
-                            if total.count > 0 { answer.cells.append(PendingCell(cell: span.cell, total: total, group: Int32(g), kinds: -1)) }
-                        }
-                        continue
+                    continue
+                }
+                if group.clustered.count == 1, let partition = group.clustered.first?.partition {
+                    spans.removeAll(keepingCapacity: true)
+                    partition.cells(level: grid.level, columns: area.columns, rows: area.rows, into: &spans)
+                    for span in spans {
+                        let total = partition.aggregate(span, rankLimit: rankLimit)
+                        if total.count > 0 { answer.cells.append(PendingCell(cell: span.cell, total: total, group: Int32(g), kinds: -1)) }
                     }
-                    // Several kinds in the group: their cells merged, each cell's kinds counted.
-                    tagged.removeAll(keepingCapacity: true)
-                    for (p, (partition, _)) in group.clustered.enumerated() {
-                        spans.removeAll(keepingCapacity: true)
-                        partition.cells(level: grid.level, columns: area.columns, rows: area.rows, into: &spans)
-                        tagged += spans.map { (p, $0) }
+                    continue
+                }
+                // Several kinds in the group: their cells merged, each cell's kinds counted.
+                tagged.removeAll(keepingCapacity: true)
+                for (p, (partition, _)) in group.clustered.enumerated() {
+                    spans.removeAll(keepingCapacity: true)
+                    partition.cells(level: grid.level, columns: area.columns, rows: area.rows, into: &spans)
+                    tagged += spans.map { (p, $0) }
+                }
+                tagged.sort { ($0.span.cell, $0.partition) < ($1.span.cell, $1.partition) }
+                var k = 0
+                while k < tagged.count {
+                    let cell = tagged[k].span.cell
+                    var total = Aggregate()
+                    var kindCounts: [String: Int] = [:]
+                    while k < tagged.count, tagged[k].span.cell == cell {
+                        let (partition, kind) = group.clustered[tagged[k].partition]
+                        let part = partition.aggregate(tagged[k].span, rankLimit: rankLimit)
+                        if part.count > 0 {
+                            total.add(part)
+                            if let kind { kindCounts[kind, default: 0] += part.count }
+                        }
+                        k += 1
                     }
-                    tagged.sort { ($0.span.cell, $0.partition) < ($1.span.cell, $1.partition) }
-                    var k = 0
-                    while k < tagged.count {
-                        let cell = tagged[k].span.cell
-                        var total = Aggregate()
-                        var kindCounts: [String: Int] = [:]
-                        while k < tagged.count, tagged[k].span.cell == cell {
-                            let (partition, kind) = group.clustered[tagged[k].partition]
-                            let part = partition.aggregate(tagged[k].span, rankLimit: rankLimit)
-                            if part.count > 0 {
-                                total.add(part)
-                                if let kind { kindCounts[kind, default: 0] += part.count }
-                            }
-                            k += 1
-                        }
-                        if total.count > 0 {
-                            answer.cells.append(PendingCell(cell: cell, total: total, group: Int32(g), kinds: Int32(answer.kindCounts.count)))
-                            answer.kindCounts.append(KindCounts(kindCounts))
-                        }
+                    if total.count > 0 {
+                        answer.cells.append(PendingCell(cell: cell, total: total, group: Int32(g), kinds: Int32(answer.kindCounts.count)))
+                        answer.kindCounts.append(KindCounts(kindCounts))
                     }
                 }
             }
-            return result(answer, limit: limit)
         }
+        return result(answer, limit: limit)
     }
 
     /// A thin answer as it is gathered: required annotations, and each other cell's members
@@ -84,10 +101,17 @@ extension ThinningIndex {
 
         /// Per group, what its clusters' ids carry besides their place (one instance for them all).
         let scopes: [ClusterID.Scope?]
+        /// The columns the clusters' weights and aggregates come from.
+        let reading: PropertyReading
+        let rankLimit: UInt64?
 
-        init(grid: ThinningGrid, filter: ThinningFilter, groups: [PartitionGroup]) {
-            (self.grid, self.groups) = (grid, groups)
-            scopes = groups.map { ClusterID.Scope.make($0.identifier, filter.kinds, filter.minDisplayPriority, filter.matching) }
+        init(grid: ThinningGrid, filter: ThinningFilter, options: ThinningOptions, groups: [PartitionGroup], reading: PropertyReading, rankLimit: UInt64?) {
+            (self.grid, self.groups, self.reading, self.rankLimit) = (grid, groups, reading, rankLimit)
+            scopes = groups.map {
+                ClusterID.Scope.make(ClusterID.Scope.Fields(
+                    clusteringIdentifier: $0.identifier, kinds: filter.kinds, minDisplayPriority: filter.minDisplayPriority, filter: filter.matching,
+                    maxZoom: options.maxZoom, weight: options.weight))
+            }
             cells.reserveCapacity(256)
         }
 
@@ -178,18 +202,43 @@ extension ThinningIndex {
                 let group = answer.groups[Int(pending.group)]
                 let id = ClusterID(grid: answer.grid, column: ZOrder.column(of: pending.cell), row: ZOrder.row(of: pending.cell), scope: answer.scopes[Int(pending.group)])
                 let kinds = pending.kinds >= 0 ? answer.kindCounts[Int(pending.kinds)] : KindCounts(kind: group.clustered.first?.kind, count: total.count)
-                items.append(.cluster(cluster(id, total, kinds)))
+                items.append(.cluster(cluster(id, total, kinds, answer.reading, group.clustered, answer.rankLimit)))
             }
         }
         return ThinningResult(grid: answer.grid, items: items, truncated: required.count + answer.cells.count > limit)
     }
 
-    /// The cluster an id names, as it is now; nil when that place holds fewer than two members.
-    public func cluster(_ id: ClusterID) -> ThinnedCluster? {
-        reading {
-            let (total, kindCounts) = members(of: id)
-            return total.count > 1 ? cluster(id, total, KindCounts(kindCounts)) : nil
+    /// The cluster an id names, as it is now, with the aggregates of `aggregates`; nil when that
+    /// place holds fewer than two members. Its weight, as its id names it, and the aggregates need
+    /// their columns held (``MissingColumn`` otherwise).
+    public func cluster(_ id: ClusterID, aggregates: [String] = []) throws(MissingColumn) -> ThinnedCluster? {
+        try lock.reading { () throws(MissingColumn) -> ThinnedCluster? in
+            let reading = try PropertyReading(self, ThinningOptions(weight: id.weight, aggregates: aggregates))
+            let clustered = selectedGroups(filterOf(id), only: id.clusteringIdentifier, matchGroup: true).flatMap(\.clustered)
+            let rankLimit = id.minDisplayPriority.map(Rank.limit(minimumPriority:))
+            let (total, kindCounts) = aggregate(clustered, id.grid.codes(column: id.column, row: id.row), rankLimit)
+            return total.count > 1 ? cluster(id, total, KindCounts(kindCounts), reading, clustered, rankLimit) : nil
         }
+    }
+
+    /// Every annotation `rect` touches as its own item (a zoom past the answer's `maxZoom`): by
+    /// rank (required first, then higher priority, then older), at most `limit`.
+    private func unclustered(_ rect: MapRect, grid: ThinningGrid, groups: [PartitionGroup], rankLimit: UInt64?, limit: Int) -> ThinningResult {
+        var members: [Member] = []
+        var spans: [CellSpan] = []
+        for area in grid.areas(touching: rect) {
+            for group in groups {
+                for partition in group.required + group.clustered.map(\.partition) {
+                    spans.removeAll(keepingCapacity: true)
+                    partition.cells(level: grid.level, columns: area.columns, rows: area.rows, into: &spans)
+                    for span in spans { partition.members(of: span, rankLimit: rankLimit, into: &members) }
+                }
+            }
+        }
+        var ranks = members.indices.map { (rank: members[$0].rank, index: $0) }
+        ranks.sort { $0.rank < $1.rank }
+        let items = ranks.prefix(limit).map { annotationItem(members[$0.index]) }
+        return ThinningResult(grid: grid, items: items, truncated: members.count > limit)
     }
 
     /// A page of the members of the cluster `id` names, in grid order, after `cursor`; nil when
@@ -258,9 +307,33 @@ extension ThinningIndex {
         return (total, kindCounts)
     }
 
-    private func cluster(_ id: ClusterID, _ total: Aggregate, _ kinds: KindCounts) -> ThinnedCluster {
+    private func cluster(
+        _ id: ClusterID, _ total: Aggregate, _ kinds: KindCounts, _ reading: PropertyReading,
+        _ clustered: [(partition: ThinningPartition, kind: String?)], _ rankLimit: UInt64?
+    ) -> ThinnedCluster {
         let s = total.summary
-        let centroid = ThinningGrid.unshifted(x: total.summary.sumX / Double(total.count), y: total.summary.sumY / Double(total.count))
+        var (sumX, sumY, weight) = (s.sumX, s.sumY, Double(total.count))
+        var aggregates: [String: PropertyAggregate] = [:]
+        if !reading.isEmpty {
+            let range = id.grid.codes(column: id.column, row: id.row)
+            func values(_ column: PropertyColumn) -> ValueSummary {
+                var summary = ValueSummary()
+                for (partition, _) in clustered {
+                    if let part = partition.valueSummary(of: column, in: range, rankLimit: rankLimit) { summary.add(part) }
+                }
+                return summary
+            }
+            if let column = reading.weight {
+                // Members without a weight weigh 1 (``ValueSummary``); all weighing 0 leaves the plain mean.
+                let values = values(column)
+                let total = values.weightSum + Double(total.count - values.weighted)
+                if total > 0 { (sumX, sumY, weight) = (values.weightedXExcess + s.sumX, values.weightedYExcess + s.sumY, total) }
+                weight = total
+            }
+            for (name, column) in reading.aggregates { aggregates[name] = PropertyAggregate(values(column)) }
+        }
+        let divisor = reading.weight != nil && weight > 0 ? weight : Double(total.count)
+        let centroid = ThinningGrid.unshifted(x: sumX / divisor, y: sumY / divisor)
         let corner = ThinningGrid.unshifted(x: s.minX, y: s.minY)
         let bounds = MapRect(origin: corner, size: MapSize(width: s.maxX - s.minX, height: s.maxY - s.minY))
         var expansionZoom: Int?
@@ -269,9 +342,37 @@ extension ThinningIndex {
             let zoom = id.grid.zoomSplitting(highestDifferingBit: 63 - differing.leadingZeroBitCount)
             expansionZoom = zoom <= ThinningGrid.zoomLevels.upperBound ? zoom : nil
         }
-        return ThinnedCluster(
+        // Past the last zoom that clusters, every member is its own item.
+        if let maxZoom = id.maxZoom { expansionZoom = min(expansionZoom ?? maxZoom + 1, maxZoom + 1) }
+        var cluster = ThinnedCluster(
             id: id, count: total.count, centroid: centroid, bounds: bounds, expansionZoom: expansionZoom,
             kinds: kinds, representative: slotIDs[Int(UInt32(truncatingIfNeeded: s.best))])
+        cluster.weight = reading.weight != nil ? weight : nil
+        cluster.aggregates = aggregates
+        return cluster
+    }
+
+    /// A property a request names has no column here yet (``IndexFollower/prepareColumns(_:)`` builds it).
+    public struct MissingColumn: Error {
+        public var property: String
+    }
+
+    /// The columns an answer reads its weights and aggregates from, found once per answer.
+    struct PropertyReading {
+        var weight: PropertyColumn?
+        var aggregates: [(name: String, column: PropertyColumn)] = []
+        var isEmpty: Bool { weight == nil && aggregates.isEmpty }
+
+        init() {}
+
+        init(_ index: ThinningIndex, _ options: ThinningOptions) throws(MissingColumn) {
+            func column(_ name: String) throws(MissingColumn) -> PropertyColumn {
+                guard let column = index.column(name) else { throw MissingColumn(property: name) }
+                return column
+            }
+            if let name = options.weight { weight = try column(name) }
+            for name in options.aggregates { aggregates.append((name, try column(name))) }
+        }
     }
 
     private func annotationItem(_ member: Member) -> ThinnedItem {

@@ -10,6 +10,16 @@ extension ThinningIndex {
     ///   - grid: zoom `tile.z`'s grid (a cell size, as a query of the tile's view finds it).
     ///   - limit: most items, as the thin answer cuts them (required annotations first, then by
     ///     count), counted over the cells the tile touches.
+    public func items(
+        in tile: Tile, grid: ThinningGrid, filter: ThinningFilter = ThinningFilter(), options: ThinningOptions = ThinningOptions(), limit: Int = .max
+    ) throws(MissingColumn) -> [(item: ThinnedItem, position: MapPoint)] {
+        try thin(tile.mapRect, grid: grid, filter: filter, options: options, limit: limit).items.compactMap { item in
+            let position = item.position
+            return tile.contains(position) ? (item, position) : nil
+        }
+    }
+
+    /// ``items(in:grid:filter:options:limit:)`` with no options.
     public func items(in tile: Tile, grid: ThinningGrid, filter: ThinningFilter = ThinningFilter(), limit: Int = .max) -> [(item: ThinnedItem, position: MapPoint)] {
         thin(tile.mapRect, grid: grid, filter: filter, limit: limit).items.compactMap { item in
             let position = item.position

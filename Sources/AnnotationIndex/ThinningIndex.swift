@@ -1,4 +1,5 @@
 import MapGeometry
+import Synchronization
 public import Annotations
 public import Timeline
 
@@ -27,9 +28,14 @@ public final class ThinningIndex: @unchecked Sendable {
     private var lastPlaced: (key: PartitionKey, partition: Int)?
     var slotPartitionBytes: Int { slotPartition.capacity * 4 + slotCode.capacity * 8 }
     private var appliedSequence: Int64
+    private let useClock = Atomic<UInt64>(0)
     /// Every partition by clustering identifier, as an unfiltered answer reads them; refreshed by
     /// every write (queries do not rebuild it each time).
     @exclusivity(unchecked) private(set) var everyGroup: [PartitionGroup] = []
+    /// The numeric properties requests aggregate or weigh by, most recently used last; at most ``maxColumns``.
+    private(set) var columns: [PropertyColumn] = []
+    /// The most property columns kept; the least recently used goes first.
+    public static let maxColumns = 16
 
     /// One clustering identifier's partitions (held directly: no index lookups per cell).
     struct PartitionGroup {
@@ -73,7 +79,40 @@ public final class ThinningIndex: @unchecked Sendable {
             if slotIDs.count > 1024, slotIDs.count > 2 * live { rebuild(currentEntries()) }
             appliedSequence = max(appliedSequence, sequence)
             refreshGroups()
+            for partition in partitions { partition.syncColumns() }
         }
+    }
+
+    /// The names of the property columns held.
+    public var columnNames: Set<String> { reading { Set(columns.map(\.name)) } }
+
+    /// Adds a column of `property` with these values (ids the index does not hold are skipped; the
+    /// rest have none), dropping the least recently used beyond ``maxColumns``. The values must be
+    /// at least as new as ``sequence``: the writes after it bring the rest.
+    public func addColumn(_ property: String, values: [(id: AnnotationID, value: Double)]) {
+        lock.writing {
+            if let existing = columns.firstIndex(where: { $0.name == property }) { drop(columns[existing]) }
+            if columns.count >= Self.maxColumns, let oldest = columns.min(by: { $0.used < $1.used }) { drop(oldest) }
+            let column = PropertyColumn(name: property, slots: slotIDs.count)
+            for (id, value) in values where value.isFinite {
+                if let ordinal = ordinalOf(id) { column.byOrdinal[Int(ordinal)] = value }
+            }
+            columns.append(column)
+            for partition in partitions { partition.addColumn(column) }
+        }
+    }
+
+    private func drop(_ column: PropertyColumn) {
+        columns.removeAll { $0 === column }
+        for partition in partitions { partition.removeColumn(column) }
+    }
+
+    /// The column of `property` (marked used), nil when none is held.
+    func column(_ property: String) -> PropertyColumn? {
+        guard let column = columns.first(where: { $0.name == property }) else { return nil }
+        useClock.wrappingAdd(1, ordering: .relaxed)
+        column.used = useClock.load(ordering: .relaxed)
+        return column
     }
 
     // MARK: Inside the write lock
@@ -88,6 +127,7 @@ public final class ThinningIndex: @unchecked Sendable {
             slotIDs.append(entry.id)
             slotPartition.append(-1)
             slotCode.append(0)
+            for column in columns { column.byOrdinal.append(.nan) }
             live += 1
         } else if let inserted = insertOrdinal(for: entry.id) {
             ordinal = inserted
@@ -96,6 +136,7 @@ public final class ThinningIndex: @unchecked Sendable {
             rebuild(currentEntries() + [entry])
             return
         }
+        for column in columns { column.byOrdinal[Int(ordinal)] = column.value(of: entry) }
         let (partition, member) = place(entry, ordinal: ordinal)
         partitions[partition].insert(member)
         slotPartition[Int(ordinal)] = Int32(partition)
@@ -131,6 +172,8 @@ public final class ThinningIndex: @unchecked Sendable {
         slotIDs.insert(id, at: position)
         slotPartition.insert(-1, at: position)
         slotCode.insert(0, at: position)
+        // The columns' values shift with the ordinals; their summaries are synced after the batch.
+        for column in columns { column.byOrdinal.insert(.nan, at: position) }
         return UInt32(position)
     }
 
@@ -204,11 +247,13 @@ public final class ThinningIndex: @unchecked Sendable {
     private func rebuild(_ entries: [ThinningEntry]) {
         // Rows come from the database in rowid order, which is (nearly always) id order.
         let sorted = zip(entries, entries.dropFirst()).allSatisfy({ $0.id < $1.id }) ? entries : entries.sorted { $0.id < $1.id }
+        let oldIDs = slotIDs
         keys = []
         partitionIndex = [:]
         lastPlaced = nil
         partitions = []
         slotIDs = sorted.map(\.id)
+        for column in columns { column.byOrdinal = Self.renumbered(column, from: oldIDs, to: sorted) }
         slotPartition = [Int32](repeating: -1, count: sorted.count)
         slotCode = [UInt64](repeating: 0, count: sorted.count)
         live = sorted.count
@@ -223,7 +268,21 @@ public final class ThinningIndex: @unchecked Sendable {
         partitions = members.map { list in
             ThinningPartition(sorted: list.sorted { $0.precedes($1.code, $1.ordinal) })
         }
+        for partition in partitions { for column in columns { partition.addColumn(column) } }
         refreshGroups()
+    }
+
+    /// A column's values for the slots of `entries` (sorted by id): an entry's own numbers when it
+    /// carries them, else the value its id had among `oldIDs` (sorted too).
+    private static func renumbered(_ column: PropertyColumn, from oldIDs: [AnnotationID], to entries: [ThinningEntry]) -> [Double] {
+        var values = [Double](repeating: .nan, count: entries.count)
+        var old = 0
+        for (ordinal, entry) in entries.enumerated() {
+            if entry.numbers != nil { values[ordinal] = column.value(of: entry); continue }
+            while old < oldIDs.count, oldIDs[old] < entry.id { old += 1 }
+            if old < oldIDs.count, oldIDs[old] == entry.id { values[ordinal] = column.byOrdinal[old] }
+        }
+        return values
     }
 
     private func refreshGroups() {

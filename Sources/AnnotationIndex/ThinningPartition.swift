@@ -137,6 +137,12 @@ final class ThinningPartition {
     @exclusivity(unchecked) private var superblocks: [Summary] = []
     @exclusivity(unchecked) private(set) var added: [Member] = []
     @exclusivity(unchecked) private var removed: [Member] = []
+    /// The summaries of the index's property columns over the main run (``syncColumns()`` keeps
+    /// them current after each batch of writes).
+    @exclusivity(unchecked) var columnBlocks: [ColumnBlocks] = []
+    /// Blocks resummarized, or the whole run rebuilt, since the columns were last synced.
+    private var staleBlocks: [Int] = []
+    private var rebuiltSinceSync = false
 
     /// Members, main run and additions, less removals.
     var count: Int { codes.count + added.count - removed.count }
@@ -225,6 +231,8 @@ final class ThinningPartition {
         superblocks = (0..<(n + Self.superblockSize - 1) / Self.superblockSize).map(superblockSummary)
         added = []
         removed = []
+        // A new partition gets its columns' summaries when they are added (``addColumn(_:)``).
+        rebuiltSinceSync = !columnBlocks.isEmpty
     }
 
     private func blockSummary(_ b: Int) -> Summary {
@@ -245,6 +253,84 @@ final class ThinningPartition {
     private func resummarize(around position: Int) {
         blocks[position / Self.blockSize] = blockSummary(position / Self.blockSize)
         superblocks[position / Self.superblockSize] = superblockSummary(position / Self.superblockSize)
+        if !columnBlocks.isEmpty { staleBlocks.append(position / Self.blockSize) }
+    }
+
+    // MARK: Property columns
+
+    /// Adds the summaries of `column` (its values by ordinal current).
+    func addColumn(_ column: PropertyColumn) {
+        columnBlocks.append(ColumnBlocks(column: column))
+        summarize(column: columnBlocks.count - 1)
+    }
+
+    func removeColumn(_ column: PropertyColumn) {
+        columnBlocks.removeAll { $0.column === column }
+    }
+
+    /// Brings the columns' summaries up to the main run after writes: the whole run after a merge,
+    /// else the blocks whose members were removed. Called once the columns' values are current
+    /// (the end of a batch), so a merge in the middle of one never leaves a summary of old values.
+    func syncColumns() {
+        defer { (staleBlocks, rebuiltSinceSync) = ([], false) }
+        guard !columnBlocks.isEmpty else { return }
+        if rebuiltSinceSync {
+            for c in columnBlocks.indices { summarize(column: c) }
+            return
+        }
+        let perSuper = Self.superblockSize / Self.blockSize
+        for c in columnBlocks.indices {
+            for b in staleBlocks { columnBlocks[c].blocks[b] = valueBlock(c, b) }
+            for s in Set(staleBlocks.map { $0 / perSuper }) { columnBlocks[c].superblocks[s] = valueSuperblock(c, s) }
+        }
+    }
+
+    private func summarize(column c: Int) {
+        let n = codes.count
+        columnBlocks[c].blocks = (0..<(n + Self.blockSize - 1) / Self.blockSize).map { valueBlock(c, $0) }
+        columnBlocks[c].superblocks = (0..<(n + Self.superblockSize - 1) / Self.superblockSize).map { valueSuperblock(c, $0) }
+    }
+
+    private func valueBlock(_ c: Int, _ b: Int) -> ValueSummary {
+        let values = columnBlocks[c].column.byOrdinal
+        var summary = ValueSummary()
+        for i in b * Self.blockSize..<min((b + 1) * Self.blockSize, codes.count) where !isRemoved(i) {
+            summary.add(values[Int(ordinals[i])], x: xs[i], y: ys[i])
+        }
+        return summary
+    }
+
+    private func valueSuperblock(_ c: Int, _ s: Int) -> ValueSummary {
+        let perSuper = Self.superblockSize / Self.blockSize
+        var summary = ValueSummary()
+        for b in s * perSuper..<min((s + 1) * perSuper, columnBlocks[c].blocks.count) { summary.add(columnBlocks[c].blocks[b]) }
+        return summary
+    }
+
+    /// The values of `column` over the members with codes in `range` (a cell), of display
+    /// priority ≥ the one `rankLimit` encodes: whole blocks from their summaries, the members of
+    /// at most two partial blocks and the additions one by one. Nil when the column is not here.
+    func valueSummary(of column: PropertyColumn, in range: ClosedRange<UInt64>, rankLimit: UInt64?) -> ValueSummary? {
+        guard let c = columnBlocks.firstIndex(where: { $0.column === column }) else { return nil }
+        let values = column.byOrdinal
+        var summary = ValueSummary()
+        let (i, j) = mainBounds(range)
+        if let rankLimit {
+            for p in i..<j where rank(at: p) < rankLimit { summary.add(values[Int(ordinals[p])], x: xs[p], y: ys[p]) }
+        } else {
+            let blocks = columnBlocks[c].blocks, superblocks = columnBlocks[c].superblocks
+            var k = i
+            func one(_ p: Int) { if !isRemoved(p) { summary.add(values[Int(ordinals[p])], x: xs[p], y: ys[p]) } }
+            while k < j, k % Self.blockSize != 0 { one(k); k += 1 }
+            while k + Self.blockSize <= j, k % Self.superblockSize != 0 { summary.add(blocks[k / Self.blockSize]); k += Self.blockSize }
+            while k + Self.superblockSize <= j { summary.add(superblocks[k / Self.superblockSize]); k += Self.superblockSize }
+            while k + Self.blockSize <= j { summary.add(blocks[k / Self.blockSize]); k += Self.blockSize }
+            while k < j { one(k); k += 1 }
+        }
+        for member in Self.slice(added, range) where member.rank < (rankLimit ?? Rank.removed) {
+            summary.add(values[Int(member.ordinal)], x: member.x, y: member.y)
+        }
+        return summary
     }
 
     // MARK: Reads
@@ -347,6 +433,14 @@ final class ThinningPartition {
             }
         }
         return result
+    }
+
+    /// The members of one cell ``cells(level:columns:rows:into:)`` found, of display priority ≥
+    /// the one `rankLimit` encodes, in no particular order.
+    func members(of span: CellSpan, rankLimit: UInt64?, into list: inout [Member]) {
+        let limit = rankLimit ?? Rank.removed
+        for p in span.main where rank(at: p) < limit { list.append(member(at: p)) }
+        for member in added[span.added] where member.rank < limit { list.append(member) }
     }
 
     private func member(at p: Int) -> Member {

@@ -17,14 +17,36 @@ public struct ThinningQuery: Sendable {
     /// largest view) at 64-point cells. A 1024×768 view at the default cell size covers about 221.
     public static let maxCells = 65_536
 
+    /// Most properties one request may aggregate.
+    public static let maxAggregatedProperties = 8
+
     public var viewport: Viewport
     public var grid: ThinningGrid
     public var filter: ThinningFilter
+    public var options: ThinningOptions
+    /// Per aggregated property (``ThinningOptions/aggregates``), the aggregates the answer writes.
+    public var aggregateKinds: [String: [AggregateKind]]
     public var limit: Int
 
-    /// - Parameter viewport: reads the view from the request (its errors are under `viewport`).
-    public init(viewport readViewport: () throws(FieldError) -> Viewport, cellSize: Int?, limit: Int?, filter: ThinningFilter) throws(FieldErrors) {
+    /// - Parameters:
+    ///   - viewport: reads the view from the request (its errors are under `viewport`).
+    ///   - aggregates: per numeric property, the aggregates each item carries.
+    public init(
+        viewport readViewport: () throws(FieldError) -> Viewport, cellSize: Int?, limit: Int?, filter: ThinningFilter,
+        maxZoom: Int? = nil, weight: String? = nil, aggregates: [String: Set<AggregateKind>] = [:]
+    ) throws(FieldErrors) {
         var errors = FieldErrors()
+        if let maxZoom, !ThinningGrid.zoomLevels.contains(maxZoom) {
+            errors.record(at: ["maxZoom"], "must be \(Self.range(ThinningGrid.zoomLevels)), got \(maxZoom)")
+        }
+        let keyLength = AnnotationContent.Limits.maxKeyLength
+        if let weight, weight.isEmpty || weight.unicodeScalars.count > keyLength { errors.record(at: ["weight"], "must be 1 to \(keyLength) characters") }
+        if aggregates.count > Self.maxAggregatedProperties {
+            errors.record(at: ["aggregates"], "may name at most \(Self.maxAggregatedProperties) properties, got \(aggregates.count)")
+        }
+        for (name, kinds) in aggregates where name.isEmpty || name.unicodeScalars.count > keyLength || kinds.isEmpty {
+            errors.record(at: ["aggregates", name], name.isEmpty || name.unicodeScalars.count > keyLength ? "property names must be 1 to \(keyLength) characters" : "must name at least one aggregate")
+        }
         let cellSize = cellSize ?? ThinningGrid.defaultCellSize
         if !ThinningGrid.cellSizes.contains(cellSize) {
             errors.record(at: ["cellSize"], "must be \(Self.range(ThinningGrid.cellSizes)), got \(cellSize)")
@@ -36,7 +58,6 @@ public struct ThinningQuery: Sendable {
             errors.record(at: ["minDisplayPriority"], "must be \(Self.range(priorities)), got \(priority)")
         }
         // Filter values name keys, so they have keys' limits; their count keeps a cluster id short.
-        let keyLength = AnnotationContent.Limits.maxKeyLength
         for (field, values) in [("kinds", filter.kinds), ("clusteringIdentifiers", filter.clusteringIdentifiers)] {
             guard let values else { continue }
             if values.count > Self.maxFilterValues { errors.record(at: [field], "must have at most \(Self.maxFilterValues) values, got \(values.count)") }
@@ -63,6 +84,8 @@ public struct ThinningQuery: Sendable {
         self.grid = grid
         self.limit = limit
         self.filter = filter
+        options = ThinningOptions(maxZoom: maxZoom, weight: weight, aggregates: aggregates.keys.sorted())
+        aggregateKinds = aggregates.mapValues { $0.sorted() }
     }
 
     private static func range(_ range: ClosedRange<Int>) -> String { "\(range.lowerBound)…\(range.upperBound)" }

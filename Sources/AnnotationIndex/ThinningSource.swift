@@ -13,6 +13,9 @@ public protocol ThinningSource: Sendable {
     /// in one transaction, at most `limit` feed entries' worth; `through` is the last entry read
     /// (`sequence` itself when the feed holds nothing newer).
     func thinningChanges(after sequence: Int64, limit: Int) async throws -> (upserts: [ThinningEntry], removals: [AnnotationID], through: Int64)
+    /// Every live annotation's value of the free property `property` where it is a finite number
+    /// (a column of the index is built from it).
+    func numericValues(of property: String) async throws -> [(id: AnnotationID, value: Double)]
     /// Returns once the feed has an entry after `sequence`, or after `timeout`, whichever is first.
     func waitForChanges(after sequence: Int64, timeout: Duration) async
 }

@@ -1,6 +1,7 @@
 public import Annotations
 public import MapGeometry
 public import Timeline
+public import WireJSON
 
 /// What the thinning index keeps of an annotation.
 public struct ThinningEntry: Hashable, Sendable {
@@ -14,11 +15,19 @@ public struct ThinningEntry: Hashable, Sendable {
     public var kind: String?
     public var clusteringIdentifier: String?
     public var displayPriority: Int
+    /// The annotation's free properties that are finite numbers, by name, for the index's property
+    /// columns (aggregates and weights); nil when the reader did not read them (a snapshot at
+    /// start-up, before any column exists: a column reads its values itself when it is built).
+    public var numbers: [String: Double]?
 
-    public init(id: AnnotationID, coordinate: Coordinate, kind: String?, clusteringIdentifier: String?, displayPriority: Int, version: Int = 0) {
+    public init(
+        id: AnnotationID, coordinate: Coordinate, kind: String?, clusteringIdentifier: String?, displayPriority: Int, version: Int = 0,
+        numbers: [String: Double]? = nil
+    ) {
         self.init(
             id: id, point: Mercator.mapPoint(for: coordinate), coordinate: coordinate, kind: kind,
             clusteringIdentifier: clusteringIdentifier, displayPriority: displayPriority, version: version)
+        self.numbers = numbers
     }
 
     init(id: AnnotationID, point: MapPoint, coordinate: Coordinate, kind: String?, clusteringIdentifier: String?, displayPriority: Int, version: Int = 0) {
@@ -35,7 +44,16 @@ public struct ThinningEntry: Hashable, Sendable {
         self.init(
             id: annotation.id, coordinate: annotation.content.coordinate, kind: annotation.content.kind,
             clusteringIdentifier: annotation.content.clusteringIdentifier, displayPriority: annotation.content.displayPriority,
-            version: annotation.version)
+            version: annotation.version, numbers: Self.numbers(of: annotation.content.properties))
+    }
+
+    /// The members of `properties` that are finite numbers.
+    public static func numbers(of properties: [String: JSONValue]) -> [String: Double] {
+        var numbers: [String: Double] = [:]
+        for (name, value) in properties {
+            if case .number(let number) = value, number.double.isFinite { numbers[name] = number.double }
+        }
+        return numbers
     }
 }
 
@@ -59,6 +77,28 @@ public struct ThinningFilter: Hashable, Sendable {
     }
 }
 
+/// How clusters are made and what they carry, besides which annotations take part.
+public struct ThinningOptions: Hashable, Sendable {
+    /// The last zoom that clusters: past it every annotation is its own item (supercluster's
+    /// `maxZoom`), and a cluster's expansion zoom is at most one more. Nil: every zoom clusters.
+    public var maxZoom: Int?
+    /// A numeric property that weighs the members: centroids are weighted means and each cluster
+    /// sums the weights (``PropertyAggregate/weight(of:)``).
+    public var weight: String?
+    /// Numeric properties whose aggregates each cluster carries.
+    public var aggregates: [String]
+
+    public init(maxZoom: Int? = nil, weight: String? = nil, aggregates: [String] = []) {
+        // The last grid's zoom clusters anyway: naming it (or more) changes nothing.
+        self.maxZoom = maxZoom.flatMap { $0 < ThinningGrid.zoomLevels.upperBound ? $0 : nil }
+        self.weight = weight
+        self.aggregates = aggregates
+    }
+
+    /// The properties whose columns an answer reads.
+    public var properties: Set<String> { Set(aggregates + (weight.map { [$0] } ?? [])) }
+}
+
 /// A group of annotations shown as one item.
 public struct ThinnedCluster: Hashable, Sendable {
     public var id: ClusterID
@@ -73,6 +113,10 @@ public struct ThinnedCluster: Hashable, Sendable {
     public var kinds: KindCounts
     /// The member with the highest display priority, the oldest among equals.
     public var representative: AnnotationID
+    /// The sum of the members' weights when the answer is weighted (``ThinningOptions/weight``).
+    public var weight: Double?
+    /// The aggregates of the properties the answer asked for, by property.
+    public var aggregates: [String: PropertyAggregate] = [:]
 
     public var clusteringIdentifier: String? { id.clusteringIdentifier }
 

@@ -11,9 +11,13 @@ struct ReferencePoint {
     var kind: String?
     var group: String?
     var priority: Int
+    /// Its value of property `v` (nil: none), for aggregates and weights.
+    var value: Double?
 
     var entry: ThinningEntry {
-        ThinningEntry(id: id, coordinate: coordinate, kind: kind, clusteringIdentifier: group, displayPriority: priority)
+        ThinningEntry(
+            id: id, coordinate: coordinate, kind: kind, clusteringIdentifier: group, displayPriority: priority,
+            numbers: value.map { ["v": $0] } ?? [:])
     }
 
     var mapPoint: MapPoint { Mercator.mapPoint(for: coordinate) }
@@ -41,19 +45,7 @@ enum Reference {
     /// Singles and clusters of the cells `rect` touches, keyed "cell/group" for clusters.
     static func thin(_ points: [ReferencePoint], rect: MapRect, grid: ThinningGrid, filter: ThinningFilter = ThinningFilter())
         -> (singles: Set<AnnotationID>, clusters: [String: ReferenceCluster]) {
-        let chosen = points.filter { point in
-            (filter.kinds.map { kinds in point.kind.map(kinds.contains) ?? false } ?? true)
-                && (filter.clusteringIdentifiers.map { ids in point.group.map(ids.contains) ?? false } ?? true)
-                && point.priority >= (filter.minDisplayPriority ?? 0)
-        }
-        var singles = Set<AnnotationID>()
-        var cells: [String: [ReferencePoint]] = [:]
-        for point in chosen {
-            let (column, row) = point.cell(level: grid.level)
-            guard touches(column: column, row: row, level: grid.level, rect: rect) else { continue }
-            if point.priority == 1000 { singles.insert(point.id); continue }
-            cells["\(column),\(row)/\(point.group ?? "∅")", default: []].append(point)
-        }
+        var (singles, cells) = cells(points, rect: rect, grid: grid, filter: filter)
         var clusters: [String: ReferenceCluster] = [:]
         for (key, members) in cells {
             if members.count == 1 { singles.insert(members[0].id); continue }
@@ -69,6 +61,26 @@ enum Reference {
                 centroid: Mercator.coordinate(for: centroid), bounds: bounds)
         }
         return (singles, clusters)
+    }
+
+    /// The required annotations `rect` touches, and the members of every other cell it touches,
+    /// keyed "column,row/group".
+    static func cells(_ points: [ReferencePoint], rect: MapRect, grid: ThinningGrid, filter: ThinningFilter = ThinningFilter())
+        -> (required: Set<AnnotationID>, cells: [String: [ReferencePoint]]) {
+        let chosen = points.filter { point in
+            (filter.kinds.map { kinds in point.kind.map(kinds.contains) ?? false } ?? true)
+                && (filter.clusteringIdentifiers.map { ids in point.group.map(ids.contains) ?? false } ?? true)
+                && point.priority >= (filter.minDisplayPriority ?? 0)
+        }
+        var required = Set<AnnotationID>()
+        var cells: [String: [ReferencePoint]] = [:]
+        for point in chosen {
+            let (column, row) = point.cell(level: grid.level)
+            guard touches(column: column, row: row, level: grid.level, rect: rect) else { continue }
+            if point.priority == 1000 { required.insert(point.id); continue }
+            cells["\(column),\(row)/\(point.group ?? "∅")", default: []].append(point)
+        }
+        return (required, cells)
     }
 
     /// x in the frame where cells do not wrap: shifted x minus the shift.

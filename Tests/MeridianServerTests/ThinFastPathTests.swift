@@ -50,10 +50,16 @@ import WireJSON
             try container.encode(try APICoding.configuration.dateTranscoder.encode(date))
         }
         var seen: [String: Int] = [:]
-        for zoom in [3.0, 7.5, 9.0, 13.0, 22.0] {
+        for (zoom, weighted) in [(3.0, false), (7.5, false), (9.0, false), (13.0, false), (22.0, false), (7.5, true), (13.0, true)] {
             let center = zoom == 22 ? Components.Schemas.Coordinate(latitude: 40.25, longitude: 10.25) : .init(latitude: 40.5, longitude: 10.5)
-            let body = Components.Schemas.ThinRequest(viewport: .init(
+            var body = Components.Schemas.ThinRequest(viewport: .init(
                 size: .init(width: 800, height: 600), heading: zoom == 9 ? 30 : nil, center: center, zoomLevel: zoom))
+            if weighted {
+                // Weights and aggregates of a property half the annotations have, and one none has.
+                (body.weight, body.maxZoom) = ("n", 12)
+                body.aggregates = .init(additionalProperties: ["n": [.sum, .min, .max, .mean, .count], "none": [.count, .max]])
+            }
+            let kinds: [String: [AggregateKind]] = weighted ? ["n": [.count, .max, .mean, .min, .sum], "none": [.count, .max]] : [:]
             let fast = ThinAnswerWriter.write(try await ThinningAnswer(ThinningQuery(body, filter: nil), tenant: tenant))
             guard case .ok(let ok) = try await handler.thinAnnotations(.init(body: .json(body))), case .json(let answer) = ok.body else {
                 Issue.record("no answer"); continue
@@ -66,14 +72,18 @@ import WireJSON
                     seen["cluster", default: 0] += 1
                     if cluster.expansionZoom == nil { seen["stack", default: 0] += 1 }
                     if cluster.clusteringIdentifier == nil { seen["no identifier", default: 0] += 1 }
-                    guard let id = ClusterID(cluster.id), let found = try await thinning.current().cluster(id),
-                          case .ok(let one) = try await handler.getCluster(.init(path: .init(clusterId: cluster.id))), case .json(let wire) = one.body
+                    if cluster.aggregates != nil { seen["aggregated", default: 0] += 1 }
+                    let parameter = kinds.flatMap { property, kinds in kinds.map { "\(property):\($0.rawValue)" } }
+                    guard let id = ClusterID(cluster.id), let found = try await tenant.cluster(id, aggregates: kinds),
+                          case .ok(let one) = try await handler.getCluster(.init(path: .init(clusterId: cluster.id), query: .init(aggregate: weighted ? parameter : nil))),
+                          case .json(let wire) = one.body
                     else { Issue.record("cluster \(cluster.id) not found"); continue }
-                    #expect(String(decoding: ClusterJSON.write(found), as: UTF8.self) == String(decoding: try encoder.encode(wire), as: UTF8.self))
+                    let direct = ClusterJSON.write(found, aggregateKinds: kinds)
+                    #expect(String(decoding: direct, as: UTF8.self) == String(decoding: try encoder.encode(wire), as: UTF8.self))
                 }
             }
         }
-        for kind in ["annotation", "cluster", "stack", "no identifier"] {
+        for kind in ["annotation", "cluster", "stack", "no identifier", "aggregated"] {
             #expect(seen[kind, default: 0] > 0, "every kind of item was compared: \(seen)")
         }
     }

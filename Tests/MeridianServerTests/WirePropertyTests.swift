@@ -147,12 +147,24 @@ import WireJSON
             let size = MapSize(width: Double.random(in: 0...1e6, using: &random), height: Double.random(in: 0...1e6, using: &random))
             var kindCounts: [String: Int] = [:]
             for _ in 0..<Int.random(in: 0...4, using: &random) { kindCounts[Self.text(&random)] = Int.random(in: 1...10_000, using: &random) }
-            let cluster = ThinnedCluster(
+            var cluster = ThinnedCluster(
                 id: id, count: Int.random(in: 2...1_000_000, using: &random),
                 centroid: MapPoint(x: origin.x + size.width / 2, y: origin.y + size.height / 2), bounds: MapRect(origin: origin, size: size),
                 expansionZoom: Self.maybe(&random) { Int.random(in: 1...22, using: &$0) }, kindCounts: kindCounts, representative: ids.next())
-            let generated = try Self.encoded(Components.Schemas.Cluster(cluster))
-            #expect(String(decoding: ClusterJSON.write(cluster), as: UTF8.self) == generated)
+            cluster.weight = Self.maybe(&random) { Double.random(in: 0...1e9, using: &$0) }
+            // Aggregates asked for, some properties without a value among the members.
+            var kinds: [String: [AggregateKind]] = [:]
+            for _ in 0..<Int.random(in: 0...3, using: &random) {
+                let property = Self.text(&random)
+                kinds[property] = AggregateKind.allCases.filter { _ in Bool.random(using: &random) }.sorted()
+                if kinds[property]!.isEmpty { kinds[property] = [.sum] }
+                let low = Double.random(in: -1e6...1e6, using: &random)
+                cluster.aggregates[property] = Bool.random(using: &random)
+                    ? PropertyAggregate(count: Int.random(in: 1...1000, using: &random), sum: Double.random(in: -1e9...1e9, using: &random), min: low, max: low + 5)
+                    : PropertyAggregate(nil)
+            }
+            let generated = try Self.encoded(Components.Schemas.Cluster(cluster, aggregateKinds: kinds))
+            #expect(String(decoding: ClusterJSON.write(cluster, aggregateKinds: kinds), as: UTF8.self) == generated)
         }
     }
 

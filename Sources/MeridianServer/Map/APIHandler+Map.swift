@@ -80,13 +80,17 @@ extension APIHandler {
         let side = tile.mapRect.size.width
         let view = Viewport(size: ScreenSize(width: 256, height: 256), heading: 0, center: tile.mapRect.mid, zoomScale: 256 / side)
         let thinning: ThinningQuery
+        let aggregates = try AggregateParameter.kinds(query.aggregate)
         do {
-            thinning = try ThinningQuery(viewport: { view }, cellSize: query.cellSize, limit: nil, filter: filter)
+            thinning = try ThinningQuery(
+                viewport: { view }, cellSize: query.cellSize, limit: nil, filter: filter, maxZoom: query.maxZoom, weight: query.weight,
+                aggregates: aggregates.mapValues(Set.init))
         } catch {
             throw ProblemError.invalid(error.errors.map { .init(parameter: $0.path.first, detail: $0.message) }, total: error.total)
         }
         let tenant = try await tenants.current()
-        let index = try await tenant.thinningIndex(for: matching)
+        let follower = try await tenant.thinningFollower(for: matching)
+        let index = try await follower.current()
         // The tenant, its index position (read before the items: the tag may be older than the
         // tile, never newer) and the tile format's version: a browser that changes keys, a restored
         // database or a new encoding never revalidates another answer.
@@ -95,9 +99,11 @@ extension APIHandler {
         if tag.isHeld(by: input.headers.ifNoneMatch) {
             return .notModified(.init(headers: .init(eTag: tag.header, cacheControl: WebPage.clusterTileCacheControl, vary: "Authorization")))
         }
-        let items = index.items(in: tile, grid: thinning.grid, filter: thinning.filter, limit: ThinningQuery.limits.upperBound)
+        let items = try await follower.read(thinning.options) { index throws(ThinningIndex.MissingColumn) in
+            try index.items(in: tile, grid: thinning.grid, filter: thinning.filter, options: thinning.options, limit: ThinningQuery.limits.upperBound)
+        }
         let annotations = try await tenant.annotations.annotations(ids: items.compactMap { if case .annotation(let id, _) = $0.item { id } else { nil } })
-        let bytes = ClusterTile.encode(items, in: tile, annotations: annotations)
+        let bytes = ClusterTile.encode(items, in: tile, annotations: annotations, weight: thinning.options.weight, aggregateKinds: thinning.aggregateKinds)
         return .ok(.init(
             headers: .init(eTag: tag.header, cacheControl: WebPage.clusterTileCacheControl, vary: "Authorization"),
             body: .applicationVnd_mapboxVectorTile(HTTPBody(bytes))))

@@ -67,10 +67,10 @@ struct FastRoutes<Context: RequestContext>: RouterMiddleware {
                 try await IngestRoute.answer(path: path, body: body, tenants: tenants, metrics: metrics)
             }),
             (Paths.clusterPrefix, Route(method: .get) { path, _ in
-                // A malformed id or a gone cluster: the generated handler says which.
+                // A malformed id or a gone cluster: the generated handler says which (and reads `aggregate`).
                 guard let id = ClusterID(String(path.dropFirst(Paths.clusterPrefix.count))),
-                      let cluster = try await tenants.current().thinningIndex(for: id.filter).cluster(id) else { return nil }
-                return ClusterJSON.write(cluster)
+                      let cluster = try await tenants.current().cluster(id, aggregates: [:]) else { return nil }
+                return ClusterJSON.write(cluster, aggregateKinds: [:])
             }),
         ]
     }
@@ -78,7 +78,9 @@ struct FastRoutes<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let path = request.uri.path
         guard let route = exact[path] ?? prefixed.first(where: { path.hasPrefix($0.prefix) })?.route,
-              request.method == route.method, route.mediaTypes.isEmpty || route.mediaTypes.contains(Self.mediaType(request))
+              request.method == route.method, route.mediaTypes.isEmpty || route.mediaTypes.contains(Self.mediaType(request)),
+              // A GET's query parameters (a cluster's `aggregate`) are the generated handler's to read.
+              route.method != .get || (request.uri.query ?? "").isEmpty
         else { return try await next(request, context) }
         var copy = request
         // Already bounded and buffered by BodyLimitMiddleware.

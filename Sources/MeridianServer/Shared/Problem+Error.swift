@@ -8,6 +8,7 @@ import MapGeometry
 import NIOHTTP1
 import Storage
 import Tracking
+import AnnotationIndex
 
 /// The one mapping from any error to a problem: what the client did wrong is 4xx with the
 /// field; anything else is a 500 with no internals.
@@ -35,6 +36,8 @@ enum ProblemMapping {
             return error.problem
         case let error as WebhookError:
             return webhookProblem(error)
+        case let error as ThinningIndex.MissingColumn:
+            return ProblemDetails(status: .serviceUnavailable, detail: "the column of property \(error.property) was dropped for others while this answer was made (more properties than the index keeps are in use); try again")
         case TrackerError.stateLost:
             return ProblemDetails(status: .serviceUnavailable, detail: "tracking is unavailable until the server restarts: a commit failed and the database could not be read back")
         case let error as DecodingError:

@@ -24,14 +24,18 @@ extension APIHandler {
                 switch item {
                 case .annotation(let id, let point):
                     guard let annotation = answer.annotations[id] else { return nil }
-                    return .annotation(.init(_type: "annotation", annotation: .init(annotation), screenPoint: .init(viewport.screenPoint(for: point))))
+                    let own = answer.own(annotation)
+                    return .annotation(.init(
+                        _type: "annotation", annotation: .init(annotation), screenPoint: .init(viewport.screenPoint(for: point)),
+                        weight: own.weight, aggregates: .init(own.aggregates, kinds: answer.aggregateKinds)))
                 case .cluster(let cluster):
-                    let wire = Components.Schemas.Cluster(cluster)
+                    let wire = Components.Schemas.Cluster(cluster, aggregateKinds: answer.aggregateKinds)
                     return .cluster(.init(
                         _type: "cluster", id: wire.id, count: wire.count, coordinate: wire.coordinate, bounds: wire.bounds,
                         expansionZoom: wire.expansionZoom, clusteringIdentifier: wire.clusteringIdentifier,
                         kindCounts: .init(additionalProperties: wire.kindCounts.additionalProperties),
-                        representative: wire.representative, screenPoint: .init(viewport.screenPoint(for: cluster.centroid))))
+                        representative: wire.representative, screenPoint: .init(viewport.screenPoint(for: cluster.centroid)),
+                        weight: wire.weight, aggregates: wire.aggregates))
                 }
             }
             return .ok(.init(body: .json(.init(
@@ -42,8 +46,9 @@ extension APIHandler {
 
     func getCluster(_ input: Operations.GetCluster.Input) async throws -> Operations.GetCluster.Output {
         let id = try Self.clusterID(input.path.clusterId)
-        guard let cluster = try await tenants.current().thinningIndex(for: id.filter).cluster(id) else { throw Self.clusterGone(input.path.clusterId) }
-        return .ok(.init(body: .json(.init(cluster))))
+        let kinds = try AggregateParameter.kinds(input.query.aggregate)
+        guard let cluster = try await tenants.current().cluster(id, aggregates: kinds) else { throw Self.clusterGone(input.path.clusterId) }
+        return .ok(.init(body: .json(.init(cluster, aggregateKinds: kinds))))
     }
 
     func getClusterLeaves(_ input: Operations.GetClusterLeaves.Input) async throws -> Operations.GetClusterLeaves.Output {
@@ -86,12 +91,25 @@ struct ThinningAnswer {
     var result: ThinningResult
     /// The annotations shown by themselves, read after the index; one deleted in between is absent and left out.
     var annotations: [AnnotationID: Annotation]
+    /// What the items carry besides their own fields: the weight's property and the aggregates.
+    var weight: String?
+    var aggregateKinds: [String: [AggregateKind]]
 
     init(_ query: ThinningQuery, tenant: TenantSpace.Tenant) async throws {
         viewport = query.viewport
-        let index = try await tenant.thinningIndex(for: query.filter.matching)
-        result = index.thin(query.viewport.visibleMapRect, grid: query.grid, filter: query.filter, limit: query.limit)
+        weight = query.options.weight
+        aggregateKinds = query.aggregateKinds
+        result = try await tenant.thinningFollower(for: query.filter.matching).read(query.options) { index throws(ThinningIndex.MissingColumn) in
+            try index.thin(query.viewport.visibleMapRect, grid: query.grid, filter: query.filter, options: query.options, limit: query.limit)
+        }
         annotations = try await tenant.annotations.annotations(ids: result.items.compactMap { if case .annotation(let id, _) = $0 { id } else { nil } })
+    }
+
+    /// What an annotation shown by itself answers of the weight and aggregates: its own values.
+    func own(_ annotation: Annotation) -> (weight: Double?, aggregates: [String: PropertyAggregate]) {
+        guard weight != nil || !aggregateKinds.isEmpty else { return (nil, [:]) }
+        let numbers = ThinningEntry.numbers(of: annotation.content.properties)
+        return (weight.map { PropertyAggregate.weight(of: numbers[$0]) }, Dictionary(uniqueKeysWithValues: aggregateKinds.keys.map { ($0, PropertyAggregate(numbers[$0])) }))
     }
 }
 
@@ -99,8 +117,21 @@ extension TenantSpace.Tenant {
     /// The thinning index holding every write acknowledged before the call: the tenant's, or the
     /// one of `filter`'s matches.
     func thinningIndex(for filter: Filter?) async throws -> ThinningIndex {
-        guard let filter else { return try await thinning.current() }
-        return try await filtered.follower(for: filter).index
+        try await thinningFollower(for: filter).current()
+    }
+
+    /// The follower of the tenant's thinning index, or of the one of `filter`'s matches.
+    func thinningFollower(for filter: Filter?) async throws -> IndexFollower {
+        guard let filter else { return thinning }
+        return try await filtered.follower(for: filter)
+    }
+
+    /// The cluster `id` names as it is now, with the aggregates of `aggregates`' properties.
+    func cluster(_ id: ClusterID, aggregates: [String: [AggregateKind]]) async throws -> ThinnedCluster? {
+        let options = ThinningOptions(weight: id.weight, aggregates: aggregates.keys.sorted())
+        return try await thinningFollower(for: id.filter).read(options) { index throws(ThinningIndex.MissingColumn) in
+            try index.cluster(id, aggregates: options.aggregates)
+        }
     }
 }
 
@@ -110,6 +141,31 @@ extension ThinningQuery {
         let filter = ThinningFilter(
             kinds: body.kinds.map(Set.init), clusteringIdentifiers: body.clusteringIdentifiers.map(Set.init),
             minDisplayPriority: body.minDisplayPriority, matching: matching)
-        try self.init(viewport: { () throws(FieldError) in try Viewport(body.viewport) }, cellSize: body.cellSize, limit: body.limit, filter: filter)
+        let aggregates = (body.aggregates?.additionalProperties ?? [:]).mapValues { Set($0.compactMap { AggregateKind(rawValue: $0.rawValue) }) }
+        try self.init(
+            viewport: { () throws(FieldError) in try Viewport(body.viewport) }, cellSize: body.cellSize, limit: body.limit, filter: filter,
+            maxZoom: body.maxZoom, weight: body.weight, aggregates: aggregates)
+    }
+}
+
+/// The `aggregate` query parameter: `<property>:<aggregate>`, repeated.
+enum AggregateParameter {
+    /// The aggregates per property the values name (422 at `aggregate` for a malformed one).
+    static func kinds(_ values: [String]?) throws(ProblemError) -> [String: [AggregateKind]] {
+        var kinds: [String: Set<AggregateKind>] = [:]
+        for value in values ?? [] {
+            guard let colon = value.lastIndex(of: ":"), colon != value.startIndex, let kind = AggregateKind(rawValue: String(value[value.index(after: colon)...])) else {
+                throw ProblemError.invalid([.init(parameter: "aggregate", detail: "must be <property>:<count|sum|min|max|mean>, got \(value)")])
+            }
+            kinds[String(value[..<colon]), default: []].insert(kind)
+        }
+        let keyLength = AnnotationContent.Limits.maxKeyLength
+        if kinds.count > ThinningQuery.maxAggregatedProperties {
+            throw ProblemError.invalid([.init(parameter: "aggregate", detail: "may name at most \(ThinningQuery.maxAggregatedProperties) properties, got \(kinds.count)")])
+        }
+        if kinds.keys.contains(where: { $0.unicodeScalars.count > keyLength }) {
+            throw ProblemError.invalid([.init(parameter: "aggregate", detail: "property names must be at most \(keyLength) characters")])
+        }
+        return kinds.mapValues { $0.sorted() }
     }
 }

@@ -9,28 +9,46 @@ import WireJSON
 
 extension Components.Schemas.Cluster {
     /// The cluster as the generated handlers answer it (``ClusterJSON`` writes the same bytes).
-    init(_ cluster: ThinnedCluster) {
+    init(_ cluster: ThinnedCluster, aggregateKinds: [String: [AggregateKind]]) {
         self.init(
             id: cluster.id.description, count: cluster.count, coordinate: .init(Mercator.coordinate(for: cluster.centroid)),
             bounds: .init(Region(cluster.bounds)), expansionZoom: cluster.expansionZoom,
             clusteringIdentifier: cluster.clusteringIdentifier, kindCounts: .init(additionalProperties: cluster.kindCounts),
-            representative: cluster.representative.description)
+            representative: cluster.representative.description, weight: cluster.weight,
+            aggregates: .init(cluster.aggregates, kinds: aggregateKinds))
+    }
+}
+
+extension Components.Schemas.ItemAggregates {
+    /// The aggregates asked for (nil when none were).
+    init?(_ aggregates: [String: PropertyAggregate], kinds: [String: [AggregateKind]]) {
+        guard !kinds.isEmpty else { return nil }
+        self.init(additionalProperties: kinds.reduce(into: [:]) { values, entry in
+            let aggregate = aggregates[entry.key] ?? PropertyAggregate(nil)
+            let has = Set(entry.value)
+            values[entry.key] = .init(
+                count: has.contains(.count) ? aggregate.count : nil, sum: has.contains(.sum) ? aggregate.sum : nil,
+                min: has.contains(.min) ? aggregate.min : nil, max: has.contains(.max) ? aggregate.max : nil,
+                mean: has.contains(.mean) ? aggregate.mean : nil)
+        })
     }
 }
 
 /// Clusters as the generated encoder writes them (sorted keys, compact, absent optionals left out), written directly.
 enum ClusterJSON {
     /// One cluster as `GET /v1/clusters/{id}` answers it.
-    static func write(_ cluster: ThinnedCluster) -> [UInt8] {
+    static func write(_ cluster: ThinnedCluster, aggregateKinds: [String: [AggregateKind]]) -> [UInt8] {
         var json = JSONWriter(capacity: 480)
-        write(cluster, screenPoint: nil, to: &json)
+        write(cluster, screenPoint: nil, aggregateKinds: aggregateKinds, to: &json)
         return json.bytes
     }
 
     /// A cluster's fields; with a screen point, as an item of a thinning answer.
-    static func write(_ cluster: ThinnedCluster, screenPoint point: ScreenPoint?, to json: inout JSONWriter) {
+    static func write(_ cluster: ThinnedCluster, screenPoint point: ScreenPoint?, aggregateKinds: [String: [AggregateKind]], to json: inout JSONWriter) {
         let bounds = Region(cluster.bounds)
-        json.raw("{\"bounds\":{\"center\":"); ThinAnswerWriter.write(bounds.center, to: &json)
+        json.raw("{")
+        if writeAggregates(cluster.aggregates, kinds: aggregateKinds, to: &json) { json.raw(",") }
+        json.raw("\"bounds\":{\"center\":"); ThinAnswerWriter.write(bounds.center, to: &json)
         json.raw(",\"span\":{\"latitudeDelta\":"); json.number(bounds.span.latitudeDelta)
         json.raw(",\"longitudeDelta\":"); json.number(bounds.span.longitudeDelta)
         json.raw("}}")
@@ -51,6 +69,30 @@ enum ClusterJSON {
             json.raw(",\"screenPoint\":"); ThinAnswerWriter.write(point, to: &json)
             json.raw(",\"type\":\"cluster\"")
         }
+        if let weight = cluster.weight { json.raw(",\"weight\":"); json.number(weight) }
         json.raw("}")
+    }
+
+    /// `"aggregates":{…}` with the kinds asked for per property, keys sorted; false (nothing
+    /// written) when none were asked for.
+    static func writeAggregates(_ aggregates: [String: PropertyAggregate], kinds: [String: [AggregateKind]], to json: inout JSONWriter) -> Bool {
+        guard !kinds.isEmpty else { return false }
+        json.raw("\"aggregates\":{")
+        for (p, (property, asked)) in kinds.sorted(by: { $0.key < $1.key }).enumerated() {
+            let aggregate = aggregates[property] ?? PropertyAggregate(nil)
+            if p > 0 { json.raw(",") }
+            json.string(property); json.raw(":{")
+            var first = true
+            for kind in asked.sorted() {
+                guard let value = aggregate.value(kind) else { continue }
+                if !first { json.raw(",") }
+                first = false
+                json.string(kind.rawValue); json.raw(":")
+                if kind == .count { json.int(aggregate.count) } else { json.number(value) }
+            }
+            json.raw("}")
+        }
+        json.raw("}")
+        return true
     }
 }

@@ -22,12 +22,17 @@ enum ThinAnswerWriter {
             case .annotation(let id, let point):
                 guard let annotation = answer.annotations[id] else { continue }
                 if !first { json.raw(",") }
-                json.raw("{\"annotation\":"); AnnotationJSON.write(annotation, to: &json)
+                let own = answer.own(annotation)
+                json.raw("{")
+                if ClusterJSON.writeAggregates(own.aggregates, kinds: answer.aggregateKinds, to: &json) { json.raw(",") }
+                json.raw("\"annotation\":"); AnnotationJSON.write(annotation, to: &json)
                 json.raw(",\"screenPoint\":"); write(viewport.screenPoint(for: point), to: &json)
-                json.raw(",\"type\":\"annotation\"}")
+                json.raw(",\"type\":\"annotation\"")
+                if let weight = own.weight { json.raw(",\"weight\":"); json.number(weight) }
+                json.raw("}")
             case .cluster(let cluster):
                 if !first { json.raw(",") }
-                ClusterJSON.write(cluster, screenPoint: viewport.screenPoint(for: cluster.centroid), to: &json)
+                ClusterJSON.write(cluster, screenPoint: viewport.screenPoint(for: cluster.centroid), aggregateKinds: answer.aggregateKinds, to: &json)
             }
             first = false
         }

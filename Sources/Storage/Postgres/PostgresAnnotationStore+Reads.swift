@@ -155,17 +155,35 @@ extension PostgresAnnotationStore: ThinningSource {
         }
     }
 
+    public func numericValues(of property: String) async throws -> [(id: AnnotationID, value: Double)] {
+        try await database.withConnection { [tenant, logger] connection in
+            // The rows that have the property, their properties read by the rule every entry's are.
+            let rows = try await connection.query("""
+                SELECT id, properties FROM annotation WHERE tenant = \(tenant.description) AND properties::jsonb ? \(property)
+                """, logger: logger)
+            var values: [(id: AnnotationID, value: Double)] = []
+            for try await (uuid, text) in rows.decode((UUID, String).self) {
+                guard let id = AnnotationID(uuid: uuid), let properties = AnnotationRecord.properties(text) else {
+                    throw StorageError.corruptRow(table: "annotation", id: uuid.uuidString.lowercased())
+                }
+                if let value = ThinningEntry.numbers(of: properties)[property] { values.append((id, value)) }
+            }
+            return values
+        }
+    }
+
     public func thinningChanges(after sequence: Int64, limit: Int) async throws -> (upserts: [ThinningEntry], removals: [AnnotationID], through: Int64) {
         let changed = try await changes(after: sequence, limit: limit)
         guard let through = changed.last?.sequence else { return ([], [], sequence) }
         let ids = Set(changed.map(\.id))
         // Rows newer than `through` are fine: re-applying a later change is harmless.
         let upserts = try await database.withConnection { [tenant, logger] connection in
+            // Whole rows: the entries carry their numeric properties for the index's columns.
             let rows = try await connection.query("""
-                SELECT \(unescaped: PostgresAnnotationRow.entryColumns) FROM annotation WHERE tenant = \(tenant.description) AND id = ANY(\(ids.map(\.uuid)))
+                SELECT \(unescaped: PostgresAnnotationRow.columns) FROM annotation WHERE tenant = \(tenant.description) AND id = ANY(\(ids.map(\.uuid)))
                 """, logger: logger)
             var upserts: [ThinningEntry] = []
-            for try await row in rows.decode(PostgresAnnotationRow.EntryColumns.self) { upserts.append(try PostgresAnnotationRow.entry(row)) }
+            for try await row in rows.decode(PostgresAnnotationRow.Columns.self) { upserts.append(ThinningEntry(try PostgresAnnotationRow.annotation(row))) }
             return upserts
         }
         let live = Set(upserts.map(\.id))

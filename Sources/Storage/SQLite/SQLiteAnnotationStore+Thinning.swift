@@ -49,13 +49,31 @@ extension SQLiteAnnotationStore: ThinningSource {
             var upserts: [ThinningEntry] = []
             for slice in SQLiteBatch.slices(ids.map(\.description)) {
                 let marks = Array(repeating: "?", count: slice.count).joined(separator: ",")
-                let statement = try db.makeStatement(sql: "SELECT \(Self.entryColumns) FROM annotation WHERE tenant = ? AND id IN (\(marks))")
+                // Whole rows: the entries carry their numeric properties for the index's columns.
+                let statement = try db.makeStatement(sql: "SELECT \(AnnotationRows.columns) FROM annotation WHERE tenant = ? AND id IN (\(marks))")
                 try statement.setArguments(StatementArguments([tenant.description] + slice))
-                upserts += try Self.entries(statement, capacity: slice.count)
+                upserts += try AnnotationRows.read(statement).map(ThinningEntry.init)
             }
             let live = Set(upserts.map(\.id))
             let removals = ids.filter { !live.contains($0) }.sorted()
             return (upserts, removals, through)
+        }
+    }
+
+    public func numericValues(of property: String) async throws -> [(id: AnnotationID, value: Double)] {
+        try await database.writer.read { db in
+            // The rows that have the property, their properties read by the rule every entry's are.
+            let statement = try db.makeStatement(sql: """
+                SELECT id, properties FROM annotation
+                WHERE tenant = ? AND EXISTS (SELECT 1 FROM json_each(annotation.properties) WHERE key = ?)
+                """)
+            try statement.setArguments([tenant.description, property])
+            return try AnnotationRows.map(statement) { row -> (AnnotationID, Double)? in
+                guard let id = AnnotationID(utf8: AnnotationRows.bytes(row, 0)), let properties = AnnotationRecord.properties(AnnotationRows.text(row, 1) ?? "") else {
+                    throw StorageError.corruptRow(table: AnnotationRecord.databaseTableName, id: AnnotationRows.text(row, 0) ?? "")
+                }
+                return ThinningEntry.numbers(of: properties)[property].map { (id, $0) }
+            }.compactMap { $0 }
         }
     }
 
