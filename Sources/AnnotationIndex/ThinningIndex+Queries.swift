@@ -319,7 +319,7 @@ extension ThinningIndex {
             func values(_ column: PropertyColumn) -> ValueSummary {
                 var summary = ValueSummary()
                 for (partition, _) in clustered {
-                    if let part = partition.valueSummary(of: column, in: range, rankLimit: rankLimit) { summary.add(part) }
+                    summary.add(partition.valueSummary(of: column, in: range, rankLimit: rankLimit))
                 }
                 return summary
             }

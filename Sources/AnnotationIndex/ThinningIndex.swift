@@ -215,6 +215,7 @@ public final class ThinningIndex: @unchecked Sendable {
         } else {
             partition = partitions.count
             partitions.append(ThinningPartition())
+            for column in columns { partitions[partition].addColumn(column) }
             keys.append(key)
             partitionIndex[key] = partition
         }

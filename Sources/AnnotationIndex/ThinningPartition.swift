@@ -309,9 +309,13 @@ final class ThinningPartition {
 
     /// The values of `column` over the members with codes in `range` (a cell), of display
     /// priority ≥ the one `rankLimit` encodes: whole blocks from their summaries, the members of
-    /// at most two partial blocks and the additions one by one. Nil when the column is not here.
-    func valueSummary(of column: PropertyColumn, in range: ClosedRange<UInt64>, rankLimit: UInt64?) -> ValueSummary? {
-        guard let c = columnBlocks.firstIndex(where: { $0.column === column }) else { return nil }
+    /// at most two partial blocks and the additions one by one. Every partition holds every
+    /// column of its index (``ThinningIndex/addColumn(_:values:)``, and a new partition on creation).
+    func valueSummary(of column: PropertyColumn, in range: ClosedRange<UInt64>, rankLimit: UInt64?) -> ValueSummary {
+        guard let c = columnBlocks.firstIndex(where: { $0.column === column }) else {
+            assertionFailure("partition without the column \(column.name)")
+            return ValueSummary()
+        }
         let values = column.byOrdinal
         var summary = ValueSummary()
         let (i, j) = mainBounds(range)

@@ -61,13 +61,13 @@ extension Meridian {
 }
 
 extension Components.Schemas.ThinAnswer {
-    /// The single annotations, each with where it is on screen.
+    /// The single annotations of a whole answer (a delta's are in `added` and `changed`), each with where it is on screen.
     public var annotations: [Components.Schemas.ThinAnnotationItem] {
-        items.compactMap { if case .annotation(let item) = $0 { item } else { nil } }
+        (items ?? []).compactMap { if case .annotation(let item) = $0 { item } else { nil } }
     }
 
-    /// The clusters, each with its count, bounds and where its centroid is on screen.
+    /// The clusters of a whole answer, each with its count, bounds and where its centroid is on screen.
     public var clusters: [Components.Schemas.ThinClusterItem] {
-        items.compactMap { if case .cluster(let item) = $0 { item } else { nil } }
+        (items ?? []).compactMap { if case .cluster(let item) = $0 { item } else { nil } }
     }
 }

@@ -70,7 +70,9 @@ import Timeline
             for _ in 0..<700 {
                 switch Int.random(in: 0..<5, using: &random) {
                 case 0:
-                    let point = Self.points(1, seed: random.next(), firstID: newer)[0]
+                    var point = Self.points(1, seed: random.next(), firstID: newer)[0]
+                    // Now and then a class no partition held yet: a partition made after the column.
+                    if newer % 50 == 0 { point.kind = "late\(newer)" }
                     newer += 1
                     points.append(point)
                     index.upsert(point.entry)

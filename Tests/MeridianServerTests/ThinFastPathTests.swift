@@ -64,8 +64,12 @@ import WireJSON
             guard case .ok(let ok) = try await handler.thinAnnotations(.init(body: .json(body))), case .json(let answer) = ok.body else {
                 Issue.record("no answer"); continue
             }
-            #expect(String(decoding: fast, as: UTF8.self) == String(decoding: try encoder.encode(answer), as: UTF8.self), "zoom \(zoom)")
-            for item in answer.items {
+            // Each answer has its own token.
+            func untokened(_ bytes: [UInt8]) -> String {
+                String(decoding: bytes, as: UTF8.self).replacing(/"deltaToken":"[^"]*"/, with: "")
+            }
+            #expect(untokened(fast) == untokened(Array(try encoder.encode(answer))), "zoom \(zoom)")
+            for item in answer.items ?? [] {
                 switch item {
                 case .annotation: seen["annotation", default: 0] += 1
                 case .cluster(let cluster):

@@ -35,6 +35,8 @@ final class TenantSpace: Sendable {
         let heavyQueries: [AsyncGate]
         /// The tenant's idempotency keys whose first request is still being processed here.
         let keysInFlight = IdempotencyKeysInFlight()
+        /// The tenant's recent thin answers on this instance, for deltas.
+        let deltas = ThinDeltas()
 
         /// The tenant's query verbs: the point index first, the rows second, expensive ones in turn.
         var queries: AnnotationQueries { AnnotationQueries(follower: thinning, store: annotations, admission: heavyQueries) }

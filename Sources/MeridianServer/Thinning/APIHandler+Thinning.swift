@@ -5,6 +5,7 @@ import Foundation
 import HTTPTypes
 import MapGeometry
 import MeridianAPI
+import OpenAPIRuntime
 import AnnotationIndex
 import Timeline
 
@@ -18,29 +19,11 @@ extension APIHandler {
     func thinAnnotations(_ input: Operations.ThinAnnotations.Input) async throws -> Operations.ThinAnnotations.Output {
         switch input.body {
         case .json(let body):
-            let answer = try await ThinningAnswer(ThinningQuery(body, filter: RequestFilter.body(body.filter?.value1)), tenant: tenants.current())
-            let viewport = answer.viewport
-            let items: [Components.Schemas.ThinItem] = answer.result.items.compactMap { item in
-                switch item {
-                case .annotation(let id, let point):
-                    guard let annotation = answer.annotations[id] else { return nil }
-                    let own = answer.own(annotation)
-                    return .annotation(.init(
-                        _type: "annotation", annotation: .init(annotation), screenPoint: .init(viewport.screenPoint(for: point)),
-                        weight: own.weight, aggregates: .init(own.aggregates, kinds: answer.aggregateKinds)))
-                case .cluster(let cluster):
-                    let wire = Components.Schemas.Cluster(cluster, aggregateKinds: answer.aggregateKinds)
-                    return .cluster(.init(
-                        _type: "cluster", id: wire.id, count: wire.count, coordinate: wire.coordinate, bounds: wire.bounds,
-                        expansionZoom: wire.expansionZoom, clusteringIdentifier: wire.clusteringIdentifier,
-                        kindCounts: .init(additionalProperties: wire.kindCounts.additionalProperties),
-                        representative: wire.representative, screenPoint: .init(viewport.screenPoint(for: cluster.centroid)),
-                        weight: wire.weight, aggregates: wire.aggregates))
-                }
-            }
-            return .ok(.init(body: .json(.init(
-                zoomLevel: viewport.zoomLevel, gridZoom: answer.result.grid.zoom, cellSize: answer.result.grid.cellSize,
-                visibleMapRect: .init(viewport.visibleMapRect), truncated: answer.result.truncated, items: items))))
+            // The direct writer's bytes, as the contract's type: one writing of an answer and its delta.
+            let answer = try await ThinningAnswer(ThinningQuery(body, filter: RequestFilter.body(body.filter?.value1)), since: body.since, tenant: tenants.current())
+            let decoder = JSONDecoder()
+            decoder.dateDecodingStrategy = .custom { decoder in try APICoding.configuration.dateTranscoder.decode(decoder.singleValueContainer().decode(String.self)) }
+            return .ok(.init(body: .json(try decoder.decode(Components.Schemas.ThinAnswer.self, from: Data(ThinAnswerWriter.write(answer))))))
         }
     }
 
@@ -94,8 +77,14 @@ struct ThinningAnswer {
     /// What the items carry besides their own fields: the weight's property and the aggregates.
     var weight: String?
     var aggregateKinds: [String: [AggregateKind]]
+    /// Names this answer for a later `since`.
+    var deltaToken = ""
+    /// With `since`: false and ``delta`` when the earlier answer is held, else true.
+    var reset: Bool?
+    var delta: ThinDelta?
 
-    init(_ query: ThinningQuery, tenant: TenantSpace.Tenant) async throws {
+    /// - Parameter since: the `deltaToken` of an earlier answer the client holds.
+    init(_ query: ThinningQuery, since: String? = nil, tenant: TenantSpace.Tenant) async throws {
         viewport = query.viewport
         weight = query.options.weight
         aggregateKinds = query.aggregateKinds
@@ -103,6 +92,33 @@ struct ThinningAnswer {
             try index.thin(query.viewport.visibleMapRect, grid: query.grid, filter: query.filter, options: query.options, limit: query.limit)
         }
         annotations = try await tenant.annotations.annotations(ids: result.items.compactMap { if case .annotation(let id, _) = $0 { id } else { nil } })
+        let scope = ThinDeltas.Scope(query)
+        let shown = fingerprints()
+        if let since {
+            let earlier = tenant.deltas.prints(of: since, scope: scope)
+            reset = earlier == nil
+            delta = earlier.map { ThinDelta(from: $0, to: shown) }
+        }
+        deltaToken = tenant.deltas.remember(scope, prints: Dictionary(shown.map { ($0.id, $0.print) }, uniquingKeysWith: { $1 }))
+    }
+
+    /// The items written (an annotation deleted since the index answered is not): their positions,
+    /// ids and a hash of what each shows (an annotation's version and place, a cluster's every
+    /// field; the screen points follow from those in one viewport).
+    private func fingerprints() -> [(position: Int, id: String, print: Int)] {
+        result.items.enumerated().compactMap { position, item in
+            var hasher = Hasher()
+            switch item {
+            case .annotation(let id, let point):
+                guard let annotation = annotations[id] else { return nil }
+                hasher.combine(annotation.version)
+                hasher.combine(point)
+                return (position, id.description, hasher.finalize())
+            case .cluster(let cluster):
+                hasher.combine(cluster)
+                return (position, cluster.id.description, hasher.finalize())
+            }
+        }
     }
 
     /// What an annotation shown by itself answers of the weight and aggregates: its own values.
