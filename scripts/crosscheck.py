@@ -4,7 +4,7 @@ geographiclib (Karney), plus the viewport formula of DESIGN.md written out again
 webhooks against the standardwebhooks package (a receiver in this script; the server must allow
 127.0.0.0/8, e.g. MERIDIAN_WEBHOOK_ALLOW_CIDR=127.0.0.0/8); and its CQL2 annotation filters against
 pygeofilter (attributes), shapely (GEOS; spatial predicates) and cql2-rs (CQL2's functions); its cluster vector tiles, decoded
-with mapbox-vector-tile, against its thin answers; its device tracks against geographiclib and shapely's simplify; visits, stops and trips against a reference of the README's rules. One module of scripts/oracles/ per area.
+with mapbox-vector-tile, against its thin answers; its thinning's aggregates, weights, maxZoom and deltas against a brute-force reference; its device tracks against geographiclib and shapely's simplify; visits, stops and trips against a reference of the README's rules. One module of scripts/oracles/ per area.
 
 Random cases, seeded (MERIDIAN_SEED, default: random; the seed is printed so a failure can be
 replayed). Prints one line per check and a closing 'N passed, N failed' line; exits 1 on failure.
@@ -20,6 +20,7 @@ from oracles.filters import filter_checks
 from oracles.fit import fit_checks
 from oracles.ingest_filters import ingest_filter_checks
 from oracles.stays import stay_checks
+from oracles.thinning import thinning_checks
 from oracles.tiles import cluster_tile_checks, tile_checks
 from oracles.tracking import tracking_checks
 from oracles.tracks import track_checks
@@ -41,6 +42,7 @@ def main():
     track_checks()  # after them, for the same reason
     stay_checks()  # its own generator; before the ingest filters, which would drop its fixes
     ingest_filter_checks()  # its own generator; after every other area, so its settings filter none of their fixes
+    thinning_checks()  # its own generator and kind: aggregates, weights, maxZoom and deltas against a brute-force reference
     print(f"crosscheck: {tally.passed} passed, {tally.failed} failed")
     return 1 if tally.failed else 0
 
