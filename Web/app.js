@@ -6,6 +6,7 @@ import * as L from '/web/vendor/leaflet/leaflet.js';
 
 const THIN_DEBOUNCE_MS = 150;   // a pan or zoom settles before the view is asked for
 const THIN_LIMIT = 2000;        // items per view (the thin endpoint allows 10 000)
+const REFRESH_MS = 2000;        // how often a still view asks what changed since its answer (a delta)
 const LISTED_ITEMS = 200;       // items the panel lists, largest first
 const SHOWN_EVENTS = 50;
 const TRACK_FIXES = 20;         // last fixes drawn per device
@@ -16,6 +17,8 @@ const state = {
   key: sessionStorage.getItem('meridian-key'),
   thin: null,          // the AbortController of the view being asked for
   timer: null,
+  refresh: null,       // the timer of the next delta request
+  shown: null,         // the answer drawn: {token, items: Map(id → item), markers: Map(id → marker)}
   tracks: new Map(),   // device id → {line, dot, fixes}
   selected: null,      // the device whose whole track is drawn, and the request for it
   subscriptions: [],   // the region subscriptions drawn
@@ -29,7 +32,7 @@ const tracks = L.layerGroup().addTo(map);
 const selectedTrack = L.layerGroup().addTo(map);
 
 // What the page drew for the thin answer of which view: read by the page test.
-window.meridianPage = { viewport: null, items: 0, drawn: 0, answers: 0, track: null };
+window.meridianPage = { viewport: null, items: 0, drawn: 0, answers: 0, deltas: 0, resets: 0, track: null };
 
 function status(text) { $('status').textContent = text; }
 
@@ -105,31 +108,95 @@ function scheduleThin() {
   state.timer = setTimeout(thin, THIN_DEBOUNCE_MS);
 }
 
+/** Asks for the view: with the token of the answer drawn, so the server answers only what changed
+ * (a still view), or the whole answer (`reset`: a new view, or a token it no longer holds). */
 async function thin() {
   state.thin?.abort();
+  clearTimeout(state.refresh);
   const controller = new AbortController();
   state.thin = controller;
   const view = viewport();
+  const body = { viewport: view, limit: THIN_LIMIT };
+  if (state.shown) body.since = state.shown.token;
   try {
-    const response = await api('/v1/annotations/thin', {
-      method: 'POST', body: JSON.stringify({ viewport: view, limit: THIN_LIMIT }), signal: controller.signal,
-    });
+    const response = await api('/v1/annotations/thin', { method: 'POST', body: JSON.stringify(body), signal: controller.signal });
     const answer = await response.json();
     if (controller.signal.aborted) return;
-    draw(answer, view);
+    if (answer.items) draw(answer, view); else applyDelta(answer, view);
   } catch (error) {
     if (error.name !== 'AbortError') status(error.message);
+  } finally {
+    if (state.thin === controller) state.refresh = setTimeout(thin, REFRESH_MS);
   }
 }
+
+/** The panel's form: a pin at the map's centre. Every page showing that place sees it at its next
+ * delta request, without reloading its view. */
+async function addPin(event) {
+  event.preventDefault();
+  const center = map.getCenter();
+  const title = $('pin-title').value.trim();
+  try {
+    await api('/v1/annotations', {
+      method: 'POST',
+      body: JSON.stringify({ coordinate: { latitude: center.lat, longitude: wrapped(center.lng) }, ...(title ? { title } : {}) }),
+    });
+    $('pin-title').value = '';
+    thin();
+  } catch (error) {
+    status(error.message);
+  }
+}
+
+function itemID(item) { return item.type === 'cluster' ? item.id : item.annotation.id; }
+
+function marker(item) { return item.type === 'cluster' ? clusterMarker(item) : pinMarker(item); }
 
 function draw(answer, view) {
   items.clearLayers();
   $('leaves').hidden = true;
-  for (const item of answer.items) items.addLayer(item.type === 'cluster' ? clusterMarker(item) : pinMarker(item));
-  const annotations = answer.items.reduce((sum, item) => sum + (item.type === 'cluster' ? item.count : 1), 0);
-  status(`Zoom ${answer.zoomLevel}: ${answer.items.length} items for ${annotations} annotations${answer.truncated ? ' (cut at the limit)' : ''}`);
-  listItems(answer.items);
-  Object.assign(window.meridianPage, { viewport: view, items: answer.items.length, drawn: items.getLayers().length, answers: window.meridianPage.answers + 1 });
+  const shown = { token: answer.deltaToken, items: new Map(), markers: new Map() };
+  for (const item of answer.items) {
+    const layer = marker(item);
+    shown.items.set(itemID(item), item);
+    shown.markers.set(itemID(item), layer);
+    items.addLayer(layer);
+  }
+  state.shown = shown;
+  if (answer.reset) window.meridianPage.resets += 1;
+  describeView(answer, view);
+  window.meridianPage.answers += 1;
+}
+
+/** What changed since the answer drawn: only those markers are removed, replaced or added. */
+function applyDelta(answer, view) {
+  const shown = state.shown;
+  for (const id of answer.removed) {
+    items.removeLayer(shown.markers.get(id));
+    shown.markers.delete(id);
+    shown.items.delete(id);
+  }
+  for (const item of [...answer.changed, ...answer.added]) {
+    const id = itemID(item);
+    if (shown.markers.has(id)) items.removeLayer(shown.markers.get(id));
+    const layer = marker(item);
+    shown.items.set(id, item);
+    shown.markers.set(id, layer);
+    items.addLayer(layer);
+  }
+  shown.token = answer.deltaToken;
+  if (answer.removed.length || answer.changed.length || answer.added.length) {
+    describeView(answer, view);
+    window.meridianPage.deltas += 1;
+  }
+}
+
+function describeView(answer, view) {
+  const list = [...state.shown.items.values()];
+  const annotations = list.reduce((sum, item) => sum + (item.type === 'cluster' ? item.count : 1), 0);
+  status(`Zoom ${answer.zoomLevel}: ${list.length} items for ${annotations} annotations${answer.truncated ? ' (cut at the limit)' : ''}`);
+  listItems(list);
+  Object.assign(window.meridianPage, { viewport: view, items: list.length, drawn: items.getLayers().length });
 }
 
 function clusterMarker(cluster) {
@@ -385,6 +452,8 @@ $('key-form').addEventListener('submit', (event) => {
   $('key-form').hidden = true;
   start();
 });
+
+$('pin-form').addEventListener('submit', addPin);
 
 function start() {
   scheduleThin();

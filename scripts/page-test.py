@@ -5,7 +5,9 @@ answer and the base map, takes a screenshot, asks the server for the same view i
 that the page drew exactly one marker per item of that answer. It also checks a region
 subscription and a live event reach the panel, that clicking the device draws its track
 (GET /v1/devices/{id}/track, as the server answers it), that the panel's cluster list is reachable and
-usable from the keyboard, and that the browser console holds no error. Then a page from another
+usable from the keyboard, that a pin added on one tab appears on a second tab of the same place
+through a delta of its thin answer (no whole answer asked again), and that the browser console
+holds no error. Then a page from another
 origin (PAGE_ORIGIN_PORT on 127.0.0.1, which the server allows with --cors-origin) calls the API
 with fetch() and a Bearer key, and the same page from an origin not allowed (localhost) cannot.
 Usage: MERIDIAN_URL=… PAGE_ORIGIN_PORT=… python scripts/page-test.py ARTIFACT_DIR
@@ -133,6 +135,7 @@ def main():
         keyboard(driver)
         visit(driver, *VIEWS[2])  # back from the cluster's zoom; a click moves the keyboard's starting point, so last
         selected_track(driver)
+        two_tabs(driver)
     finally:
         errors = [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
         check(not errors, f"the console holds no error ({errors})")
@@ -141,6 +144,33 @@ def main():
     if failures:
         sys.exit(f"{len(failures)} page checks failed")
     print("page: every check passed")
+
+
+def two_tabs(driver):
+    """A pin added on one tab appears on another tab showing the same place through a delta of its
+    thin answer (deltaToken / since), without the other tab asking for its whole view again."""
+    quiet = "#map=14/-40/-120"  # the South Pacific: no city, so the new pin stands alone
+    first = driver.current_window_handle
+    answers = driver.execute_script("return window.meridianPage.answers")
+    driver.execute_script(f"location.hash = '{quiet}'")
+    wait(driver, f"return window.meridianPage.answers > {answers} && window.meridianPage.viewport.zoomLevel === 14", "tab 1's quiet view")
+    driver.switch_to.new_window("tab")
+    driver.get(BASE + "/" + quiet)
+    wait(driver, "return window.meridianPage && window.meridianPage.answers > 0", "tab 2's view")
+    before = driver.execute_script("return window.meridianPage")
+    driver.switch_to.window(first)
+    driver.find_element(By.ID, "pin-title").send_keys("Delta pin")
+    driver.find_element(By.CSS_SELECTOR, "#pin-form button").click()
+    wait(driver, "return document.querySelector('.leaflet-marker-icon[title=\"Delta pin\"]')", "the new pin on tab 1")
+    driver.switch_to.window(driver.window_handles[-1])
+    wait(driver, "return document.querySelector('.leaflet-marker-icon[title=\"Delta pin\"]')", "the new pin on tab 2", timeout=15)
+    after = driver.execute_script("return window.meridianPage")
+    check(after["deltas"] > before["deltas"] and after["answers"] == before["answers"],
+          f"tab 2 drew the pin tab 1 added from a delta, not a whole answer (deltas {before['deltas']} → {after['deltas']}, "
+          f"whole answers {before['answers']} → {after['answers']})")
+    driver.save_screenshot(str(ARTIFACTS / "page-delta.png"))
+    driver.close()
+    driver.switch_to.window(first)
 
 
 def selected_track(driver):
