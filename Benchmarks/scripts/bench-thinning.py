@@ -147,11 +147,16 @@ def main():
         print(f"{name:<11} {'resident growth':<16} {ours[name]['residentGrowthBytes'] / 1e6:>9.0f} MB {'–':>15}")
         print(f"{name:<11} {'write→answer':<16} {ours[name]['writeSeconds'] * 1e6:>9.2f} µs {'–':>15}")
         print(f"{name:<11} {'index apply':<16} {ours[name]['applySeconds'] * 1e6:>9.2f} µs {'–':>15}")
+        for view in ("world", "city"):
+            plain, aggregated = ours[name][f"{view}PlainP95"], ours[name][f"{view}AggregatesP95"]
+            print(f"{name:<11} {view + ' +2 aggr. p95':<16} {ms(aggregated):>12} {'plain ' + ms(plain):>15} {aggregated / plain:>6.2f}×")
     print(f"\nuniform: index loaded from SQLite (1 M rows) in {ours['uniform']['databaseBuildSeconds']:.2f} s")
     print(f"HTTP POST /v1/annotations/thin, world z2, 1 M points: p50 {ms(web['p50'])}, p95 {ms(web['p95'])}"
           f" ({web['bytes']} bytes; server start to first answer {web['startToFirstAnswer']:.2f} s)")
     print("memory: Meridian = bytes of the index's arrays; pysupercluster = resident growth during its build;"
           " resident growth: Meridian's process across its three builds of the index from the points")
+    print("+2 aggr.: the same view with two aggregated properties (sum, min, max, mean, count of each) beside the"
+          " plain answer, alternating, median of three p95s each; the ratio is aggregated ÷ plain (target ≤ 1.5)")
     print("write→answer: a create, move or delete through the SQLite store (one committed transaction each),"
           " amortized until the next thin answer includes them all; index apply: the index's share of it,"
           " the same mix applied in batches of 64 as the follower applies the feed")

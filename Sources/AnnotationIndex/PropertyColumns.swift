@@ -1,44 +1,62 @@
-/// What some members' values of one numeric property add up to: the aggregates (`count` of the
-/// members that have a value, their `sum`, `min` and `max`) and, for the property as a weight, the
-/// sums a weighted centroid needs. A weight is the value when it is a number ≥ 0; a member without
-/// one (absent, not a number, negative) weighs 1, so over n members of shifted points (x, y):
-/// Σw = ``weightSum`` + (n − ``weighted``), Σw·x = ``weightedXExcess`` + Σx (likewise y).
-struct ValueSummary {
+/// A summary of some members' values of one column, kept per block and added up per cell.
+protocol ColumnSummary {
+    init()
+    /// Adds a member's value (NaN: it has none) at shifted point (x, y).
+    mutating func add(_ value: Double, x: Double, y: Double)
+    mutating func add(_ other: Self)
+}
+
+/// The aggregates of some members' values: `count` of those that have one, their `sum`, `min` and `max`.
+struct ValueStats: ColumnSummary {
     var count = 0
     var sum = 0.0
     var min = Double.infinity
     var max = -Double.infinity
+
+    init() {}
+
+    @inline(__always) mutating func add(_ value: Double, x: Double, y: Double) {
+        guard value == value else { return }  // NaN: no value
+        count &+= 1
+        sum += value
+        min = value < min ? value : min
+        max = value > max ? value : max
+    }
+
+    @inline(__always) mutating func add(_ other: ValueStats) {
+        count &+= other.count
+        sum += other.sum
+        min = other.min < min ? other.min : min
+        max = other.max > max ? other.max : max
+    }
+}
+
+/// What some members' values add to their centroid as weights. A weight is the value when it is a
+/// number ≥ 0; a member without one (absent, not a number, negative) weighs 1, so over n members of
+/// shifted points (x, y): Σw = ``weightSum`` + (n − ``weighted``), Σw·x = ``xExcess`` + Σx (likewise y).
+struct WeightSums: ColumnSummary {
     /// Members whose value is a weight (≥ 0), and the sum of those values.
     var weighted = 0
     var weightSum = 0.0
     /// Σ (w − 1)·x and Σ (w − 1)·y over the weighted members: what their weights add to the plain sums.
-    var weightedXExcess = 0.0
-    var weightedYExcess = 0.0
+    var xExcess = 0.0
+    var yExcess = 0.0
 
-    /// Adds a member's value (NaN: it has none) at shifted point (x, y).
+    init() {}
+
     @inline(__always) mutating func add(_ value: Double, x: Double, y: Double) {
-        guard !value.isNaN else { return }
-        count += 1
-        sum += value
-        min = Swift.min(min, value)
-        max = Swift.max(max, value)
-        if value >= 0 {
-            weighted += 1
-            weightSum += value
-            weightedXExcess += (value - 1) * x
-            weightedYExcess += (value - 1) * y
-        }
+        guard value >= 0 else { return }  // NaN and negatives weigh 1
+        weighted &+= 1
+        weightSum += value
+        xExcess += (value - 1) * x
+        yExcess += (value - 1) * y
     }
 
-    mutating func add(_ other: ValueSummary) {
-        count += other.count
-        sum += other.sum
-        min = Swift.min(min, other.min)
-        max = Swift.max(max, other.max)
-        weighted += other.weighted
+    @inline(__always) mutating func add(_ other: WeightSums) {
+        weighted &+= other.weighted
         weightSum += other.weightSum
-        weightedXExcess += other.weightedXExcess
-        weightedYExcess += other.weightedYExcess
+        xExcess += other.xExcess
+        yExcess += other.yExcess
     }
 }
 
@@ -62,22 +80,30 @@ final class PropertyColumn {
     }
 }
 
-/// A partition's per-64 and per-4 096 ``ValueSummary`` of one column, aligned with its main run
-/// like its other summaries.
+/// A partition's values of one column in the order of its main run (read in sequence, as its x
+/// and y are), and their per-64 and per-4 096 ``ValueSummary``, aligned like its other summaries.
+/// Members written since the main run was built read the column by ordinal.
 struct ColumnBlocks {
     let column: PropertyColumn
-    var blocks: [ValueSummary] = []
-    var superblocks: [ValueSummary] = []
+    var values: [Double] = []
+    var stats = Levels<ValueStats>()
+    var weights = Levels<WeightSums>()
 }
 
-/// The aggregates a request asks for: per property, which of them.
+/// One kind of summary per 64 and per 4 096 members.
+struct Levels<Summary: ColumnSummary> {
+    var blocks: [Summary] = []
+    var superblocks: [Summary] = []
+}
+
+/// The aggregates a request may ask for of a property.
 public enum AggregateKind: String, CaseIterable, Hashable, Sendable, Comparable {
     case count, sum, min, max, mean
 
     public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
 }
 
-/// What a cluster's members' values of one property come to (``ValueSummary`` as the wire needs it).
+/// What a cluster's members' values of one property come to (``ValueStats`` as the wire needs it).
 public struct PropertyAggregate: Hashable, Sendable {
     /// Members with a numeric value.
     public var count: Int
@@ -91,7 +117,7 @@ public struct PropertyAggregate: Hashable, Sendable {
         (self.count, self.sum, self.min, self.max) = (count, sum, min, max)
     }
 
-    /// What one member weighs: its value when that is a number ≥ 0, else 1 (``ValueSummary``).
+    /// What one member weighs: its value when that is a number ≥ 0, else 1 (``WeightSums``).
     public static func weight(of value: Double?) -> Double {
         if let value, value >= 0 { value } else { 1 }
     }
@@ -101,8 +127,8 @@ public struct PropertyAggregate: Hashable, Sendable {
         self.init(count: value == nil ? 0 : 1, sum: value ?? 0, min: value, max: value)
     }
 
-    init(_ summary: ValueSummary) {
-        self.init(count: summary.count, sum: summary.sum, min: summary.count > 0 ? summary.min : nil, max: summary.count > 0 ? summary.max : nil)
+    init(_ stats: ValueStats) {
+        self.init(count: stats.count, sum: stats.sum, min: stats.count > 0 ? stats.min : nil, max: stats.count > 0 ? stats.max : nil)
     }
 
     /// The value of `kind` (nil: no member has one, for min, max and mean).

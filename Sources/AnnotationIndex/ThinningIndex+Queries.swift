@@ -43,8 +43,8 @@ extension ThinningIndex {
                     }
                 }
                 if group.clustered.count == 1, let partition = group.clustered.first?.partition, partition.hasNoAdditions, rankLimit == nil {
-                    partition.forEachCell(level: grid.level, columns: area.columns, rows: area.rows) { cell, total in
-                        if total.count > 0 { answer.cells.append(PendingCell(cell: cell, total: total, group: Int32(g), kinds: -1)) }
+                    partition.forEachCell(level: grid.level, columns: area.columns, rows: area.rows) { cell, total, main in
+                        if total.count > 0 { answer.cells.append(PendingCell(cell: cell, total: total, group: Int32(g), kinds: -1, main: main)) }
                     }
                     continue
                 }
@@ -53,7 +53,7 @@ extension ThinningIndex {
                     partition.cells(level: grid.level, columns: area.columns, rows: area.rows, into: &spans)
                     for span in spans {
                         let total = partition.aggregate(span, rankLimit: rankLimit)
-                        if total.count > 0 { answer.cells.append(PendingCell(cell: span.cell, total: total, group: Int32(g), kinds: -1)) }
+                        if total.count > 0 { answer.cells.append(PendingCell(cell: span.cell, total: total, group: Int32(g), kinds: -1, main: span.main)) }
                     }
                     continue
                 }
@@ -80,7 +80,7 @@ extension ThinningIndex {
                         k += 1
                     }
                     if total.count > 0 {
-                        answer.cells.append(PendingCell(cell: cell, total: total, group: Int32(g), kinds: Int32(answer.kindCounts.count)))
+                        answer.cells.append(PendingCell(cell: cell, total: total, group: Int32(g), kinds: Int32(answer.kindCounts.count), main: nil))
                         answer.kindCounts.append(KindCounts(kindCounts))
                     }
                 }
@@ -144,6 +144,16 @@ extension ThinningIndex {
         var group: Int32
         /// Its kinds in ``Answer/kindCounts``; -1 when the group has one partition (its kind, if any, has every member).
         var kinds: Int32
+        /// Its positions in that one partition's main run, as the walk found them (-1: several partitions).
+        var first: Int32
+        var end: Int32
+
+        init(cell: UInt64, total: Aggregate, group: Int32, kinds: Int32, main: Range<Int>?) {
+            (self.cell, self.total, self.group, self.kinds) = (cell, total, group, kinds)
+            (first, end) = main.map { (Int32($0.lowerBound), Int32($0.upperBound)) } ?? (-1, -1)
+        }
+
+        var main: Range<Int>? { first >= 0 ? Int(first)..<Int(end) : nil }
     }
 
     /// A sort key and the cell it orders.
@@ -202,7 +212,7 @@ extension ThinningIndex {
                 let group = answer.groups[Int(pending.group)]
                 let id = ClusterID(grid: answer.grid, column: ZOrder.column(of: pending.cell), row: ZOrder.row(of: pending.cell), scope: answer.scopes[Int(pending.group)])
                 let kinds = pending.kinds >= 0 ? answer.kindCounts[Int(pending.kinds)] : KindCounts(kind: group.clustered.first?.kind, count: total.count)
-                items.append(.cluster(cluster(id, total, kinds, answer.reading, group.clustered, answer.rankLimit)))
+                items.append(.cluster(cluster(id, total, kinds, answer.reading, group.clustered, answer.rankLimit, main: pending.main)))
             }
         }
         return ThinningResult(grid: answer.grid, items: items, truncated: required.count + answer.cells.count > limit)
@@ -309,28 +319,27 @@ extension ThinningIndex {
 
     private func cluster(
         _ id: ClusterID, _ total: Aggregate, _ kinds: KindCounts, _ reading: PropertyReading,
-        _ clustered: [(partition: ThinningPartition, kind: String?)], _ rankLimit: UInt64?
+        _ clustered: [(partition: ThinningPartition, kind: String?)], _ rankLimit: UInt64?, main: Range<Int>? = nil
     ) -> ThinnedCluster {
         let s = total.summary
         var (sumX, sumY, weight) = (s.sumX, s.sumY, Double(total.count))
-        var aggregates: [String: PropertyAggregate] = [:]
+        var aggregates: [PropertyAggregate] = []
         if !reading.isEmpty {
             let range = id.grid.codes(column: id.column, row: id.row)
-            func values(_ column: PropertyColumn) -> ValueSummary {
-                var summary = ValueSummary()
-                for (partition, _) in clustered {
-                    summary.add(partition.valueSummary(of: column, in: range, rankLimit: rankLimit))
-                }
-                return summary
-            }
+            let main = clustered.count == 1 ? main : nil
             if let column = reading.weight {
-                // Members without a weight weigh 1 (``ValueSummary``); all weighing 0 leaves the plain mean.
-                let values = values(column)
-                let total = values.weightSum + Double(total.count - values.weighted)
-                if total > 0 { (sumX, sumY, weight) = (values.weightedXExcess + s.sumX, values.weightedYExcess + s.sumY, total) }
+                // Members without a weight weigh 1 (``WeightSums``); all weighing 0 leaves the plain mean.
+                var sums = WeightSums()
+                for (partition, _) in clustered { sums.add(partition.weights(of: column, in: range, main: main, rankLimit: rankLimit)) }
+                let total = sums.weightSum + Double(total.count - sums.weighted)
+                if total > 0 { (sumX, sumY) = (sums.xExcess + s.sumX, sums.yExcess + s.sumY) }
                 weight = total
             }
-            for (name, column) in reading.aggregates { aggregates[name] = PropertyAggregate(values(column)) }
+            for column in reading.aggregates {
+                var stats = ValueStats()
+                for (partition, _) in clustered { stats.add(partition.stats(of: column, in: range, main: main, rankLimit: rankLimit)) }
+                aggregates.append(PropertyAggregate(stats))
+            }
         }
         let divisor = reading.weight != nil && weight > 0 ? weight : Double(total.count)
         let centroid = ThinningGrid.unshifted(x: sumX / divisor, y: sumY / divisor)
@@ -348,7 +357,7 @@ extension ThinningIndex {
             id: id, count: total.count, centroid: centroid, bounds: bounds, expansionZoom: expansionZoom,
             kinds: kinds, representative: slotIDs[Int(UInt32(truncatingIfNeeded: s.best))])
         cluster.weight = reading.weight != nil ? weight : nil
-        cluster.aggregates = aggregates
+        cluster.setAggregates(names: reading.names, values: aggregates)
         return cluster
     }
 
@@ -360,7 +369,9 @@ extension ThinningIndex {
     /// The columns an answer reads its weights and aggregates from, found once per answer.
     struct PropertyReading {
         var weight: PropertyColumn?
-        var aggregates: [(name: String, column: PropertyColumn)] = []
+        /// The aggregated properties' names (nil for none: one array for every cluster) and columns.
+        var names: [String]?
+        var aggregates: [PropertyColumn] = []
         var isEmpty: Bool { weight == nil && aggregates.isEmpty }
 
         init() {}
@@ -371,7 +382,8 @@ extension ThinningIndex {
                 return column
             }
             if let name = options.weight { weight = try column(name) }
-            for name in options.aggregates { aggregates.append((name, try column(name))) }
+            for name in options.aggregates { aggregates.append(try column(name)) }
+            names = options.aggregates.isEmpty ? nil : options.aggregates
         }
     }
 

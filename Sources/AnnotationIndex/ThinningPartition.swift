@@ -278,64 +278,99 @@ final class ThinningPartition {
             for c in columnBlocks.indices { summarize(column: c) }
             return
         }
-        let perSuper = Self.superblockSize / Self.blockSize
         for c in columnBlocks.indices {
-            for b in staleBlocks { columnBlocks[c].blocks[b] = valueBlock(c, b) }
-            for s in Set(staleBlocks.map { $0 / perSuper }) { columnBlocks[c].superblocks[s] = valueSuperblock(c, s) }
+            let values = columnBlocks[c].values
+            resummarize(&columnBlocks[c].stats, values, blocks: staleBlocks)
+            resummarize(&columnBlocks[c].weights, values, blocks: staleBlocks)
         }
     }
 
     private func summarize(column c: Int) {
-        let n = codes.count
-        columnBlocks[c].blocks = (0..<(n + Self.blockSize - 1) / Self.blockSize).map { valueBlock(c, $0) }
-        columnBlocks[c].superblocks = (0..<(n + Self.superblockSize - 1) / Self.superblockSize).map { valueSuperblock(c, $0) }
+        let byOrdinal = columnBlocks[c].column.byOrdinal
+        let values = ordinals.map { byOrdinal[Int($0)] }
+        columnBlocks[c].values = values
+        let all = Array(0..<(codes.count + Self.blockSize - 1) / Self.blockSize)
+        columnBlocks[c].stats = Levels()
+        columnBlocks[c].weights = Levels()
+        resummarize(&columnBlocks[c].stats, values, blocks: all)
+        resummarize(&columnBlocks[c].weights, values, blocks: all)
     }
 
-    private func valueBlock(_ c: Int, _ b: Int) -> ValueSummary {
-        let values = columnBlocks[c].column.byOrdinal
-        var summary = ValueSummary()
-        for i in b * Self.blockSize..<min((b + 1) * Self.blockSize, codes.count) where !isRemoved(i) {
-            summary.add(values[Int(ordinals[i])], x: xs[i], y: ys[i])
-        }
-        return summary
-    }
-
-    private func valueSuperblock(_ c: Int, _ s: Int) -> ValueSummary {
+    /// Recomputes `blocks` of `levels` (all of them when its arrays are empty) and their superblocks.
+    private func resummarize<Summary: ColumnSummary>(_ levels: inout Levels<Summary>, _ values: [Double], blocks: [Int]) {
         let perSuper = Self.superblockSize / Self.blockSize
-        var summary = ValueSummary()
-        for b in s * perSuper..<min((s + 1) * perSuper, columnBlocks[c].blocks.count) { summary.add(columnBlocks[c].blocks[b]) }
-        return summary
+        if levels.blocks.isEmpty {
+            levels.blocks = [Summary](repeating: Summary(), count: (codes.count + Self.blockSize - 1) / Self.blockSize)
+            levels.superblocks = [Summary](repeating: Summary(), count: (codes.count + Self.superblockSize - 1) / Self.superblockSize)
+        }
+        for b in blocks {
+            var summary = Summary()
+            for i in b * Self.blockSize..<min((b + 1) * Self.blockSize, codes.count) where !isRemoved(i) { summary.add(values[i], x: xs[i], y: ys[i]) }
+            levels.blocks[b] = summary
+        }
+        for s in Set(blocks.map { $0 / perSuper }) {
+            var summary = Summary()
+            for b in s * perSuper..<min((s + 1) * perSuper, levels.blocks.count) { summary.add(levels.blocks[b]) }
+            levels.superblocks[s] = summary
+        }
     }
 
-    /// The values of `column` over the members with codes in `range` (a cell), of display
-    /// priority ≥ the one `rankLimit` encodes: whole blocks from their summaries, the members of
-    /// at most two partial blocks and the additions one by one. Every partition holds every
-    /// column of its index (``ThinningIndex/addColumn(_:values:)``, and a new partition on creation).
-    func valueSummary(of column: PropertyColumn, in range: ClosedRange<UInt64>, rankLimit: UInt64?) -> ValueSummary {
+    /// The aggregates of `column` over the members with codes in `range` (a cell).
+    func stats(of column: PropertyColumn, in range: ClosedRange<UInt64>, main: Range<Int>? = nil, rankLimit: UInt64?) -> ValueStats {
+        guard let c = columnIndex(column) else { return ValueStats() }
+        return fold(c, columnBlocks[c].stats, range, main, rankLimit)
+    }
+
+    /// The weight sums of `column` over the members with codes in `range` (a cell).
+    func weights(of column: PropertyColumn, in range: ClosedRange<UInt64>, main: Range<Int>? = nil, rankLimit: UInt64?) -> WeightSums {
+        guard let c = columnIndex(column) else { return WeightSums() }
+        return fold(c, columnBlocks[c].weights, range, main, rankLimit)
+    }
+
+    /// Where `column`'s summaries are. Every partition holds every column of its index
+    /// (``ThinningIndex/addColumn(_:values:)``, and a new partition on creation).
+    private func columnIndex(_ column: PropertyColumn) -> Int? {
         guard let c = columnBlocks.firstIndex(where: { $0.column === column }) else {
             assertionFailure("partition without the column \(column.name)")
-            return ValueSummary()
+            return nil
         }
-        let values = column.byOrdinal
-        var summary = ValueSummary()
-        let (i, j) = mainBounds(range)
-        if let rankLimit {
-            for p in i..<j where rank(at: p) < rankLimit { summary.add(values[Int(ordinals[p])], x: xs[p], y: ys[p]) }
-        } else {
-            let blocks = columnBlocks[c].blocks, superblocks = columnBlocks[c].superblocks
-            var k = i
-            func one(_ p: Int) { if !isRemoved(p) { summary.add(values[Int(ordinals[p])], x: xs[p], y: ys[p]) } }
-            while k < j, k % Self.blockSize != 0 { one(k); k += 1 }
-            while k + Self.blockSize <= j, k % Self.superblockSize != 0 { summary.add(blocks[k / Self.blockSize]); k += Self.blockSize }
-            while k + Self.superblockSize <= j { summary.add(superblocks[k / Self.superblockSize]); k += Self.superblockSize }
-            while k + Self.blockSize <= j { summary.add(blocks[k / Self.blockSize]); k += Self.blockSize }
-            while k < j { one(k); k += 1 }
+        return c
+    }
+
+    /// A summary of column `c` over the members with codes in `range`, of display priority ≥ the
+    /// one `rankLimit` encodes: whole blocks from `level`'s summaries, the members of at most two
+    /// partial blocks (their values in main-run order, read in sequence) and the additions one by
+    /// one. `main` is the cell's positions in the main run when the walk found them already.
+    @inline(__always)
+    private func fold<Summary: ColumnSummary>(_ c: Int, _ level: Levels<Summary>, _ range: ClosedRange<UInt64>, _ main: Range<Int>?, _ rankLimit: UInt64?) -> Summary {
+        var summary = Summary()
+        let (i, j) = main.map { ($0.lowerBound, $0.upperBound) } ?? mainBounds(range)
+        columnBlocks[c].values.withUnsafeBufferPointer { values in
+            xs.withUnsafeBufferPointer { xs in
+                ys.withUnsafeBufferPointer { ys in
+                    if let rankLimit {
+                        for p in i..<j where rank(at: p) < rankLimit { summary.add(values[p], x: xs[p], y: ys[p]) }
+                        return
+                    }
+                    var k = i
+                    while k < j, k % Self.blockSize != 0 { if !isRemoved(k) { summary.add(values[k], x: xs[k], y: ys[k]) }; k += 1 }
+                    while k + Self.blockSize <= j, k % Self.superblockSize != 0 { summary.add(level.blocks[k / Self.blockSize]); k += Self.blockSize }
+                    while k + Self.superblockSize <= j { summary.add(level.superblocks[k / Self.superblockSize]); k += Self.superblockSize }
+                    while k + Self.blockSize <= j { summary.add(level.blocks[k / Self.blockSize]); k += Self.blockSize }
+                    while k < j { if !isRemoved(k) { summary.add(values[k], x: xs[k], y: ys[k]) }; k += 1 }
+                }
+            }
         }
-        for member in Self.slice(added, range) where member.rank < (rankLimit ?? Rank.removed) {
-            summary.add(values[Int(member.ordinal)], x: member.x, y: member.y)
+        if !added.isEmpty {
+            let byOrdinal = column(c).byOrdinal
+            for member in Self.slice(added, range) where member.rank < (rankLimit ?? Rank.removed) {
+                summary.add(byOrdinal[Int(member.ordinal)], x: member.x, y: member.y)
+            }
         }
         return summary
     }
+
+    private func column(_ c: Int) -> PropertyColumn { columnBlocks[c].column }
 
     // MARK: Reads
 
@@ -377,12 +412,12 @@ final class ThinningPartition {
     /// Calls `body` with each cell of `columns` × `rows` holding members of the main run and their
     /// aggregate (empty for a cell of removed members only), in Morton order: the walk of
     /// ``cells(level:columns:rows:into:)`` without its list, for a partition with no additions.
-    func forEachCell(level: Int, columns: ClosedRange<Int>, rows: ClosedRange<Int>, _ body: (UInt64, Aggregate) -> Void) {
+    func forEachCell(level: Int, columns: ClosedRange<Int>, rows: ClosedRange<Int>, _ body: (UInt64, Aggregate, Range<Int>) -> Void) {
         precondition(added.isEmpty, "additions are merged by cells(level:columns:rows:into:)")
         codes.withUnsafeBufferPointer { codes in
             ZOrder.walk(level: level, columns: columns, rows: rows, count: codes.count, code: { codes[$0] },
                         firstAtLeast: { code, from in firstPosition(atLeast: code, from: from) }) { cell, i, j in
-                body(cell, mainAggregate(i, j))
+                body(cell, mainAggregate(i, j), i..<j)
             }
         }
     }

@@ -116,7 +116,27 @@ public struct ThinnedCluster: Hashable, Sendable {
     /// The sum of the members' weights when the answer is weighted (``ThinningOptions/weight``).
     public var weight: Double?
     /// The aggregates of the properties the answer asked for, by property.
-    public var aggregates: [String: PropertyAggregate] = [:]
+    public var aggregates: [String: PropertyAggregate] {
+        get { Dictionary(uniqueKeysWithValues: zip(aggregateNames ?? [], aggregateValues ?? [])) }
+        set {
+            let names = newValue.keys.sorted()
+            setAggregates(names: names.isEmpty ? nil : names, values: names.map { newValue[$0]! })
+        }
+    }
+    /// ``aggregates`` as the answer's property names (one array for every cluster of an answer)
+    /// and the values in their order; nil when none were asked for. No dictionary per cluster.
+    private var aggregateNames: [String]?
+    private var aggregateValues: [PropertyAggregate]?
+
+    /// The aggregate of `property`, if it was asked for.
+    public func aggregate(_ property: String) -> PropertyAggregate? {
+        guard let names = aggregateNames, let values = aggregateValues, let i = names.firstIndex(of: property) else { return nil }
+        return values[i]
+    }
+
+    mutating func setAggregates(names: [String]?, values: [PropertyAggregate]) {
+        (aggregateNames, aggregateValues) = names == nil ? (nil, nil) : (names, values)
+    }
 
     public var clusteringIdentifier: String? { id.clusteringIdentifier }
 

@@ -1,6 +1,7 @@
 // Issue 5's in-process figures for the thinning index, as JSON on stdout:
 // build (from points and from a SQLite database), memory, query p50/p95 for a world view at
-// zoom 2 and a city view at zoom 12 (1024×768), and writes as the server takes them: through the
+// zoom 2 and a city view at zoom 12 (1024×768), the same with two aggregated properties against
+// plain answers in the same run, and writes as the server takes them: through the
 // SQLite store (one transaction each) until the next thin answer includes them, while answers run.
 //
 //     ThinningBench DATA_DIR [DATABASE_PATH]
@@ -65,12 +66,36 @@ func view(_ centre: Coordinate, zoom: Double) throws -> MapRect {
     try Viewport(size: ScreenSize(width: 1024, height: 768), area: .center(centre, zoomLevel: zoom)).visibleMapRect
 }
 
-func queryTimes(_ index: ThinningIndex, _ rect: MapRect, zoom: Int, runs: Int) -> (p50: Double, p95: Double, items: Int) {
+func queryTimes(_ index: ThinningIndex, _ rect: MapRect, zoom: Int, runs: Int, options: ThinningOptions? = nil) throws -> (p50: Double, p95: Double, items: Int) {
     let grid = ThinningGrid(zoom: zoom, cellSize: ThinningGrid.defaultCellSize)
+    func answer() throws -> ThinningResult {
+        if let options { try index.thin(rect, grid: grid, options: options) } else { index.thin(rect, grid: grid) }
+    }
     var items = 0
-    for _ in 0..<max(3, runs / 20) { items = index.thin(rect, grid: grid).items.count }  // warm up
-    let times = (0..<runs).map { _ in seconds { _ = index.thin(rect, grid: grid) } }
+    for _ in 0..<max(3, runs / 20) { items = try answer().items.count }  // warm up
+    let times = try (0..<runs).map { _ in try seconds { _ = try answer() } }
     return (percentile(times, 0.5), percentile(times, 0.95), items)
+}
+
+/// Two numeric properties on every point (as a request's `aggregates` names them), their columns
+/// built; then world and city p95 plain and with both aggregated, alternating, in the same run.
+func aggregateTimes(_ index: ThinningIndex, _ entries: [ThinningEntry], city: Coordinate) throws -> [String: Double] {
+    var random = SystemRandomNumberGenerator()
+    index.addColumn("population", values: entries.map { ($0.id, Double(Int.random(in: 0...1_000_000, using: &random))) })
+    index.addColumn("score", values: entries.map { ($0.id, Double.random(in: 0...10, using: &random)) })
+    let options = ThinningOptions(aggregates: ["population", "score"])
+    var figures: [String: Double] = [:]
+    for (name, centre, zoom, runs) in [("world", Coordinate(latitude: 0, longitude: 0), 2, entries.count >= 100_000 ? 300 : 2000), ("city", city, 12, 3000)] {
+        let rect = try view(centre, zoom: Double(zoom))
+        var plain: [Double] = [], aggregated: [Double] = []
+        for _ in 0..<3 {
+            plain.append(try queryTimes(index, rect, zoom: zoom, runs: runs).p95)
+            aggregated.append(try queryTimes(index, rect, zoom: zoom, runs: runs, options: options).p95)
+        }
+        figures["\(name)PlainP95"] = plain.sorted()[1]
+        figures["\(name)AggregatesP95"] = aggregated.sorted()[1]
+    }
+    return figures
 }
 
 /// The write path the server uses: inserts, moves and deletes (a third each) through the SQLite
@@ -235,15 +260,25 @@ for dataset in datasets {
         let zoom = environment["THINNING_PROFILE_ZOOM"].flatMap(Double.init) ?? 12
         let rect = try view(zoom < 6 ? Coordinate(latitude: 0, longitude: 0) : centre, zoom: zoom), until = ContinuousClock.now + .seconds(seconds)
         let grid = ThinningGrid(zoom: Int(zoom), cellSize: ThinningGrid.defaultCellSize)
+        if environment["THINNING_PROFILE_AGGREGATES"] != nil {
+            // The same view with two aggregated properties (the columns of aggregateTimes).
+            index.addColumn("population", values: all.map { ($0.id, Double(Int.random(in: 0...1_000_000))) })
+            index.addColumn("score", values: all.map { ($0.id, Double.random(in: 0...10)) })
+            let options = ThinningOptions(aggregates: ["population", "score"])
+            while ContinuousClock.now < until { for _ in 0..<1000 { _ = try index.thin(rect, grid: grid, options: options) } }
+            exit(0)
+        }
         while ContinuousClock.now < until { for _ in 0..<1000 { _ = index.thin(rect, grid: grid) } }
         exit(0)
     }
     let city = try queryTimes(index, view(centre, zoom: 12), zoom: 12, runs: 3000)
     (figures["cityP50"], figures["cityP95"], figures["cityItems"]) = (city.p50, city.p95, Double(city.items))
+    figures.merge(try aggregateTimes(index, all, city: centre)) { $1 }
     if environment["THINNING_QUERIES_ONLY"] != nil {
         // For a quick look while optimising: the query figures alone.
-        FileHandle.standardError.write(Data(String(format: "%@ world p95 %.4f ms (%d items), city p95 %.4f ms (%d items), build %.3f s\n",
-            dataset.name, world.p95 * 1e3, world.items, city.p95 * 1e3, city.items, figures["buildSeconds"]!).utf8))
+        FileHandle.standardError.write(Data(String(format: "%@ world p95 %.4f ms (%d items), city p95 %.4f ms (%d items), build %.3f s; +2 aggregates: world %.2f×, city %.2f×\n",
+            dataset.name, world.p95 * 1e3, world.items, city.p95 * 1e3, city.items, figures["buildSeconds"]!,
+            figures["worldAggregatesP95"]! / figures["worldPlainP95"]!, figures["cityAggregatesP95"]! / figures["cityPlainP95"]!).utf8))
         continue
     }
     figures["applySeconds"] = try applyTimes(index, points, operations: 300_000, batch: 64)

@@ -47,7 +47,7 @@ enum ClusterJSON {
     static func write(_ cluster: ThinnedCluster, screenPoint point: ScreenPoint?, aggregateKinds: [String: [AggregateKind]], to json: inout JSONWriter) {
         let bounds = Region(cluster.bounds)
         json.raw("{")
-        if writeAggregates(cluster.aggregates, kinds: aggregateKinds, to: &json) { json.raw(",") }
+        if writeAggregates(cluster.aggregate, kinds: aggregateKinds, to: &json) { json.raw(",") }
         json.raw("\"bounds\":{\"center\":"); ThinAnswerWriter.write(bounds.center, to: &json)
         json.raw(",\"span\":{\"latitudeDelta\":"); json.number(bounds.span.latitudeDelta)
         json.raw(",\"longitudeDelta\":"); json.number(bounds.span.longitudeDelta)
@@ -75,11 +75,11 @@ enum ClusterJSON {
 
     /// `"aggregates":{…}` with the kinds asked for per property, keys sorted; false (nothing
     /// written) when none were asked for.
-    static func writeAggregates(_ aggregates: [String: PropertyAggregate], kinds: [String: [AggregateKind]], to json: inout JSONWriter) -> Bool {
+    static func writeAggregates(_ aggregate: (String) -> PropertyAggregate?, kinds: [String: [AggregateKind]], to json: inout JSONWriter) -> Bool {
         guard !kinds.isEmpty else { return false }
         json.raw("\"aggregates\":{")
         for (p, (property, asked)) in kinds.sorted(by: { $0.key < $1.key }).enumerated() {
-            let aggregate = aggregates[property] ?? PropertyAggregate(nil)
+            let aggregate = aggregate(property) ?? PropertyAggregate(nil)
             if p > 0 { json.raw(",") }
             json.string(property); json.raw(":{")
             var first = true

@@ -47,7 +47,7 @@ enum ThinAnswerWriter {
                 if !first { json.raw(",") }
                 let own = answer.own(annotation)
                 json.raw("{")
-                if ClusterJSON.writeAggregates(own.aggregates, kinds: answer.aggregateKinds, to: &json) { json.raw(",") }
+                if ClusterJSON.writeAggregates({ own.aggregates[$0] }, kinds: answer.aggregateKinds, to: &json) { json.raw(",") }
                 json.raw("\"annotation\":"); AnnotationJSON.write(annotation, to: &json)
                 json.raw(",\"screenPoint\":"); write(viewport.screenPoint(for: point), to: &json)
                 json.raw(",\"type\":\"annotation\"")
