@@ -4,6 +4,15 @@ protocol ColumnSummary {
     /// Adds a member's value (NaN: it has none) at shifted point (x, y).
     mutating func add(_ value: Double, x: Double, y: Double)
     mutating func add(_ other: Self)
+    /// Adds the members at `positions`, none of them removed.
+    mutating func add(run positions: Range<Int>, values: UnsafeBufferPointer<Double>, xs: UnsafeBufferPointer<Double>, ys: UnsafeBufferPointer<Double>)
+}
+
+extension ColumnSummary {
+    @inline(__always)
+    mutating func add(run positions: Range<Int>, values: UnsafeBufferPointer<Double>, xs: UnsafeBufferPointer<Double>, ys: UnsafeBufferPointer<Double>) {
+        for p in positions { add(values[p], x: xs[p], y: ys[p]) }
+    }
 }
 
 /// The aggregates of some members' values: `count` of those that have one, their `sum`, `min` and `max`.
@@ -28,6 +37,27 @@ struct ValueStats: ColumnSummary {
         sum += other.sum
         min = other.min < min ? other.min : min
         max = other.max > max ? other.max : max
+    }
+
+    /// Four independent lanes, so each value waits for no other (the run of a cell's partial
+    /// block is most of an aggregate's cost); lanes add up in the order a single pass would not,
+    /// so a sum may differ from one in the last bits.
+    @inline(__always)
+    mutating func add(run positions: Range<Int>, values: UnsafeBufferPointer<Double>, xs: UnsafeBufferPointer<Double>, ys: UnsafeBufferPointer<Double>) {
+        var lanes = (ValueStats(), ValueStats(), ValueStats(), ValueStats())
+        var p = positions.lowerBound
+        while p + 4 <= positions.upperBound {
+            lanes.0.add(values[p], x: 0, y: 0)
+            lanes.1.add(values[p + 1], x: 0, y: 0)
+            lanes.2.add(values[p + 2], x: 0, y: 0)
+            lanes.3.add(values[p + 3], x: 0, y: 0)
+            p += 4
+        }
+        while p < positions.upperBound { lanes.0.add(values[p], x: 0, y: 0); p += 1 }
+        lanes.0.add(lanes.1)
+        lanes.2.add(lanes.3)
+        lanes.0.add(lanes.2)
+        add(lanes.0)
     }
 }
 
@@ -90,9 +120,11 @@ struct ColumnBlocks {
     var weights = Levels<WeightSums>()
 }
 
-/// One kind of summary per 64 and per 4 096 members.
+/// One kind of summary per 64, per 512 and per 4 096 members: a cell of a few thousand members
+/// (a world view's) reads a few of each instead of one per 64.
 struct Levels<Summary: ColumnSummary> {
     var blocks: [Summary] = []
+    var mids: [Summary] = []
     var superblocks: [Summary] = []
 }
 

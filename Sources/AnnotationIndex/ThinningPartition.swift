@@ -296,23 +296,34 @@ final class ThinningPartition {
         resummarize(&columnBlocks[c].weights, values, blocks: all)
     }
 
-    /// Recomputes `blocks` of `levels` (all of them when its arrays are empty) and their superblocks.
+    /// Members per middle summary of a column (``Levels``).
+    static let midSize = 512
+
+    /// Recomputes `blocks` of `levels` (all of them when its arrays are empty) and the middle
+    /// summaries and superblocks above them.
     private func resummarize<Summary: ColumnSummary>(_ levels: inout Levels<Summary>, _ values: [Double], blocks: [Int]) {
-        let perSuper = Self.superblockSize / Self.blockSize
+        let n = codes.count
         if levels.blocks.isEmpty {
-            levels.blocks = [Summary](repeating: Summary(), count: (codes.count + Self.blockSize - 1) / Self.blockSize)
-            levels.superblocks = [Summary](repeating: Summary(), count: (codes.count + Self.superblockSize - 1) / Self.superblockSize)
+            levels.blocks = [Summary](repeating: Summary(), count: (n + Self.blockSize - 1) / Self.blockSize)
+            levels.mids = [Summary](repeating: Summary(), count: (n + Self.midSize - 1) / Self.midSize)
+            levels.superblocks = [Summary](repeating: Summary(), count: (n + Self.superblockSize - 1) / Self.superblockSize)
         }
         for b in blocks {
             var summary = Summary()
-            for i in b * Self.blockSize..<min((b + 1) * Self.blockSize, codes.count) where !isRemoved(i) { summary.add(values[i], x: xs[i], y: ys[i]) }
+            for i in b * Self.blockSize..<min((b + 1) * Self.blockSize, n) where !isRemoved(i) { summary.add(values[i], x: xs[i], y: ys[i]) }
             levels.blocks[b] = summary
         }
-        for s in Set(blocks.map { $0 / perSuper }) {
-            var summary = Summary()
-            for b in s * perSuper..<min((s + 1) * perSuper, levels.blocks.count) { summary.add(levels.blocks[b]) }
-            levels.superblocks[s] = summary
+        func gather(_ parts: [Summary], _ whole: Int, _ part: Int, into summaries: inout [Summary], at indices: Set<Int>) {
+            let per = whole / part
+            for w in indices {
+                var summary = Summary()
+                for p in w * per..<min((w + 1) * per, parts.count) { summary.add(parts[p]) }
+                summaries[w] = summary
+            }
         }
+        let mids = Set(blocks.map { $0 * Self.blockSize / Self.midSize })
+        gather(levels.blocks, Self.midSize, Self.blockSize, into: &levels.mids, at: mids)
+        gather(levels.mids, Self.superblockSize, Self.midSize, into: &levels.superblocks, at: Set(mids.map { $0 * Self.midSize / Self.superblockSize }))
     }
 
     /// The aggregates of `column` over the members with codes in `range` (a cell).
@@ -352,12 +363,22 @@ final class ThinningPartition {
                         for p in i..<j where rank(at: p) < rankLimit { summary.add(values[p], x: xs[p], y: ys[p]) }
                         return
                     }
-                    var k = i
-                    while k < j, k % Self.blockSize != 0 { if !isRemoved(k) { summary.add(values[k], x: xs[k], y: ys[k]) }; k += 1 }
-                    while k + Self.blockSize <= j, k % Self.superblockSize != 0 { summary.add(level.blocks[k / Self.blockSize]); k += Self.blockSize }
+                    // The members of partial blocks: as one run when none is removed (the common case).
+                    func members(_ run: Range<Int>) {
+                        if removed.isEmpty {
+                            summary.add(run: run, values: values, xs: xs, ys: ys)
+                        } else {
+                            for k in run where !isRemoved(k) { summary.add(values[k], x: xs[k], y: ys[k]) }
+                        }
+                    }
+                    var k = min(j, (i + Self.blockSize - 1) / Self.blockSize * Self.blockSize)
+                    members(i..<k)
+                    while k + Self.blockSize <= j, k % Self.midSize != 0 { summary.add(level.blocks[k / Self.blockSize]); k += Self.blockSize }
+                    while k + Self.midSize <= j, k % Self.superblockSize != 0 { summary.add(level.mids[k / Self.midSize]); k += Self.midSize }
                     while k + Self.superblockSize <= j { summary.add(level.superblocks[k / Self.superblockSize]); k += Self.superblockSize }
+                    while k + Self.midSize <= j { summary.add(level.mids[k / Self.midSize]); k += Self.midSize }
                     while k + Self.blockSize <= j { summary.add(level.blocks[k / Self.blockSize]); k += Self.blockSize }
-                    while k < j { if !isRemoved(k) { summary.add(values[k], x: xs[k], y: ys[k]) }; k += 1 }
+                    members(k..<j)
                 }
             }
         }
