@@ -44,12 +44,7 @@ public struct AnnotationQueries: Sendable {
     /// Runs `body` in its turn when `heavy`, at once otherwise.
     private func admitted<T: Sendable>(heavy: Bool, _ body: () async throws -> T) async throws -> T {
         guard heavy else { return try await body() }
-        return try await Self.through(admission[...], body)
-    }
-
-    private static func through<T: Sendable>(_ gates: ArraySlice<AsyncGate>, _ body: () async throws -> T) async throws -> T {
-        guard let gate = gates.first else { return try await body() }
-        return try await gate.run { try await through(gates.dropFirst(), body) }
+        return try await AsyncGate.through(admission, body)
     }
 
     // MARK: Search

@@ -180,7 +180,8 @@ public struct ClusterID: Hashable, Sendable, CustomStringConvertible {
             self.filter = filter
         }
         if flags & Flag.weight != 0 {
-            guard let weight = reader.text() else { return nil }
+            // A property name, as a request may name it.
+            guard let weight = reader.text(), !weight.isEmpty, weight.unicodeScalars.count <= AnnotationContent.Limits.maxKeyLength else { return nil }
             self.weight = weight
         }
         guard reader.atEnd, description == text else { return nil }

@@ -1,4 +1,5 @@
 import Synchronization
+public import Timeline
 
 /// Keeps a ``ThinningIndex`` and a ``PointIndex`` current with a ``ThinningSource``'s change feed: loaded once from
 /// the store, then caught up with every write. ``current()`` catches up first, so a thinning
@@ -19,6 +20,8 @@ public final class IndexFollower: Sendable {
     private let store: any ThinningSource
     /// The catch-up running now; one at a time, so older reads never overwrite newer ones.
     private let running = Mutex<Task<Void, any Error>?>(nil)
+    /// Column builds under way, by property: concurrent requests for one wait for the same build.
+    private let building = Mutex<[String: Task<Void, any Error>]>([:])
 
     /// Loads every live annotation of `store` into a new index.
     public init(store: any ThinningSource) async throws {
@@ -70,25 +73,59 @@ public final class IndexFollower: Sendable {
         }
     }
 
-    /// Builds the columns of the `properties` the index does not hold yet (aggregates, weights):
-    /// each reads its values from the store while no catch-up runs, so they are at least as new
-    /// as the index, and the writes after that bring their numbers with them.
-    public func prepareColumns(_ properties: Set<String>) async throws {
+    /// Builds the columns of the `properties` the index does not hold yet (aggregates, weights).
+    /// The store's rows are read without holding up the index's catch-ups (answers go on
+    /// meanwhile), in their turn at `admission`'s gates like any scan of the rows; the column is
+    /// then installed between two catch-ups, with the rows the writes since the read began
+    /// changed read again, so its values are exactly as new as the index.
+    public func prepareColumns(_ properties: Set<String>, admission: [AsyncGate] = []) async throws {
         for property in properties.sorted() where !index.columnNames.contains(property) {
-            while true {
-                let (task, mine) = running.withLock { running -> (Task<Void, any Error>, Bool) in
-                    if let running { return (running, false) }
-                    let task = Task { [self] in
-                        defer { self.running.withLock { $0 = nil } }
-                        guard !index.columnNames.contains(property) else { return }
-                        index.addColumn(property, values: try await store.numericValues(of: property))
-                    }
-                    running = task
-                    return (task, true)
+            let build = building.withLock { building in
+                if let running = building[property] { return running }
+                let task = Task { [self] in
+                    defer { self.building.withLock { $0[property] = nil } }
+                    try await buildColumn(property, admission: admission)
                 }
-                try await task.value
-                if mine { break }
+                building[property] = task
+                return task
             }
+            try await build.value
+        }
+    }
+
+    private func buildColumn(_ property: String, admission: [AsyncGate]) async throws {
+        // Rows read after this position are at least as new as it.
+        let start = store.latestSequence
+        let values = try await AsyncGate.through(admission) { try await store.numericValues(of: property) }
+        try await exclusively { [self] in
+            guard !index.columnNames.contains(property) else { return }
+            // Writes the index applied past `start` may be newer than the values read: read them again.
+            var corrections: [ThinningEntry] = []
+            var position = start
+            while position < index.sequence {
+                let page = try await store.thinningChanges(after: position, limit: Self.pageSize)
+                guard page.through > position else { break }
+                corrections += page.upserts
+                position = page.through
+            }
+            index.addColumn(property, values: values, corrections: corrections)
+        }
+    }
+
+    /// Runs `body` as the one catch-up running: no write reaches the index meanwhile.
+    private func exclusively(_ body: @escaping @Sendable () async throws -> Void) async throws {
+        while true {
+            let (task, mine) = running.withLock { running -> (Task<Void, any Error>, Bool) in
+                if let running { return (running, false) }
+                let task = Task { [self] in
+                    defer { self.running.withLock { $0 = nil } }
+                    try await body()
+                }
+                running = task
+                return (task, true)
+            }
+            try await task.value
+            if mine { return }
         }
     }
 
@@ -97,11 +134,14 @@ public final class IndexFollower: Sendable {
     /// its build and its read.
     static let columnAttempts = 3
 
-    /// `body` on the index, current and holding the columns `options` reads.
-    public func read<T>(_ options: ThinningOptions, _ body: (ThinningIndex) throws(ThinningIndex.MissingColumn) -> T) async throws -> T {
+    /// `body` on the index, current and holding the columns `options` reads (built in their turn
+    /// at `admission`'s gates).
+    public func read<T>(
+        _ options: ThinningOptions, admission: [AsyncGate] = [], _ body: (ThinningIndex) throws(ThinningIndex.MissingColumn) -> T
+    ) async throws -> T {
         var attempt = 1
         while true {
-            try await prepareColumns(options.properties)
+            try await prepareColumns(options.properties, admission: admission)
             let index = try await current()
             do { return try body(index) } catch {
                 if attempt == Self.columnAttempts { throw error }

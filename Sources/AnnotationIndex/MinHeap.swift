@@ -4,6 +4,7 @@ struct MinHeap<Element: Comparable> {
 
     var first: Element? { elements.first }
     var isEmpty: Bool { elements.isEmpty }
+    var count: Int { elements.count }
 
     mutating func push(_ element: Element) {
         elements.append(element)

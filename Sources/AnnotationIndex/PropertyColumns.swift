@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A summary of some members' values of one column, kept per block and added up per cell.
 protocol ColumnSummary {
     init()
@@ -96,8 +98,9 @@ struct WeightSums: ColumnSummary {
 final class PropertyColumn {
     let name: String
     @exclusivity(unchecked) var byOrdinal: [Double]
-    /// The use clock's value when a request last read it (the least recently used goes first).
-    var used: UInt64 = 0
+    /// The use clock's value when a request last read it (the least recently used goes first);
+    /// set by readers side by side, so atomic.
+    let used = Atomic<UInt64>(0)
 
     init(name: String, slots: Int) {
         self.name = name
@@ -111,7 +114,7 @@ final class PropertyColumn {
 }
 
 /// A partition's values of one column in the order of its main run (read in sequence, as its x
-/// and y are), and their per-64 and per-4 096 ``ValueSummary``, aligned like its other summaries.
+/// and y are), and their aggregates and weight sums per 64, 512 and 4 096 members (``Levels``).
 /// Members written since the main run was built read the column by ordinal.
 struct ColumnBlocks {
     let column: PropertyColumn
@@ -163,14 +166,16 @@ public struct PropertyAggregate: Hashable, Sendable {
         self.init(count: stats.count, sum: stats.sum, min: stats.count > 0 ? stats.min : nil, max: stats.count > 0 ? stats.max : nil)
     }
 
-    /// The value of `kind` (nil: no member has one, for min, max and mean).
+    /// The value of `kind`: nil for min, max and mean when no member has one, and for a sum (and
+    /// so a mean) beyond a double's range (JSON has no infinity).
     public func value(_ kind: AggregateKind) -> Double? {
-        switch kind {
+        let value: Double? = switch kind {
         case .count: Double(count)
         case .sum: sum
         case .min: min
         case .max: max
         case .mean: mean
         }
+        return value.flatMap { $0.isFinite ? $0 : nil }
     }
 }

@@ -232,23 +232,43 @@ extension ThinningIndex {
     }
 
     /// Every annotation `rect` touches as its own item (a zoom past the answer's `maxZoom`): by
-    /// rank (required first, then higher priority, then older), at most `limit`.
+    /// rank (required first, then higher priority, then older), at most `limit`, kept in a heap of
+    /// the `limit` best so far (a wide view past a low `maxZoom` may hold every annotation).
     private func unclustered(_ rect: MapRect, grid: ThinningGrid, groups: [PartitionGroup], rankLimit: UInt64?, limit: Int) -> ThinningResult {
-        var members: [Member] = []
-        var spans: [CellSpan] = []
+        /// Ordered worst first, so the heap's top is the one to drop.
+        struct Kept: Comparable {
+            var member: Member
+            static func < (a: Kept, b: Kept) -> Bool { a.member.rank > b.member.rank }
+            static func == (a: Kept, b: Kept) -> Bool { a.member.rank == b.member.rank }
+        }
+        var best = MinHeap<Kept>()
+        var found = 0
+        var spans: [CellSpan] = [], members: [Member] = []
         for area in grid.areas(touching: rect) {
             for group in groups {
                 for partition in group.required + group.clustered.map(\.partition) {
                     spans.removeAll(keepingCapacity: true)
                     partition.cells(level: grid.level, columns: area.columns, rows: area.rows, into: &spans)
-                    for span in spans { partition.members(of: span, rankLimit: rankLimit, into: &members) }
+                    for span in spans {
+                        members.removeAll(keepingCapacity: true)
+                        partition.members(of: span, rankLimit: rankLimit, into: &members)
+                        found += members.count
+                        for member in members {
+                            if best.count < limit {
+                                best.push(Kept(member: member))
+                            } else if let worst = best.first, member.rank < worst.member.rank {
+                                best.pop()
+                                best.push(Kept(member: member))
+                            }
+                        }
+                    }
                 }
             }
         }
-        var ranks = members.indices.map { (rank: members[$0].rank, index: $0) }
-        ranks.sort { $0.rank < $1.rank }
-        let items = ranks.prefix(limit).map { annotationItem(members[$0.index]) }
-        return ThinningResult(grid: grid, items: items, truncated: members.count > limit)
+        var kept: [Member] = []
+        kept.reserveCapacity(best.count)
+        while let next = best.pop() { kept.append(next.member) }
+        return ThinningResult(grid: grid, items: kept.reversed().map(annotationItem), truncated: found > limit)
     }
 
     /// A page of the members of the cluster `id` names, in grid order, after `cursor`; nil when
@@ -323,6 +343,7 @@ extension ThinningIndex {
     ) -> ThinnedCluster {
         let s = total.summary
         var (sumX, sumY, weight) = (s.sumX, s.sumY, Double(total.count))
+        var divisor = Double(total.count)
         var aggregates: [PropertyAggregate] = []
         if !reading.isEmpty {
             let range = id.grid.codes(column: id.column, row: id.row)
@@ -332,7 +353,9 @@ extension ThinningIndex {
                 var sums = WeightSums()
                 for (partition, _) in clustered { sums.add(partition.weights(of: column, in: range, main: main, rankLimit: rankLimit)) }
                 let total = sums.weightSum + Double(total.count - sums.weighted)
-                if total > 0 { (sumX, sumY) = (sums.xExcess + s.sumX, sums.yExcess + s.sumY) }
+                let (x, y) = (sums.xExcess + s.sumX, sums.yExcess + s.sumY)
+                // Weights beyond a double's range (or all 0) leave the plain mean.
+                if total > 0, total.isFinite, x.isFinite, y.isFinite { (sumX, sumY, divisor) = (x, y, total) }
                 weight = total
             }
             for column in reading.aggregates {
@@ -341,7 +364,6 @@ extension ThinningIndex {
                 aggregates.append(PropertyAggregate(stats))
             }
         }
-        let divisor = reading.weight != nil && weight > 0 ? weight : Double(total.count)
         let centroid = ThinningGrid.unshifted(x: sumX / divisor, y: sumY / divisor)
         let corner = ThinningGrid.unshifted(x: s.minX, y: s.minY)
         let bounds = MapRect(origin: corner, size: MapSize(width: s.maxX - s.minX, height: s.maxY - s.minY))
@@ -356,7 +378,8 @@ extension ThinningIndex {
         var cluster = ThinnedCluster(
             id: id, count: total.count, centroid: centroid, bounds: bounds, expansionZoom: expansionZoom,
             kinds: kinds, representative: slotIDs[Int(UInt32(truncatingIfNeeded: s.best))])
-        cluster.weight = reading.weight != nil ? weight : nil
+        // A weight sum beyond a double's range is left out (JSON has no infinity).
+        cluster.weight = reading.weight != nil && weight.isFinite ? weight : nil
         cluster.setAggregates(names: reading.names, values: aggregates)
         return cluster
     }

@@ -87,15 +87,21 @@ public final class ThinningIndex: @unchecked Sendable {
     public var columnNames: Set<String> { reading { Set(columns.map(\.name)) } }
 
     /// Adds a column of `property` with these values (ids the index does not hold are skipped; the
-    /// rest have none), dropping the least recently used beyond ``maxColumns``. The values must be
-    /// at least as new as ``sequence``: the writes after it bring the rest.
-    public func addColumn(_ property: String, values: [(id: AnnotationID, value: Double)]) {
+    /// rest have none), then `corrections`' (entries newer than the values), dropping the least
+    /// recently used beyond ``maxColumns``. Together they must be at least as new as
+    /// ``sequence``: the writes after it bring the rest.
+    public func addColumn(_ property: String, values: [(id: AnnotationID, value: Double)], corrections: [ThinningEntry] = []) {
         lock.writing {
             if let existing = columns.firstIndex(where: { $0.name == property }) { drop(columns[existing]) }
-            if columns.count >= Self.maxColumns, let oldest = columns.min(by: { $0.used < $1.used }) { drop(oldest) }
+            if columns.count >= Self.maxColumns, let oldest = columns.min(by: { $0.used.load(ordering: .relaxed) < $1.used.load(ordering: .relaxed) }) {
+                drop(oldest)
+            }
             let column = PropertyColumn(name: property, slots: slotIDs.count)
             for (id, value) in values where value.isFinite {
                 if let ordinal = ordinalOf(id) { column.byOrdinal[Int(ordinal)] = value }
+            }
+            for entry in corrections {
+                if let ordinal = ordinalOf(entry.id) { column.byOrdinal[Int(ordinal)] = column.value(of: entry) }
             }
             columns.append(column)
             for partition in partitions { partition.addColumn(column) }
@@ -110,8 +116,7 @@ public final class ThinningIndex: @unchecked Sendable {
     /// The column of `property` (marked used), nil when none is held.
     func column(_ property: String) -> PropertyColumn? {
         guard let column = columns.first(where: { $0.name == property }) else { return nil }
-        useClock.wrappingAdd(1, ordering: .relaxed)
-        column.used = useClock.load(ordering: .relaxed)
+        column.used.store(useClock.wrappingAdd(1, ordering: .relaxed).newValue, ordering: .relaxed)
         return column
     }
 
@@ -296,6 +301,7 @@ extension ThinningIndex {
     public var memoryFootprint: Int {
         reading {
             var bytes = slotIDs.capacity * MemoryLayout<AnnotationID>.stride + slotPartitionBytes
+            for column in columns { bytes += column.byOrdinal.capacity * 8 }
             for partition in partitions { bytes += partition.memoryFootprint }
             return bytes
         }

@@ -163,6 +163,11 @@ final class ThinningPartition {
         codes.capacity * 8 + ordinals.capacity * 4 + xs.capacity * 8 + ys.capacity * 8 + rankHighs.capacity * 2
             + (blocks.capacity + superblocks.capacity) * MemoryLayout<Summary>.stride + directory.capacity * 4
             + (added.capacity + removed.capacity) * MemoryLayout<Member>.stride
+            + columnBlocks.reduce(0) { bytes, column in
+                bytes + column.values.capacity * 8
+                    + (column.stats.blocks.capacity + column.stats.mids.capacity + column.stats.superblocks.capacity) * MemoryLayout<ValueStats>.stride
+                    + (column.weights.blocks.capacity + column.weights.mids.capacity + column.weights.superblocks.capacity) * MemoryLayout<WeightSums>.stride
+            }
     }
 
     // MARK: Writes

@@ -29,6 +29,12 @@ public final class AsyncGate: Sendable {
     /// Bodies running now.
     public var running: Int { state.withLock { $0.running } }
 
+    /// Runs `body` once it has its turn at every gate of `gates`, entered in order.
+    public static func through<T: Sendable>(_ gates: some Collection<AsyncGate>, _ body: () async throws -> T) async throws -> T {
+        guard let gate = gates.first else { return try await body() }
+        return try await gate.run { try await through(gates.dropFirst(), body) }
+    }
+
     private func enter() async throws {
         let ticket = state.withLock { state in
             state.nextTicket += 1

@@ -31,7 +31,9 @@ import Tracking
         let components = try #require(contract.json.value["components"] as? [String: (any Sendable)?])
         let parameters = try #require(components["parameters"] as? [String: (any Sendable)?])
         let parameter = try #require(parameters[name] as? [String: (any Sendable)?])
-        let schema = try #require(parameter["schema"] as? [String: (any Sendable)?])
+        var schema = try #require(parameter["schema"] as? [String: (any Sendable)?])
+        // An array parameter's rule is its items'.
+        if let items = schema["items"] as? [String: (any Sendable)?] { schema = items }
         return try NSRegularExpression(pattern: try #require(schema["pattern"] as? String), options: .useUnixLineSeparators)
     }
 
@@ -85,6 +87,17 @@ import Tracking
             #expect(((try? content.validate()) != nil) == (inLength && Self.matches(key, text)), "\(text.debugDescription)")
         }
         #expect(DeviceIdentifier.isValid(String(repeating: "a", count: 128)) && !DeviceIdentifier.isValid(String(repeating: "a", count: 129)))
+    }
+
+    @Test func aggregateParametersReadExactlyWhatThePatternMatches() throws {
+        let regex = try Self.pattern(ofParameter: "Aggregate")
+        let pieces = [":", "sum", "max", "mean", "count", "min", "a", "é", "\n", "\u{301}", " ", "::", "Sum"]
+        var random = SeededGenerator(seed: 17)
+        for _ in 0..<20_000 {
+            let length = Int(random.unit() * 5)
+            let text = (0..<length).map { _ in pieces[Int(random.unit() * Double(pieces.count)) % pieces.count] }.joined()
+            #expect(((try? AggregateParameter.kinds([text])) != nil) == Self.matches(regex, text), "\(text.debugDescription)")
+        }
     }
 
     @Test func ifMatchReadsExactlyWhatThePatternMatches() throws {

@@ -51,7 +51,9 @@ import TestSupport
                         #expect(response.headers[.contentType] == baseline.headers[.contentType], "\(label)")
                     }
                     if example.repeatable, response.headers[.contentType] == baseline.headers[.contentType] {
-                        #expect(response.body == baseline.body, "the same bytes: \(label)")
+                        // A thin answer names itself (its deltaToken); the rest is the same bytes.
+                        func untokened(_ body: ByteBuffer) -> String { String(buffer: body).replacing(/"deltaToken":"[^"]*"/, with: "") }
+                        #expect(untokened(response.body) == untokened(baseline.body), "the same bytes: \(label)")
                     }
                 }
             }

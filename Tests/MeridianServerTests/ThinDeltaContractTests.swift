@@ -47,7 +47,9 @@ import TestSupport
             if shown.count > 1, let deleted = shown.last?["id"] as? String {
                 #expect(try await client.send(.delete, "/v1/annotations/\(deleted)").status == .noContent)
             }
-            let delta = try Self.object(try await client.send(.post, "/v1/annotations/thin", json: ThinningContractTests.thin(48.85, 2.35, zoom: 12, extra: #","since":"\#(token)""#)))
+            // The client moves on to each answer's token (a token answers one delta).
+            let next = try #require(same["deltaToken"] as? String)
+            let delta = try Self.object(try await client.send(.post, "/v1/annotations/thin", json: ThinningContractTests.thin(48.85, 2.35, zoom: 12, extra: #","since":"\#(next)""#)))
             let whole = try Self.object(try await client.send(.post, "/v1/annotations/thin", json: request))
             #expect(delta["reset"] as? Bool == false)
             var applied = Self.items(first["items"])
@@ -57,8 +59,9 @@ import TestSupport
             #expect(applied == Self.items(whole["items"]))
             #expect(!((delta["added"] as? [Any] ?? []) + (delta["changed"] as? [Any] ?? [])).isEmpty, "the new pin shows")
 
-            // A token this instance does not hold, or another view's: the whole answer.
-            for (since, zoom) in [("nope.1", 12.0), (token, 11.0)] {
+            // A token this instance does not hold, one used already, or another view's: the whole answer.
+            let last = try #require(delta["deltaToken"] as? String)
+            for (since, zoom) in [("nope.1", 12.0), (token, 12.0), (last, 11.0)] {
                 let reset = try Self.object(try await client.send(.post, "/v1/annotations/thin", json: ThinningContractTests.thin(48.85, 2.35, zoom: zoom, extra: #","since":"\#(since)""#)))
                 #expect(reset["reset"] as? Bool == true && reset["items"] != nil && reset["added"] == nil)
             }

@@ -49,6 +49,10 @@ import WireJSON
             var container = encoder.singleValueContainer()
             try container.encode(try APICoding.configuration.dateTranscoder.encode(date))
         }
+        // Each answer has its own token.
+        func untokened(_ bytes: [UInt8]) -> String {
+            String(decoding: bytes, as: UTF8.self).replacing(/"deltaToken":"[^"]*"/, with: "")
+        }
         var seen: [String: Int] = [:]
         for (zoom, weighted) in [(3.0, false), (7.5, false), (9.0, false), (13.0, false), (22.0, false), (7.5, true), (13.0, true)] {
             let center = zoom == 22 ? Components.Schemas.Coordinate(latitude: 40.25, longitude: 10.25) : .init(latitude: 40.5, longitude: 10.5)
@@ -63,10 +67,6 @@ import WireJSON
             let fast = ThinAnswerWriter.write(try await ThinningAnswer(ThinningQuery(body, filter: nil), tenant: tenant))
             guard case .ok(let ok) = try await handler.thinAnnotations(.init(body: .json(body))), case .json(let answer) = ok.body else {
                 Issue.record("no answer"); continue
-            }
-            // Each answer has its own token.
-            func untokened(_ bytes: [UInt8]) -> String {
-                String(decoding: bytes, as: UTF8.self).replacing(/"deltaToken":"[^"]*"/, with: "")
             }
             #expect(untokened(fast) == untokened(Array(try encoder.encode(answer))), "zoom \(zoom)")
             for item in answer.items ?? [] {
@@ -87,6 +87,19 @@ import WireJSON
                 }
             }
         }
+        // Deltas alike both ways: two answers of one request, a write, then each path with its own since.
+        var body = Components.Schemas.ThinRequest(viewport: .init(size: .init(width: 800, height: 600), center: .init(latitude: 40.5, longitude: 10.5), zoomLevel: 9))
+        body.aggregates = .init(additionalProperties: ["n": [.sum, .count]])
+        let query = try ThinningQuery(body, filter: nil)
+        let (first, second) = (try await ThinningAnswer(query, tenant: tenant), try await ThinningAnswer(query, tenant: tenant))
+        _ = try await tenant.annotations.create(AnnotationContent(coordinate: Coordinate(latitude: 40.5, longitude: 10.5), properties: ["n": .number(5)]))
+        let fastDelta = ThinAnswerWriter.write(try await ThinningAnswer(query, since: second.deltaToken, tenant: tenant))
+        body.since = first.deltaToken
+        guard case .ok(let ok) = try await handler.thinAnnotations(.init(body: .json(body))), case .json(let generated) = ok.body else {
+            Issue.record("no delta answer"); return
+        }
+        #expect(generated.reset == false && generated.items == nil && !((generated.added ?? []) + (generated.changed ?? [])).isEmpty)
+        #expect(untokened(fastDelta) == untokened(Array(try encoder.encode(generated))), "a delta is written alike both ways")
         for kind in ["annotation", "cluster", "stack", "no identifier", "aggregated"] {
             #expect(seen[kind, default: 0] > 0, "every kind of item was compared: \(seen)")
         }

@@ -86,7 +86,8 @@ extension APIHandler {
                 viewport: { view }, cellSize: query.cellSize, limit: nil, filter: filter, maxZoom: query.maxZoom, weight: query.weight,
                 aggregates: aggregates.mapValues(Set.init))
         } catch {
-            throw ProblemError.invalid(error.errors.map { .init(parameter: $0.path.first, detail: $0.message) }, total: error.total)
+            // The body's `aggregates` is the query's `aggregate`.
+            throw ProblemError.invalid(error.errors.map { .init(parameter: $0.path.first == "aggregates" ? "aggregate" : $0.path.first, detail: $0.message) }, total: error.total)
         }
         let tenant = try await tenants.current()
         let follower = try await tenant.thinningFollower(for: matching)
@@ -99,7 +100,7 @@ extension APIHandler {
         if tag.isHeld(by: input.headers.ifNoneMatch) {
             return .notModified(.init(headers: .init(eTag: tag.header, cacheControl: WebPage.clusterTileCacheControl, vary: "Authorization")))
         }
-        let items = try await follower.read(thinning.options) { index throws(ThinningIndex.MissingColumn) in
+        let items = try await follower.read(thinning.options, admission: tenant.heavyQueries) { index throws(ThinningIndex.MissingColumn) in
             try index.items(in: tile, grid: thinning.grid, filter: thinning.filter, options: thinning.options, limit: ThinningQuery.limits.upperBound)
         }
         let annotations = try await tenant.annotations.annotations(ids: items.compactMap { if case .annotation(let id, _) = $0.item { id } else { nil } })

@@ -42,7 +42,7 @@ enum ClusterTile {
                 if let zoom = cluster.expansionZoom { properties.append(("expansionZoom", .int(Int64(zoom)))) }
                 if let identifier = cluster.clusteringIdentifier { properties.append(("clusteringIdentifier", .string(identifier))) }
                 properties.append(("kindCounts", .string(kindCountsText(cluster.kindCounts))))
-                properties += aggregateProperties(cluster.weight, cluster.aggregates, kinds: aggregateKinds)
+                properties += aggregateProperties(cluster.weight, cluster.aggregate, kinds: aggregateKinds)
                 clusters.addPoint(id: featureID(id), x: x, y: y, properties: properties)
             case .annotation(let id, _):
                 guard let annotation = annotations[id] else { continue }
@@ -55,12 +55,8 @@ enum ClusterTile {
                 if let title = content.title { properties.append(("title", .string(title))) }
                 if let kind = content.kind { properties.append(("kind", .string(kind))) }
                 if let identifier = content.clusteringIdentifier { properties.append(("clusteringIdentifier", .string(identifier))) }
-                if weight != nil || !aggregateKinds.isEmpty {
-                    let numbers = ThinningEntry.numbers(of: content.properties)
-                    properties += aggregateProperties(
-                        weight.map { PropertyAggregate.weight(of: numbers[$0]) },
-                        Dictionary(uniqueKeysWithValues: aggregateKinds.keys.map { ($0, PropertyAggregate(numbers[$0])) }), kinds: aggregateKinds)
-                }
+                let own = ThinningAnswer.own(annotation, weight: weight, aggregates: aggregateKinds.keys)
+                properties += aggregateProperties(own.weight, { own.aggregates[$0] }, kinds: aggregateKinds)
                 pins.addPoint(id: featureID(text), x: x, y: y, properties: properties)
             }
         }
@@ -69,10 +65,10 @@ enum ClusterTile {
 
     /// A feature's `weight` and one number per aggregate asked for, named `<property>.<aggregate>`
     /// (left out when no member has a value).
-    static func aggregateProperties(_ weight: Double?, _ aggregates: [String: PropertyAggregate], kinds: [String: [AggregateKind]]) -> [(String, VectorTileValue)] {
+    static func aggregateProperties(_ weight: Double?, _ aggregate: (String) -> PropertyAggregate?, kinds: [String: [AggregateKind]]) -> [(String, VectorTileValue)] {
         var properties: [(String, VectorTileValue)] = weight.map { [("weight", .double($0))] } ?? []
         for (property, asked) in kinds.sorted(by: { $0.key < $1.key }) {
-            let aggregate = aggregates[property] ?? PropertyAggregate(nil)
+            let aggregate = aggregate(property) ?? PropertyAggregate(nil)
             for kind in asked {
                 guard let value = aggregate.value(kind) else { continue }
                 properties.append(("\(property).\(kind.rawValue)", kind == .count ? .int(Int64(aggregate.count)) : .double(value)))

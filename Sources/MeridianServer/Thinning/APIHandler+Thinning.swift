@@ -5,7 +5,6 @@ import Foundation
 import HTTPTypes
 import MapGeometry
 import MeridianAPI
-import OpenAPIRuntime
 import AnnotationIndex
 import Timeline
 
@@ -19,11 +18,32 @@ extension APIHandler {
     func thinAnnotations(_ input: Operations.ThinAnnotations.Input) async throws -> Operations.ThinAnnotations.Output {
         switch input.body {
         case .json(let body):
-            // The direct writer's bytes, as the contract's type: one writing of an answer and its delta.
             let answer = try await ThinningAnswer(ThinningQuery(body, filter: RequestFilter.body(body.filter?.value1)), since: body.since, tenant: tenants.current())
-            let decoder = JSONDecoder()
-            decoder.dateDecodingStrategy = .custom { decoder in try APICoding.configuration.dateTranscoder.decode(decoder.singleValueContainer().decode(String.self)) }
-            return .ok(.init(body: .json(try decoder.decode(Components.Schemas.ThinAnswer.self, from: Data(ThinAnswerWriter.write(answer))))))
+            let viewport = answer.viewport
+            func item(_ position: Int) -> Components.Schemas.ThinItem? {
+                switch answer.result.items[position] {
+                case .annotation(let id, let point):
+                    guard let annotation = answer.annotations[id] else { return nil }
+                    let own = answer.own(annotation)
+                    return .annotation(.init(
+                        _type: "annotation", annotation: .init(annotation), screenPoint: .init(viewport.screenPoint(for: point)),
+                        weight: own.weight, aggregates: .init({ own.aggregates[$0] }, kinds: answer.aggregateKinds)))
+                case .cluster(let cluster):
+                    let wire = Components.Schemas.Cluster(cluster, aggregateKinds: answer.aggregateKinds)
+                    return .cluster(.init(
+                        _type: "cluster", id: wire.id, count: wire.count, coordinate: wire.coordinate, bounds: wire.bounds,
+                        expansionZoom: wire.expansionZoom, clusteringIdentifier: wire.clusteringIdentifier,
+                        kindCounts: .init(additionalProperties: wire.kindCounts.additionalProperties),
+                        representative: wire.representative, screenPoint: .init(viewport.screenPoint(for: cluster.centroid)),
+                        weight: wire.weight, aggregates: wire.aggregates))
+                }
+            }
+            let delta = answer.delta
+            return .ok(.init(body: .json(.init(
+                zoomLevel: viewport.zoomLevel, gridZoom: answer.result.grid.zoom, cellSize: answer.result.grid.cellSize,
+                visibleMapRect: .init(viewport.visibleMapRect), truncated: answer.result.truncated,
+                items: delta == nil ? answer.result.items.indices.compactMap(item) : nil, deltaToken: answer.deltaToken, reset: answer.reset,
+                added: delta?.added.compactMap(item), changed: delta?.changed.compactMap(item), removed: delta?.removed))))
         }
     }
 
@@ -88,14 +108,14 @@ struct ThinningAnswer {
         viewport = query.viewport
         weight = query.options.weight
         aggregateKinds = query.aggregateKinds
-        result = try await tenant.thinningFollower(for: query.filter.matching).read(query.options) { index throws(ThinningIndex.MissingColumn) in
+        result = try await tenant.thinningFollower(for: query.filter.matching).read(query.options, admission: tenant.heavyQueries) { index throws(ThinningIndex.MissingColumn) in
             try index.thin(query.viewport.visibleMapRect, grid: query.grid, filter: query.filter, options: query.options, limit: query.limit)
         }
         annotations = try await tenant.annotations.annotations(ids: result.items.compactMap { if case .annotation(let id, _) = $0 { id } else { nil } })
         let scope = ThinDeltas.Scope(query)
         let shown = fingerprints()
         if let since {
-            let earlier = tenant.deltas.prints(of: since, scope: scope)
+            let earlier = tenant.deltas.take(since, scope: scope)
             reset = earlier == nil
             delta = earlier.map { ThinDelta(from: $0, to: shown) }
         }
@@ -123,9 +143,14 @@ struct ThinningAnswer {
 
     /// What an annotation shown by itself answers of the weight and aggregates: its own values.
     func own(_ annotation: Annotation) -> (weight: Double?, aggregates: [String: PropertyAggregate]) {
-        guard weight != nil || !aggregateKinds.isEmpty else { return (nil, [:]) }
+        Self.own(annotation, weight: weight, aggregates: aggregateKinds.keys)
+    }
+
+    /// An annotation's own weight (by `weight`) and aggregates of `aggregates`, as an item shows them.
+    static func own(_ annotation: Annotation, weight: String?, aggregates: some Collection<String>) -> (weight: Double?, aggregates: [String: PropertyAggregate]) {
+        guard weight != nil || !aggregates.isEmpty else { return (nil, [:]) }
         let numbers = ThinningEntry.numbers(of: annotation.content.properties)
-        return (weight.map { PropertyAggregate.weight(of: numbers[$0]) }, Dictionary(uniqueKeysWithValues: aggregateKinds.keys.map { ($0, PropertyAggregate(numbers[$0])) }))
+        return (weight.map { PropertyAggregate.weight(of: numbers[$0]) }, Dictionary(uniqueKeysWithValues: aggregates.map { ($0, PropertyAggregate(numbers[$0])) }))
     }
 }
 
@@ -145,7 +170,7 @@ extension TenantSpace.Tenant {
     /// The cluster `id` names as it is now, with the aggregates of `aggregates`' properties.
     func cluster(_ id: ClusterID, aggregates: [String: [AggregateKind]]) async throws -> ThinnedCluster? {
         let options = ThinningOptions(weight: id.weight, aggregates: aggregates.keys.sorted())
-        return try await thinningFollower(for: id.filter).read(options) { index throws(ThinningIndex.MissingColumn) in
+        return try await thinningFollower(for: id.filter).read(options, admission: heavyQueries) { index throws(ThinningIndex.MissingColumn) in
             try index.cluster(id, aggregates: options.aggregates)
         }
     }
@@ -170,10 +195,13 @@ enum AggregateParameter {
     static func kinds(_ values: [String]?) throws(ProblemError) -> [String: [AggregateKind]] {
         var kinds: [String: Set<AggregateKind>] = [:]
         for value in values ?? [] {
-            guard let colon = value.lastIndex(of: ":"), colon != value.startIndex, let kind = AggregateKind(rawValue: String(value[value.index(after: colon)...])) else {
+            // Split at the last colon by code point, as the contract's pattern reads it.
+            let scalars = value.unicodeScalars
+            guard let colon = scalars.lastIndex(of: ":"), colon != scalars.startIndex,
+                  let kind = AggregateKind(rawValue: String(scalars[scalars.index(after: colon)...])) else {
                 throw ProblemError.invalid([.init(parameter: "aggregate", detail: "must be <property>:<count|sum|min|max|mean>, got \(value)")])
             }
-            kinds[String(value[..<colon]), default: []].insert(kind)
+            kinds[String(scalars[..<colon]), default: []].insert(kind)
         }
         let keyLength = AnnotationContent.Limits.maxKeyLength
         if kinds.count > ThinningQuery.maxAggregatedProperties {

@@ -15,21 +15,20 @@ extension Components.Schemas.Cluster {
             bounds: .init(Region(cluster.bounds)), expansionZoom: cluster.expansionZoom,
             clusteringIdentifier: cluster.clusteringIdentifier, kindCounts: .init(additionalProperties: cluster.kindCounts),
             representative: cluster.representative.description, weight: cluster.weight,
-            aggregates: .init(cluster.aggregates, kinds: aggregateKinds))
+            aggregates: .init(cluster.aggregate, kinds: aggregateKinds))
     }
 }
 
 extension Components.Schemas.ItemAggregates {
-    /// The aggregates asked for (nil when none were).
-    init?(_ aggregates: [String: PropertyAggregate], kinds: [String: [AggregateKind]]) {
+    /// The aggregates asked for (nil when none were), each as ``PropertyAggregate/value(_:)`` says.
+    init?(_ aggregate: (String) -> PropertyAggregate?, kinds: [String: [AggregateKind]]) {
         guard !kinds.isEmpty else { return nil }
         self.init(additionalProperties: kinds.reduce(into: [:]) { values, entry in
-            let aggregate = aggregates[entry.key] ?? PropertyAggregate(nil)
+            let aggregate = aggregate(entry.key) ?? PropertyAggregate(nil)
             let has = Set(entry.value)
+            func value(_ kind: AggregateKind) -> Double? { has.contains(kind) ? aggregate.value(kind) : nil }
             values[entry.key] = .init(
-                count: has.contains(.count) ? aggregate.count : nil, sum: has.contains(.sum) ? aggregate.sum : nil,
-                min: has.contains(.min) ? aggregate.min : nil, max: has.contains(.max) ? aggregate.max : nil,
-                mean: has.contains(.mean) ? aggregate.mean : nil)
+                count: value(.count).map(Int.init), sum: value(.sum), min: value(.min), max: value(.max), mean: value(.mean))
         })
     }
 }

@@ -6,8 +6,9 @@ import Synchronization
 /// The recent thin answers of one tenant on this instance, by `deltaToken`, so a live map can ask
 /// for only what changed since its last answer. Each is kept as its items' ids and fingerprints
 /// (a hash of what the item shows), not the items: a delta then writes only the items that differ.
-/// The oldest go first beyond ``maxAnswers`` answers or ``maxItems`` items in all; a token this
-/// instance does not hold (too old, another instance's, from before a restart) answers whole.
+/// The oldest go first beyond ``maxAnswers`` answers or ``maxItems`` items in all, and a token
+/// goes once a delta has answered it; a token this instance does not hold (too old, used,
+/// another instance's, from before a restart) answers whole.
 final class ThinDeltas: Sendable {
     static let maxAnswers = 512
     static let maxItems = 200_000
@@ -52,7 +53,10 @@ final class ThinDeltas: Sendable {
             state.kept[token] = Kept(scope: scope, prints: prints)
             state.order.append(token)
             state.items += prints.count
-            while state.kept.count > Self.maxAnswers || (state.items > Self.maxItems && state.kept.count > 1) {
+            // The order lists taken tokens too (gone already): it keeps at most twice the answers.
+            while state.first < state.order.count,
+                  state.kept.count > Self.maxAnswers || (state.items > Self.maxItems && state.kept.count > 1)
+                    || state.order.count - state.first > 2 * Self.maxAnswers {
                 let oldest = state.order[state.first]
                 state.first += 1
                 state.items -= state.kept.removeValue(forKey: oldest)?.prints.count ?? 0
@@ -62,10 +66,14 @@ final class ThinDeltas: Sendable {
         }
     }
 
-    /// The fingerprints of the answer `token` names, if it is held and answered `scope`.
-    func prints(of token: String, scope: Scope) -> [String: Int]? {
+    /// The fingerprints of the answer `token` names, if it is held and answered `scope`; it is
+    /// then dropped (its client moves on to the new answer's token), so the answers kept follow
+    /// the clients, not how often they ask.
+    func take(_ token: String, scope: Scope) -> [String: Int]? {
         state.withLock { state in
             guard let kept = state.kept[token], kept.scope == scope else { return nil }
+            state.kept[token] = nil
+            state.items -= kept.prints.count
             return kept.prints
         }
     }

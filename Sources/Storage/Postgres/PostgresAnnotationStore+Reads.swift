@@ -157,9 +157,10 @@ extension PostgresAnnotationStore: ThinningSource {
 
     public func numericValues(of property: String) async throws -> [(id: AnnotationID, value: Double)] {
         try await database.withConnection { [tenant, logger] connection in
-            // The rows that have the property, their properties read by the rule every entry's are.
+            // A text search narrows the rows (the text is not cast to jsonb, which refuses some of
+            // what it may hold); each is then read by the rule every entry's properties are.
             let rows = try await connection.query("""
-                SELECT id, properties FROM annotation WHERE tenant = \(tenant.description) AND properties::jsonb ? \(property)
+                SELECT id, properties FROM annotation WHERE tenant = \(tenant.description) AND strpos(properties, \(AnnotationRecord.memberPrefix(property))) > 0
                 """, logger: logger)
             var values: [(id: AnnotationID, value: Double)] = []
             for try await (uuid, text) in rows.decode((UUID, String).self) {

@@ -8,7 +8,7 @@ import Timeline
 /// annotations carry a PostGIS `geography(Point)` with a GiST index, and gap-free numbers come from
 /// counter rows updated in the writing transaction (a `SEQUENCE` leaves holes on rollback).
 /// `properties` is the canonical JSON text SQLite keeps too: `jsonb` would reorder its keys and
-/// refuse `\u0000`, and nothing queries inside it in SQL.
+/// refuse `\u0000`, and SQL reads it only as text (a property column's rows are found by `strpos`).
 ///
 /// Instances starting together migrate one at a time: each step runs in a transaction that first
 /// takes a transaction-scoped advisory lock, then skips the step if another instance applied it.

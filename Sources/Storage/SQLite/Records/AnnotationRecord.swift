@@ -67,6 +67,13 @@ struct AnnotationRecord: Codable, FetchableRecord, PersistableRecord {
         return text.withUTF8 { bytes in JSONValueParser.parse(UnsafeRawBufferPointer(bytes))?.objectValue }
     }
 
+    /// How member `name` starts in a stored `properties` text (`"name":`, escaped as the canonical
+    /// text escapes it): rows whose text holds it may have the member, the others do not.
+    static func memberPrefix(_ name: String) -> String {
+        let text = JSONValue.canonicalText(of: [name: .null])
+        return String(text.dropFirst().dropLast("null}".count))
+    }
+
     /// A plain INSERT for bulk imports (``BulkWriter``): the row `insert(_:)` writes.
     static let insertSQL = """
         INSERT INTO annotation (tenant, id, externalId, latitude, longitude, title, subtitle, kind, clusteringIdentifier,
