@@ -27,26 +27,27 @@ public struct ThinningQuery: Sendable {
     /// Per aggregated property (``ThinningOptions/aggregates``), the aggregates the answer writes.
     public var aggregateKinds: [String: [AggregateKind]]
     public var limit: Int
+    /// The `deltaToken` of an earlier answer the client holds (1…``maxTokenLength`` characters).
+    public var since: String?
+    public static let maxTokenLength = 64
 
     /// - Parameters:
     ///   - viewport: reads the view from the request (its errors are under `viewport`).
     ///   - aggregates: per numeric property, the aggregates each item carries.
     public init(
         viewport readViewport: () throws(FieldError) -> Viewport, cellSize: Int?, limit: Int?, filter: ThinningFilter,
-        maxZoom: Int? = nil, weight: String? = nil, aggregates: [String: Set<AggregateKind>] = [:]
+        maxZoom: Int? = nil, weight: String? = nil, aggregates: [String: Set<AggregateKind>] = [:], since: String? = nil
     ) throws(FieldErrors) {
         var errors = FieldErrors()
+        if let since, !(1...Self.maxTokenLength).contains(since.unicodeScalars.count) {
+            errors.record(at: ["since"], "must be a deltaToken: 1 to \(Self.maxTokenLength) characters")
+        }
         if let maxZoom, !ThinningGrid.zoomLevels.contains(maxZoom) {
             errors.record(at: ["maxZoom"], "must be \(Self.range(ThinningGrid.zoomLevels)), got \(maxZoom)")
         }
         let keyLength = AnnotationContent.Limits.maxKeyLength
         if let weight, weight.isEmpty || weight.unicodeScalars.count > keyLength { errors.record(at: ["weight"], "must be 1 to \(keyLength) characters") }
-        if aggregates.count > Self.maxAggregatedProperties {
-            errors.record(at: ["aggregates"], "may name at most \(Self.maxAggregatedProperties) properties, got \(aggregates.count)")
-        }
-        for (name, kinds) in aggregates where name.isEmpty || name.unicodeScalars.count > keyLength || kinds.isEmpty {
-            errors.record(at: ["aggregates", name], name.isEmpty || name.unicodeScalars.count > keyLength ? "property names must be 1 to \(keyLength) characters" : "must name at least one aggregate")
-        }
+        for error in Self.aggregateErrors(aggregates) { errors.record(error) }
         let cellSize = cellSize ?? ThinningGrid.defaultCellSize
         if !ThinningGrid.cellSizes.contains(cellSize) {
             errors.record(at: ["cellSize"], "must be \(Self.range(ThinningGrid.cellSizes)), got \(cellSize)")
@@ -86,6 +87,25 @@ public struct ThinningQuery: Sendable {
         self.filter = filter
         options = ThinningOptions(maxZoom: maxZoom, weight: weight, aggregates: aggregates.keys.sorted())
         aggregateKinds = aggregates.mapValues { $0.sorted() }
+        self.since = since
+    }
+
+    /// What is wrong with an `aggregates` request (paths under `aggregates`): more than
+    /// ``maxAggregatedProperties`` properties, a name not of keys' length, a property with no aggregate.
+    public static func aggregateErrors(_ aggregates: [String: Set<AggregateKind>]) -> [FieldError] {
+        let keyLength = AnnotationContent.Limits.maxKeyLength
+        var errors: [FieldError] = []
+        if aggregates.count > maxAggregatedProperties {
+            errors.append(FieldError(path: ["aggregates"], message: "may name at most \(maxAggregatedProperties) properties, got \(aggregates.count)"))
+        }
+        for (name, kinds) in aggregates.sorted(by: { $0.key < $1.key }) {
+            if name.isEmpty || name.unicodeScalars.count > keyLength {
+                errors.append(FieldError(path: ["aggregates", name], message: "property names must be 1 to \(keyLength) characters"))
+            } else if kinds.isEmpty {
+                errors.append(FieldError(path: ["aggregates", name], message: "must name at least one aggregate"))
+            }
+        }
+        return errors
     }
 
     private static func range(_ range: ClosedRange<Int>) -> String { "\(range.lowerBound)…\(range.upperBound)" }

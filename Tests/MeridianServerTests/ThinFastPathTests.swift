@@ -41,7 +41,6 @@ import WireJSON
     }
 
     private func compare(_ handler: APIHandler, _ tenant: TenantSpace.Tenant) async throws {
-        let thinning = tenant.thinning
         // The runtime's encoder, with the configuration `buildRouterAndTenants` gives it.
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -93,7 +92,9 @@ import WireJSON
         let query = try ThinningQuery(body, filter: nil)
         let (first, second) = (try await ThinningAnswer(query, tenant: tenant), try await ThinningAnswer(query, tenant: tenant))
         _ = try await tenant.annotations.create(AnnotationContent(coordinate: Coordinate(latitude: 40.5, longitude: 10.5), properties: ["n": .number(5)]))
-        let fastDelta = ThinAnswerWriter.write(try await ThinningAnswer(query, since: second.deltaToken, tenant: tenant))
+        var sinceSecond = query
+        sinceSecond.since = second.deltaToken
+        let fastDelta = ThinAnswerWriter.write(try await ThinningAnswer(sinceSecond, tenant: tenant))
         body.since = first.deltaToken
         guard case .ok(let ok) = try await handler.thinAnnotations(.init(body: .json(body))), case .json(let generated) = ok.body else {
             Issue.record("no delta answer"); return

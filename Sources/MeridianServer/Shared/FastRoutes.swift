@@ -59,7 +59,7 @@ struct FastRoutes<Context: RequestContext>: RouterMiddleware {
                       let wire = try? JSONDecoder().decode(Components.Schemas.ThinRequest.self, from: Data(body.readableBytesView)),
                       wire.filter == nil  // a CQL2 filter is read (and explained) by the generated handler
                 else { return nil }
-                return ThinAnswerWriter.write(try await ThinningAnswer(ThinningQuery(wire, filter: nil), since: wire.since, tenant: tenants.current()))
+                return ThinAnswerWriter.write(try await ThinningAnswer(ThinningQuery(wire, filter: nil), tenant: tenants.current()))
             },
         ]
         prefixed = [

@@ -18,7 +18,7 @@ extension APIHandler {
     func thinAnnotations(_ input: Operations.ThinAnnotations.Input) async throws -> Operations.ThinAnnotations.Output {
         switch input.body {
         case .json(let body):
-            let answer = try await ThinningAnswer(ThinningQuery(body, filter: RequestFilter.body(body.filter?.value1)), since: body.since, tenant: tenants.current())
+            let answer = try await ThinningAnswer(ThinningQuery(body, filter: RequestFilter.body(body.filter?.value1)), tenant: tenants.current())
             let viewport = answer.viewport
             func item(_ position: Int) -> Components.Schemas.ThinItem? {
                 switch answer.result.items[position] {
@@ -103,8 +103,8 @@ struct ThinningAnswer {
     var reset: Bool?
     var delta: ThinDelta?
 
-    /// - Parameter since: the `deltaToken` of an earlier answer the client holds.
-    init(_ query: ThinningQuery, since: String? = nil, tenant: TenantSpace.Tenant) async throws {
+    /// With the query's `since`, the answer is a delta from that earlier answer when it is held.
+    init(_ query: ThinningQuery, tenant: TenantSpace.Tenant) async throws {
         viewport = query.viewport
         weight = query.options.weight
         aggregateKinds = query.aggregateKinds
@@ -114,7 +114,7 @@ struct ThinningAnswer {
         annotations = try await tenant.annotations.annotations(ids: result.items.compactMap { if case .annotation(let id, _) = $0 { id } else { nil } })
         let scope = ThinDeltas.Scope(query)
         let shown = fingerprints()
-        if let since {
+        if let since = query.since {
             let earlier = tenant.deltas.take(since, scope: scope)
             reset = earlier == nil
             delta = earlier.map { ThinDelta(from: $0, to: shown) }
@@ -185,7 +185,7 @@ extension ThinningQuery {
         let aggregates = (body.aggregates?.additionalProperties ?? [:]).mapValues { Set($0.compactMap { AggregateKind(rawValue: $0.rawValue) }) }
         try self.init(
             viewport: { () throws(FieldError) in try Viewport(body.viewport) }, cellSize: body.cellSize, limit: body.limit, filter: filter,
-            maxZoom: body.maxZoom, weight: body.weight, aggregates: aggregates)
+            maxZoom: body.maxZoom, weight: body.weight, aggregates: aggregates, since: body.since)
     }
 }
 
@@ -194,6 +194,10 @@ enum AggregateParameter {
     /// The aggregates per property the values name (422 at `aggregate` for a malformed one).
     static func kinds(_ values: [String]?) throws(ProblemError) -> [String: [AggregateKind]] {
         var kinds: [String: Set<AggregateKind>] = [:]
+        // The contract's maxItems: at most 8 values, so at most 8 properties.
+        if let values, values.count > ThinningQuery.maxAggregatedProperties {
+            throw ProblemError.invalid([.init(parameter: "aggregate", detail: "must have at most \(ThinningQuery.maxAggregatedProperties) values, got \(values.count)")])
+        }
         for value in values ?? [] {
             // Split at the last colon by code point, as the contract's pattern reads it.
             let scalars = value.unicodeScalars
@@ -203,12 +207,9 @@ enum AggregateParameter {
             }
             kinds[String(scalars[..<colon]), default: []].insert(kind)
         }
-        let keyLength = AnnotationContent.Limits.maxKeyLength
-        if kinds.count > ThinningQuery.maxAggregatedProperties {
-            throw ProblemError.invalid([.init(parameter: "aggregate", detail: "may name at most \(ThinningQuery.maxAggregatedProperties) properties, got \(kinds.count)")])
-        }
-        if kinds.keys.contains(where: { $0.unicodeScalars.count > keyLength }) {
-            throw ProblemError.invalid([.init(parameter: "aggregate", detail: "property names must be at most \(keyLength) characters")])
+        // The body's rules for `aggregates`, said of this parameter.
+        if let error = ThinningQuery.aggregateErrors(kinds).first {
+            throw ProblemError.invalid([.init(parameter: "aggregate", detail: error.message)])
         }
         return kinds.mapValues { $0.sorted() }
     }
