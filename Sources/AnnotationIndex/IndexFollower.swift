@@ -129,24 +129,28 @@ public final class IndexFollower: Sendable {
         }
     }
 
-    /// How many times ``read(_:_:)`` builds columns before it gives up: only when more distinct
-    /// properties than ``ThinningIndex/maxColumns`` are in use at once can a column go between
-    /// its build and its read.
-    static let columnAttempts = 3
+    /// How many times ``read(_:admission:_:)`` builds columns before it gives up: a column goes
+    /// between its build and its hold only when more than ``ThinningIndex/maxColumns`` others were
+    /// built meanwhile.
+    static let columnAttempts = 5
 
     /// `body` on the index, current and holding the columns `options` reads (built in their turn
-    /// at `admission`'s gates).
+    /// at `admission`'s gates), none of which is dropped while `body` runs.
     public func read<T>(
         _ options: ThinningOptions, admission: [AsyncGate] = [], _ body: (ThinningIndex) throws(ThinningIndex.MissingColumn) -> T
     ) async throws -> T {
+        let properties = options.properties
         var attempt = 1
         while true {
-            try await prepareColumns(options.properties, admission: admission)
+            try await prepareColumns(properties, admission: admission)
             let index = try await current()
-            do { return try body(index) } catch {
-                if attempt == Self.columnAttempts { throw error }
-                attempt += 1
+            // A column built a moment ago may have gone for others' before it was held: build it again.
+            if index.hold(properties) {
+                defer { index.release(properties) }
+                return try body(index)
             }
+            if attempt == Self.columnAttempts { throw ThinningIndex.MissingColumn(property: properties.sorted().first ?? "") }
+            attempt += 1
         }
     }
 

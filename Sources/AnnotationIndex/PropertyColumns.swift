@@ -101,6 +101,8 @@ final class PropertyColumn {
     /// The use clock's value when a request last read it (the least recently used goes first);
     /// set by readers side by side, so atomic.
     let used = Atomic<UInt64>(0)
+    /// Answers holding it now (``ThinningIndex/hold(_:)``): it is not dropped meanwhile.
+    let pins = Atomic<Int>(0)
 
     init(name: String, slots: Int) {
         self.name = name

@@ -93,10 +93,13 @@ public final class ThinningIndex: @unchecked Sendable {
     public func addColumn(_ property: String, values: [(id: AnnotationID, value: Double)], corrections: [ThinningEntry] = []) {
         lock.writing {
             if let existing = columns.firstIndex(where: { $0.name == property }) { drop(columns[existing]) }
-            if columns.count >= Self.maxColumns, let oldest = columns.min(by: { $0.used.load(ordering: .relaxed) < $1.used.load(ordering: .relaxed) }) {
+            // The least recently used that no answer holds goes; while answers hold them all, there are more for a while.
+            let free = columns.filter { $0.pins.load(ordering: .relaxed) == 0 }
+            if columns.count >= Self.maxColumns, let oldest = free.min(by: { $0.used.load(ordering: .relaxed) < $1.used.load(ordering: .relaxed) }) {
                 drop(oldest)
             }
             let column = PropertyColumn(name: property, slots: slotIDs.count)
+            touch(column)
             for (id, value) in values where value.isFinite {
                 if let ordinal = ordinalOf(id) { column.byOrdinal[Int(ordinal)] = value }
             }
@@ -116,8 +119,33 @@ public final class ThinningIndex: @unchecked Sendable {
     /// The column of `property` (marked used), nil when none is held.
     func column(_ property: String) -> PropertyColumn? {
         guard let column = columns.first(where: { $0.name == property }) else { return nil }
-        column.used.store(useClock.wrappingAdd(1, ordering: .relaxed).newValue, ordering: .relaxed)
+        touch(column)
         return column
+    }
+
+    private func touch(_ column: PropertyColumn) {
+        column.used.store(useClock.wrappingAdd(1, ordering: .relaxed).newValue, ordering: .relaxed)
+    }
+
+    /// Holds the columns of `properties` for an answer (none is dropped until ``release(_:)``);
+    /// false, holding none, when one is not held.
+    public func hold(_ properties: Set<String>) -> Bool {
+        reading {
+            let held = properties.compactMap { property in columns.first { $0.name == property } }
+            guard held.count == properties.count else { return false }
+            for column in held {
+                column.pins.wrappingAdd(1, ordering: .relaxed)
+                touch(column)
+            }
+            return true
+        }
+    }
+
+    /// Lets the columns ``hold(_:)`` held go again.
+    public func release(_ properties: Set<String>) {
+        reading {
+            for column in columns where properties.contains(column.name) { column.pins.wrappingSubtract(1, ordering: .relaxed) }
+        }
     }
 
     // MARK: Inside the write lock

@@ -142,6 +142,13 @@ import Timeline
         index.addColumn("extra", values: [])
         #expect(index.columnNames.count == ThinningIndex.maxColumns)
         #expect(index.columnNames.contains("p0") && !index.columnNames.contains("p1") && index.columnNames.contains("extra"))
+        // A column an answer holds is not dropped, even as the least recently used (p2 next, then p3).
+        #expect(index.hold(["p2"]) && !index.hold(["p2", "p1"]))
+        index.addColumn("more", values: [])
+        #expect(index.columnNames.contains("p2") && !index.columnNames.contains("p3"))
+        index.release(["p2"])
+        index.addColumn("again", values: [])
+        #expect(index.columnNames.count == ThinningIndex.maxColumns && !index.columnNames.contains("p4"), "held means used: the next oldest goes")
     }
 }
 
