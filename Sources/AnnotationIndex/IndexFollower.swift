@@ -89,14 +89,18 @@ public final class IndexFollower: Sendable {
                 building[property] = task
                 return task
             }
-            try await build.value
+            // A request that times out or whose client left stops waiting; the build goes on for the next.
+            try await build.valueUnlessCancelled()
         }
     }
 
     private func buildColumn(_ property: String, admission: [AsyncGate]) async throws {
-        // Rows read after this position are at least as new as it.
-        let start = store.latestSequence
-        let values = try await AsyncGate.through(admission) { try await store.numericValues(of: property) }
+        // Rows read after this position are at least as new as it: taken once the gates let the
+        // read go, so the writes to read again are only those during the read.
+        let (start, values) = try await AsyncGate.through(admission) { [store] in
+            let start = store.latestSequence
+            return (start, try await store.numericValues(of: property))
+        }
         try await exclusively { [self] in
             guard !index.columnNames.contains(property) else { return }
             // Writes the index applied past `start` may be newer than the values read: read them again.

@@ -64,31 +64,42 @@ struct ValueStats: ColumnSummary {
 }
 
 /// What some members' values add to their centroid as weights. A weight is the value when it is a
-/// number ≥ 0; a member without one (absent, not a number, negative) weighs 1, so over n members of
-/// shifted points (x, y): Σw = ``weightSum`` + (n − ``weighted``), Σw·x = ``xExcess`` + Σx (likewise y).
+/// number ≥ 0; a member without one (absent, not a number, negative) weighs 1. Both kinds are
+/// summed directly (Σw, Σw·x, Σw·y of the weighted; count, Σx, Σy of the others), not as a
+/// difference from the plain sums, so tiny weights beside large coordinates lose nothing.
 struct WeightSums: ColumnSummary {
-    /// Members whose value is a weight (≥ 0), and the sum of those values.
-    var weighted = 0
     var weightSum = 0.0
-    /// Σ (w − 1)·x and Σ (w − 1)·y over the weighted members: what their weights add to the plain sums.
-    var xExcess = 0.0
-    var yExcess = 0.0
+    var weightedX = 0.0
+    var weightedY = 0.0
+    /// The members that weigh 1 for want of a weight.
+    var others = 0
+    var otherX = 0.0
+    var otherY = 0.0
 
     init() {}
 
+    /// Σw over all the members.
+    var total: Double { weightSum + Double(others) }
+
     @inline(__always) mutating func add(_ value: Double, x: Double, y: Double) {
-        guard value >= 0 else { return }  // NaN and negatives weigh 1
-        weighted &+= 1
-        weightSum += value
-        xExcess += (value - 1) * x
-        yExcess += (value - 1) * y
+        if value >= 0 {
+            weightSum += value
+            weightedX += value * x
+            weightedY += value * y
+        } else {  // NaN and negatives weigh 1
+            others &+= 1
+            otherX += x
+            otherY += y
+        }
     }
 
     @inline(__always) mutating func add(_ other: WeightSums) {
-        weighted &+= other.weighted
         weightSum += other.weightSum
-        xExcess += other.xExcess
-        yExcess += other.yExcess
+        weightedX += other.weightedX
+        weightedY += other.weightedY
+        others &+= other.others
+        otherX += other.otherX
+        otherY += other.otherY
     }
 }
 

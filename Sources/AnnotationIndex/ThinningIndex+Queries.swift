@@ -352,8 +352,8 @@ extension ThinningIndex {
                 // Members without a weight weigh 1 (``WeightSums``); all weighing 0 leaves the plain mean.
                 var sums = WeightSums()
                 for (partition, _) in clustered { sums.add(partition.weights(of: column, in: range, main: main, rankLimit: rankLimit)) }
-                let total = sums.weightSum + Double(total.count - sums.weighted)
-                let (x, y) = (sums.xExcess + s.sumX, sums.yExcess + s.sumY)
+                let total = sums.total
+                let (x, y) = (sums.weightedX + sums.otherX, sums.weightedY + sums.otherY)
                 // Weights beyond a double's range (or all 0) leave the plain mean.
                 if total > 0, total.isFinite, x.isFinite, y.isFinite { (sumX, sumY, divisor) = (x, y, total) }
                 weight = total

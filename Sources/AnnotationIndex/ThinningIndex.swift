@@ -95,9 +95,8 @@ public final class ThinningIndex: @unchecked Sendable {
             if let existing = columns.firstIndex(where: { $0.name == property }) { drop(columns[existing]) }
             // The least recently used that no answer holds goes; while answers hold them all, there are more for a while.
             let free = columns.filter { $0.pins.load(ordering: .relaxed) == 0 }
-            if columns.count >= Self.maxColumns, let oldest = free.min(by: { $0.used.load(ordering: .relaxed) < $1.used.load(ordering: .relaxed) }) {
-                drop(oldest)
-            }
+            var dropping = free.sorted { $0.used.load(ordering: .relaxed) < $1.used.load(ordering: .relaxed) }[...]
+            while columns.count >= Self.maxColumns, let oldest = dropping.popFirst() { drop(oldest) }
             let column = PropertyColumn(name: property, slots: slotIDs.count)
             touch(column)
             for (id, value) in values where value.isFinite {

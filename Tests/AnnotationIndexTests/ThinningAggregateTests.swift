@@ -134,6 +134,24 @@ import Timeline
         #expect(ThinningOptions(maxZoom: 22).maxZoom == nil, "the last grid clusters anyway")
     }
 
+    @Test func aTinyWeightAmongZerosPlacesTheCentroidOnItsMember() throws {
+        // 2 000 points in one cell near 170°E (shifted x near 2^28), all weighing 0 but one of 1e-9:
+        // the weighted mean is that one point, however large the coordinates beside so small a weight.
+        var random = SeededGenerator(seed: 41)
+        let points = (0..<2000).map { i in
+            ReferencePoint(
+                id: testID(i), coordinate: Coordinate(latitude: 10 + Double.random(in: 0...0.5, using: &random), longitude: 170 + Double.random(in: 0...0.5, using: &random)),
+                kind: nil, group: nil, priority: 500, value: i == 777 ? 1e-9 : 0)
+        }
+        let index = ThinningIndex(entries: points.map(\.entry), sequence: 0)
+        index.addColumn("v", values: points.compactMap { point in point.value.map { (point.id, $0) } })
+        let result = try index.thin(MapRect.world, grid: ThinningGrid(zoom: 0, cellSize: 512), options: ThinningOptions(weight: "v"))
+        guard case .cluster(let cluster) = try #require(result.items.first) else { Issue.record("one cluster"); return }
+        let one = points[777].mapPoint
+        #expect(cluster.count == 2000 && abs(cluster.weight! - 1e-9) < 1e-20)
+        #expect(abs(Reference.unwrapped(cluster.centroid.x) - Reference.unwrapped(one.x)) < 1e-3 && abs(cluster.centroid.y - one.y) < 1e-3, "\(cluster.centroid) vs \(one)")
+    }
+
     @Test func columnsBeyondTheLimitDropTheLeastRecentlyUsed() throws {
         let points = Self.points(200, seed: 31, firstID: 0)
         let index = ThinningIndex(entries: points.map(\.entry), sequence: 0)
