@@ -13,15 +13,17 @@ extension ThinningIndex {
     public func items(
         in tile: Tile, grid: ThinningGrid, filter: ThinningFilter = ThinningFilter(), options: ThinningOptions = ThinningOptions(), limit: Int = .max
     ) throws(MissingColumn) -> [(item: ThinnedItem, position: MapPoint)] {
-        try thin(tile.mapRect, grid: grid, filter: filter, options: options, limit: limit).items.compactMap { item in
-            let position = item.position
-            return tile.contains(position) ? (item, position) : nil
-        }
+        Self.inside(tile, try thin(tile.mapRect, grid: grid, filter: filter, options: options, limit: limit))
     }
 
     /// ``items(in:grid:filter:options:limit:)`` with no options.
     public func items(in tile: Tile, grid: ThinningGrid, filter: ThinningFilter = ThinningFilter(), limit: Int = .max) -> [(item: ThinnedItem, position: MapPoint)] {
-        thin(tile.mapRect, grid: grid, filter: filter, limit: limit).items.compactMap { item in
+        Self.inside(tile, thin(tile.mapRect, grid: grid, filter: filter, limit: limit))
+    }
+
+    /// The items of `result` whose position lies inside `tile`, with that position.
+    private static func inside(_ tile: Tile, _ result: ThinningResult) -> [(item: ThinnedItem, position: MapPoint)] {
+        result.items.compactMap { item in
             let position = item.position
             return tile.contains(position) ? (item, position) : nil
         }
