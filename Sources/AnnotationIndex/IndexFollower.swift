@@ -42,7 +42,7 @@ public final class IndexFollower: Sendable {
                 if let running { return running }
                 let task = Task { [self] in
                     defer { self.running.withLock { $0 = nil } }
-                    try await catchUp()
+                    try await catchUp(readingTheFeed: true)
                 }
                 running = task
                 return task
@@ -61,12 +61,30 @@ public final class IndexFollower: Sendable {
     /// up first.
     static let gathering: Duration = .milliseconds(10)
 
-    /// Catches up whenever the feed grows, until the task is cancelled.
+    /// How long the background catch-up waits for the announcements of changes the feed already
+    /// counts (a commit of this process counts before its notification comes back) before it
+    /// reads them from the feed instead.
+    static let announcementWait: Duration = .milliseconds(100)
+
+    /// Catches up whenever the feed grows, until the task is cancelled: from what the commits
+    /// announced while they keep coming, from the feed when they stop short of it.
     public func follow() async {
+        var stalled: ContinuousClock.Instant?
         while !Task.isCancelled {
             await store.waitForChanges(after: index.sequence, timeout: Self.followTimeout)
             try? await Task.sleep(for: Self.gathering)
-            do { _ = try await current() } catch {
+            do {
+                let before = index.sequence
+                try await exclusively { [self] in try await catchUp(readingTheFeed: false) }
+                if index.sequence >= store.latestSequence || index.sequence > before {
+                    stalled = nil
+                } else if let since = stalled, ContinuousClock.now - since >= Self.announcementWait {
+                    _ = try await current()
+                    stalled = nil
+                } else if stalled == nil {
+                    stalled = .now
+                }
+            } catch {
                 // The next answer retries (and reports) it; do not spin on a failing database.
                 try? await Task.sleep(for: Self.retryPause)
             }
@@ -158,9 +176,15 @@ public final class IndexFollower: Sendable {
         }
     }
 
-    private func catchUp() async throws {
+    /// Applies what the commits announced while it continues the index, then (when
+    /// `readingTheFeed`) reads the rest from the feed.
+    private func catchUp(readingTheFeed: Bool) async throws {
         while true {
-            let (upserts, removals, through) = try await store.thinningChanges(after: index.sequence, limit: Self.pageSize)
+            let announced = store.announcedChanges(after: index.sequence, limit: Self.pageSize)
+            guard announced != nil || readingTheFeed else { return }
+            let (upserts, removals, through) = if let announced { announced } else {
+                try await store.thinningChanges(after: index.sequence, limit: Self.pageSize)
+            }
             guard through > index.sequence else { return }
             points.apply(upserts: upserts, removals: removals)
             index.apply(upserts: upserts, removals: removals, through: through)

@@ -13,9 +13,18 @@ public protocol ThinningSource: Sendable {
     /// in one transaction, at most `limit` feed entries' worth; `through` is the last entry read
     /// (`sequence` itself when the feed holds nothing newer).
     func thinningChanges(after sequence: Int64, limit: Int) async throws -> (upserts: [ThinningEntry], removals: [AnnotationID], through: Int64)
+    /// The changes after `sequence` as their commits announced them (each annotation as the last
+    /// of them left it; at most `limit` feed entries), when this process holds them without reading
+    /// the store; nil otherwise, and ``thinningChanges(after:limit:)`` reads them.
+    func announcedChanges(after sequence: Int64, limit: Int) -> (upserts: [ThinningEntry], removals: [AnnotationID], through: Int64)?
     /// Every live annotation's value of the free property `property` where it is a finite number
     /// (a column of the index is built from it).
     func numericValues(of property: String) async throws -> [(id: AnnotationID, value: Double)]
     /// Returns once the feed has an entry after `sequence`, or after `timeout`, whichever is first.
     func waitForChanges(after sequence: Int64, timeout: Duration) async
+}
+
+extension ThinningSource {
+    /// None: a store whose commits announce nothing to this process is read.
+    public func announcedChanges(after sequence: Int64, limit: Int) -> (upserts: [ThinningEntry], removals: [AnnotationID], through: Int64)? { nil }
 }

@@ -94,6 +94,8 @@ enum PostgresAnnotationRow {
         case .counter(let feed): (annotations.indices.map { Int64($0) + 1 }, feed)
         }
         let count = Int64(annotations.count)
+        // Announced with the counter: other instances apply the rows without reading them back.
+        let body = feed == nil ? nil : AnnouncedChanges.payload(annotations.map { .upsert(ThinningEntry($0)) })
         // Numbered here: `counter` is the counter after the entries, each entry `last - count + its place`.
         let rows = try await connection.query("""
             WITH counter AS (
@@ -121,8 +123,9 @@ enum PostgresAnnotationRow {
                        'created', id, 1, \(unescaped: instant(at))
                 FROM rows LEFT JOIN counter ON true)
             SELECT last FROM counter
-            -- PostgresFeeds.payload(_:_:_:), written in SQL.
-            CROSS JOIN LATERAL (SELECT pg_notify(\(PostgresFeeds.channel), \(feed ?? "") || ' ' || \(tenant.description) || ' ' || last)) AS notified
+            -- PostgresFeeds.payload(_:_:_:body:), written in SQL.
+            CROSS JOIN LATERAL (SELECT pg_notify(\(PostgresFeeds.channel), \(feed ?? "") || ' ' || \(tenant.description) || ' ' || last
+                                                || \(body.map { "\n" + $0 } ?? ""))) AS notified
             """, logger: logger)
         var last: Int64?
         for try await value in rows.decode(Int64.self) { last = value }

@@ -139,6 +139,10 @@ extension PostgresAnnotationStore {
 extension PostgresAnnotationStore: ThinningSource {
     public var latestSequence: Int64 { feed.latest }
 
+    public func announcedChanges(after sequence: Int64, limit: Int) -> (upserts: [ThinningEntry], removals: [AnnotationID], through: Int64)? {
+        database.feeds.announcedChanges(tenant).changes(after: sequence, limit: limit)
+    }
+
     public func thinningSnapshot() async throws -> (entries: [ThinningEntry], sequence: Int64) {
         // One repeatable-read transaction: the rows are exactly those of the counter's position.
         try await database.transaction(isolation: "REPEATABLE READ READ ONLY") { connection in

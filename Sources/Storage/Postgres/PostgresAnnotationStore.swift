@@ -1,5 +1,6 @@
 public import Annotations
 public import Foundation
+import AnnotationIndex
 import Logging
 import MapGeometry
 import PostgresNIO
@@ -219,7 +220,12 @@ public struct PostgresAnnotationStore: AnnotationStore {
     /// Appends `write`'s feed entry, if it has one, under the next number of the locked counter.
     func record(_ write: AnnotationWrite, on connection: PostgresConnection, appender: inout FeedAppender) async throws {
         guard let change = write.change else { return }
-        let sequence = appender.next()
+        let announced: AnnouncedChanges.Change? = switch write.step {
+        case .insert(let annotation), .update(let annotation): .upsert(ThinningEntry(annotation))
+        case .delete(let annotation, _): .removal(annotation.id)
+        case .unchanged: nil
+        }
+        let sequence = appender.next(announcing: announced)
         try await connection.query("""
             INSERT INTO annotation_change (tenant, sequence, kind, annotation_id, version, at)
             VALUES (\(tenant.description), \(sequence), \(change.kind.rawValue), \(change.id.uuid), \(change.version), \(unescaped: PostgresAnnotationRow.instant(change.at)))

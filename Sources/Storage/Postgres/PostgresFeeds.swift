@@ -18,6 +18,17 @@ final class PostgresFeeds: Sendable {
     static let pollInterval: Duration = .seconds(1)
 
     private let signals = Mutex<[String: SequenceSignal]>([:])
+    private let announced = Mutex<[TenantID: AnnouncedChanges]>([:])
+
+    /// The annotation changes `tenant`'s commits announced (``AnnouncedChanges``).
+    func announcedChanges(_ tenant: TenantID) -> AnnouncedChanges {
+        announced.withLock { announced in
+            if let changes = announced[tenant] { return changes }
+            let changes = AnnouncedChanges()
+            announced[tenant] = changes
+            return changes
+        }
+    }
 
     /// The signal of `tenant`'s `feed` (a feed that never had an entry starts at 0).
     func signal(_ feed: String, _ tenant: TenantID) -> SequenceSignal {
@@ -30,15 +41,21 @@ final class PostgresFeeds: Sendable {
         }
     }
 
-    /// The payload announcing that `tenant`'s `feed` ends at `sequence`.
-    static func payload(_ feed: String, _ tenant: TenantID, _ sequence: Int64) -> String {
-        "\(feed) \(tenant) \(sequence)"
+    /// The payload announcing that `tenant`'s `feed` ends at `sequence`; after a line break, the
+    /// `body` of the changes numbered up to it (the annotations feed's, ``AnnouncedChanges/payload(_:)``).
+    static func payload(_ feed: String, _ tenant: TenantID, _ sequence: Int64, body: String? = nil) -> String {
+        "\(feed) \(tenant) \(sequence)" + (body.map { "\n" + $0 } ?? "")
     }
 
-    /// Advances the signal a payload names; malformed payloads (not Meridian's) are ignored.
+    /// Keeps the changes a payload carries, then advances the signal it names (so a reader it
+    /// wakes finds them); malformed payloads (not Meridian's) are ignored.
     func receive(_ payload: String) {
-        let parts = payload.split(separator: " ")
+        let lines = payload.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false)
+        let parts = lines[0].split(separator: " ")
         guard parts.count == 3, let tenant = TenantID(String(parts[1])), let sequence = Int64(parts[2]) else { return }
+        if lines.count == 2, parts[0] == PostgresAnnotationStore.feedName, let changes = AnnouncedChanges.changes(inPayload: lines[1]) {
+            announcedChanges(tenant).append(changes, through: sequence)
+        }
         signal(String(parts[0]), tenant).advance(to: sequence)
     }
 
@@ -98,6 +115,9 @@ struct FeedAppender {
     let first: Int64
     /// The last number issued so far.
     private(set) var last: Int64
+    /// The changes numbered so far, to announce with the counter (the annotations feed's); nil once
+    /// one was not given (the payload then announces only the counter).
+    private var changes: [AnnouncedChanges.Change]? = []
 
     /// Locks (`tenant`, `feed`)'s counter row, creating it at 0, for the rest of the transaction.
     static func lock(_ feed: String, _ tenant: TenantID, on connection: PostgresConnection, logger: Logger) async throws -> FeedAppender {
@@ -110,9 +130,10 @@ struct FeedAppender {
         return FeedAppender(feed: feed, tenant: tenant, first: last, last: last)
     }
 
-    /// The next number.
-    mutating func next() -> Int64 {
+    /// The next number, for `change` when it is given (announced with the counter).
+    mutating func next(announcing change: AnnouncedChanges.Change? = nil) -> Int64 {
         last += 1
+        if let change { changes?.append(change) } else { changes = nil }
         return last
     }
 
@@ -122,7 +143,7 @@ struct FeedAppender {
         // The rows are read: an error in a statement that returns rows reaches only its reader.
         for try await _ in try await connection.query("""
             WITH stored AS (UPDATE feed_counter SET last = \(last) WHERE tenant = \(tenant.description) AND feed = \(feed))
-            SELECT pg_notify(\(PostgresFeeds.channel), \(PostgresFeeds.payload(feed, tenant, last)))
+            SELECT pg_notify(\(PostgresFeeds.channel), \(PostgresFeeds.payload(feed, tenant, last, body: changes.flatMap(AnnouncedChanges.payload))))
             """, logger: logger) {}
         return last
     }
