@@ -12,6 +12,7 @@ Per configuration, with the same annotations imported first:
 - thin p50/p95: 400 thin requests of random views (zoom 2–14), round-robin over the instances;
 - with two instances, write → other instance: a write on A until B's thin answer holds it (p50/p99);
 - beside writes and ingest on PostgreSQL, the share of its active backends waiting on a lock (sampled).
+Each configuration is measured once its servers settle (their start-up work, such as filling the JSON cache, done).
 Ratios are against SQLite in the same run. Absolute times on a shared 2-core machine are noisy.
 """
 import argparse, json, os, random, shutil, subprocess, sys, tempfile, threading, time
@@ -245,6 +246,7 @@ def main():
             servers.extend(process for process, _, _ in started)
             ports = [port for _, port, _ in started]
             thin_latencies(ports, bodies[:40])  # warm-up: every instance's index and connections
+            benchlib.settle([process for process, _, _ in started])  # and their start-up work done
             sampled = None if label == "SQLite" else pg_url
             with LockWaits(sampled) as writes_waits:
                 writes = writes_per_second(ports, rng)

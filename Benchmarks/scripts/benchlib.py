@@ -44,6 +44,23 @@ def start_server(binary, database, flags=(), prefix=(), keep=200):
             return process, int(match[1]), log
 
 
+def settle(processes, quiet=0.05, window=0.3, longest=60):
+    """Waits until every process in `processes` uses less than `quiet` of a core over `window`
+    seconds (a server's start-up work, such as filling its caches, done), at most `longest` seconds:
+    a benchmark measures the steady state, not the start-up beside it."""
+    ticks = os.sysconf("SC_CLK_TCK")
+
+    def cpu(process):
+        fields = open(f"/proc/{process.pid}/stat").read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / ticks
+    deadline = time.monotonic() + longest
+    while time.monotonic() < deadline:
+        before = [cpu(process) for process in processes]
+        time.sleep(window)
+        if all(cpu(process) - used < quiet * window for process, used in zip(processes, before)):
+            return
+
+
 def create_key(binary, database, role, tenant="bench"):
     """`meridian keys create` on `database`; returns the new token, or exits the script."""
     keys = subprocess.run([binary, "keys", "create", "--tenant", tenant, "--role", role, "--database", database],

@@ -65,28 +65,8 @@ public struct PostgresTrackingStore: SharedTrackingStore, EventLogReader {
             let counter = try await FeedAppender.lock(Self.revisionFeed, tenant, on: connection, logger: logger)
             let transaction = PostgresTrackingTransaction(store: self, connection: connection, revision: counter.first)
             let result = try await body(transaction)
-            guard transaction.wrote else { return result }
-            var revision = counter
-            let written = revision.next()
-            let structural = transaction.structural.withLock { $0 }
-            let lastEvent = transaction.lastEvent.withLock { $0 }
-            // The revision, the structure mark (``PostgresTrackingTransaction/changes(since:)``) and the
-            // event log's end, with their notifications, in one statement. Its rows are read: an error
-            // in a statement that returns rows reaches only its reader.
-            for try await _ in try await connection.query("""
-                WITH stored AS (
-                    UPDATE feed_counter SET last = \(written) WHERE tenant = \(tenant.description) AND feed = \(Self.revisionFeed)),
-                structure AS (
-                    INSERT INTO feed_counter (tenant, feed, last)
-                    SELECT \(tenant.description), \(PostgresTrackingTransaction.structureFeed), \(written) WHERE \(structural)
-                    ON CONFLICT (tenant, feed) DO UPDATE SET last = excluded.last),
-                events AS (
-                    INSERT INTO feed_counter (tenant, feed, last) SELECT \(tenant.description), \(Self.eventFeed), \(lastEvent ?? 0) WHERE \(lastEvent != nil)
-                    ON CONFLICT (tenant, feed) DO UPDATE SET last = greatest(feed_counter.last, excluded.last))
-                SELECT pg_notify(\(PostgresFeeds.channel), \(PostgresFeeds.payload(Self.revisionFeed, tenant, written)))
-                UNION ALL
-                SELECT pg_notify(\(PostgresFeeds.channel), \(PostgresFeeds.payload(Self.eventFeed, tenant, lastEvent ?? 0))) WHERE \(lastEvent != nil)
-                """, logger: logger) {}
+            // The counters, when the last statement did not store them: in a statement of no rows.
+            if transaction.wrote, !transaction.countersCurrent.withLock({ $0 }) { try await transaction.write(TrackingRows()) }
             return result
         }
     }

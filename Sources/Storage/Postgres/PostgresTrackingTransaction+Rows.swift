@@ -26,6 +26,10 @@ extension PostgresTrackingTransaction {
     /// array writes nothing), so the tenant's tracking lock is held for one round trip of writing,
     /// not one per table. A late fix meeting a stored instant is skipped; returns the fixes stored.
     /// Device, progress and status rows carry this transaction's revision (``changes(since:)``).
+    /// When the transaction wrote, the same statement stores the counters and notifies:
+    /// the revision, the structure mark and the event log's end (so an ingest holds the tenant's
+    /// lock for lock, rows, `COMMIT`); ``PostgresTrackingStore/exclusively(_:)`` writes them with
+    /// no rows when a later statement changed what they say.
     @discardableResult
     func write(_ rows: TrackingRows) async throws -> Set<FixKey> {
         let fixes = rows.fixes.map(\.stored.fix)
@@ -54,8 +58,25 @@ extension PostgresTrackingTransaction {
         let devices = rows.devices
         let lastFixes = devices.map { $0.lastFix.map { StoredFix($0).text } ?? "" }, noLastFix = devices.map { $0.lastFix == nil }
 
+        let counting = wrote
+        let structural = structural.withLock { $0 }
+        let lastEvent = [lastEvent.withLock { $0 }, events.last?.sequence].compactMap { $0 }.max()
+        let (store, written) = (store.tenant, writtenRevision)
         let stored = try await connection.query("""
-            WITH fixes AS (
+            WITH revision AS (
+                UPDATE feed_counter SET last = \(written)
+                WHERE tenant = \(tenant) AND feed = \(PostgresTrackingStore.revisionFeed) AND \(counting)
+                RETURNING pg_notify(\(PostgresFeeds.channel), \(PostgresFeeds.payload(PostgresTrackingStore.revisionFeed, store, written)))),
+            structure AS (
+                INSERT INTO feed_counter (tenant, feed, last)
+                SELECT \(tenant), \(PostgresTrackingTransaction.structureFeed), \(written) WHERE \(counting && structural)
+                ON CONFLICT (tenant, feed) DO UPDATE SET last = excluded.last),
+            event_end AS (
+                INSERT INTO feed_counter (tenant, feed, last)
+                SELECT \(tenant), \(PostgresTrackingStore.eventFeed), \(lastEvent ?? 0) WHERE \(counting && lastEvent != nil)
+                ON CONFLICT (tenant, feed) DO UPDATE SET last = greatest(feed_counter.last, excluded.last)
+                RETURNING pg_notify(\(PostgresFeeds.channel), \(PostgresFeeds.payload(PostgresTrackingStore.eventFeed, store, lastEvent ?? 0)))),
+            fixes AS (
                 INSERT INTO location_fix (tenant, device_id, timestamp, latitude, longitude, horizontal_accuracy, speed, course, altitude,
                                           vertical_accuracy, received_at, late, attributes)
                 SELECT \(tenant), device_id, timestamp, latitude, longitude, horizontal_accuracy,
@@ -113,7 +134,8 @@ extension PostgresTrackingTransaction {
             """, logger: logger)
         var inserted: Set<FixKey> = []
         for try await (deviceId, timestamp) in stored.decode((String, Int64).self) { inserted.insert(FixKey(deviceId: deviceId, timestamp: timestamp)) }
-        if let last = events.last?.sequence { lastEvent.withLock { $0 = max($0 ?? 0, last) } }
+        self.lastEvent.withLock { $0 = lastEvent }
+        countersCurrent.withLock { $0 = counting }
         return inserted
     }
 }

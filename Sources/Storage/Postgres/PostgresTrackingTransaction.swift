@@ -19,6 +19,8 @@ final class PostgresTrackingTransaction: TrackingTransaction {
     var wrote: Bool { committed.withLock { $0 } }
     /// Whether it wrote what other instances cannot catch up with (``changes(since:)``): they reload.
     let structural = Mutex(false)
+    /// Whether the last statement stored the counters as they now are (``write(_:)``).
+    let countersCurrent = Mutex(false)
     var tenant: String { store.tenant.description }
     var logger: Logger { store.logger }
 
@@ -57,6 +59,7 @@ final class PostgresTrackingTransaction: TrackingTransaction {
     }
 
     func commit(_ write: TrackingWrite) async throws -> [Set<Int>] {
+        countersCurrent.withLock { $0 = false }
         // A batch that stores nothing (all duplicates, say: a client's retry) sends no instance reloading.
         if case .ingest(let plans) = write, plans.allSatisfy(\.writesNothing) {} else { committed.withLock { $0 = true } }
         switch write {
