@@ -39,10 +39,11 @@ final class PostgresTrackingTransaction: TrackingTransaction {
             subscriptions.append(try JSONColumn.value(StoredSubscription.self, definition, table: "subscription", id: id)
                 .subscription(id: id, createdAt: createdAt, acceptedFixesBefore: acceptedBefore, deletedAt: deletedAt))
         }
-        let (devices, allTails) = try await devices(since: nil)
+        let read = try await devices(since: nil)
+        let (devices, allTails) = (read.devices, read.tails)
         let (profiles, groups) = try await registry()
-        let progress = try await progress(since: nil)
-        let lastSequence = try await lastSequence()
+        let (progress, statuses) = try await progressAndStatuses(since: nil)
+        let lastSequence = read.lastSequence
         let tracked = Set(progress.keys.map(\.deviceId))
         let tails = allTails.filter { tracked.contains($0.key) }
         var filters = IngestFilters.off
@@ -51,7 +52,6 @@ final class PostgresTrackingTransaction: TrackingTransaction {
             """, logger: logger).decode(String.self) {
             filters = try JSONColumn.value(IngestFilters.self, settings, table: "ingest_filters", id: tenant)
         }
-        let statuses = try await statuses(since: nil)
         return TrackingState(
             subscriptions: subscriptions, devices: devices.filter { $0.id != StoredProfile.ordinalFloorRow }, progress: progress,
             lastSequence: lastSequence, acceptedFixes: devices.map(\.lastAcceptedOrdinal).max() ?? 0, tails: tails, profiles: profiles, groups: groups, ingestFilters: filters,
