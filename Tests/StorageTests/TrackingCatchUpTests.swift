@@ -1,7 +1,8 @@
 import Foundation
 import Geodesy
 import MapGeometry
-import Storage
+import PostgresNIO
+@testable import Storage
 import Synchronization
 import Testing
 import TestSupport
@@ -127,6 +128,18 @@ struct TrackingCatchUpTests {
             #expect(state.statuses == loaded.statuses, "instance \(index): statuses")
             #expect(state == loaded, "instance \(index) caught up to what a load gives")
         }
+        // Each device row names the accepted fix before its last, as a search of its fixes finds it.
+        let engine = try #require(engines[0] as? PostgresEngine)
+        var named = 0
+        for try await (id, previous, searched) in try await engine.database.client.query("""
+            SELECT id, previous_fix_at, (SELECT max(timestamp) FROM location_fix f
+                                         WHERE f.tenant = d.tenant AND f.device_id = d.id AND f.timestamp < d.last_fix_at AND NOT late)
+            FROM device d WHERE last_fix_at IS NOT NULL
+            """, logger: engine.database.logger).decode((String, Int64?, Int64?).self) {
+            #expect(previous == searched, "device \(id)")
+            named += previous == nil ? 0 : 1
+        }
+        #expect(named > 0)
     }
 
     @Test func concurrentDevicesOnBothInstancesCatchUpToWhatALoadGives() async throws {

@@ -231,6 +231,18 @@ enum PostgresMigrations {
                 "ANALYZE tracking_event",
             ] { try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger) }
         }),
+        Step("v14: device rows name their accepted fix before the last", [
+            // A catch-up or a load reads that fix by its key. Found by `ORDER BY timestamp DESC
+            // LIMIT 1` over the month partitions, it was planned as a sort of all the device's
+            // fixes of the month whenever that month's partition had no statistics yet.
+            "ALTER TABLE device ADD COLUMN previous_fix_at bigint",
+            """
+            UPDATE device d SET previous_fix_at = (
+                SELECT max(timestamp) FROM location_fix
+                WHERE tenant = d.tenant AND device_id = d.id AND timestamp < d.last_fix_at AND NOT late)
+            WHERE last_fix_at IS NOT NULL
+            """,
+        ]),
     ]
 
     /// Applies every step the database lacks, in order; safe to run from several instances at once.

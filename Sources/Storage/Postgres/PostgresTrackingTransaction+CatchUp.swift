@@ -42,8 +42,8 @@ extension PostgresTrackingTransaction {
     /// its accepted fix before that (what SQLite's store reads per device), with the tenant's marks,
     /// in one statement: the rows, their tails and the marks are of one snapshot.
     func devices(since revision: Int64?) async throws -> DeviceRead {
-        // `m` is the marks' one row; `p` is the accepted fix before the last one, its columns
-        // `fixColumns` (all NULL when there is none); `d` is NULL when no device row changed.
+        // `m` is the marks' one row; `p` is the accepted fix before the last one, found by its key
+        // (all NULL when there is none, or retention deleted it); `d` is NULL when no device row changed.
         let rows = try await connection.query("""
             SELECT m.structure, m.last_sequence, d.*
             FROM (SELECT coalesce((SELECT last FROM feed_counter WHERE tenant = \(tenant) AND feed = \(Self.structureFeed)), 0) AS structure,
@@ -51,13 +51,10 @@ extension PostgresTrackingTransaction {
                                            (SELECT max(sequence) FROM tracking_event WHERE tenant = \(tenant)), 0),
                                   coalesce((SELECT events_through FROM retention WHERE tenant = \(tenant)), 0)) AS last_sequence) m
             LEFT JOIN LATERAL (
-                SELECT d.id, d.last_fix, d.last_accepted_ordinal, f.received_at, p.*
+                SELECT d.id, d.last_fix, d.last_accepted_ordinal, f.received_at, \(unescaped: Self.previousFixColumns)
                 FROM device d
                 LEFT JOIN location_fix f ON f.tenant = d.tenant AND f.device_id = d.id AND f.timestamp = d.last_fix_at
-                LEFT JOIN LATERAL (
-                    SELECT \(unescaped: PostgresTrackingRows.fixColumns) FROM location_fix
-                    WHERE tenant = d.tenant AND device_id = d.id AND timestamp < d.last_fix_at AND NOT late
-                    ORDER BY timestamp DESC LIMIT 1) p ON true
+                LEFT JOIN location_fix p ON p.tenant = d.tenant AND p.device_id = d.id AND p.timestamp = d.previous_fix_at
                 WHERE d.tenant = \(tenant) AND (\(revision == nil) OR d.revision > \(revision ?? 0))) d ON true
             """, logger: logger)
         var read = DeviceRead()
@@ -76,6 +73,9 @@ extension PostgresTrackingTransaction {
         }
         return read
     }
+
+    /// `p`'s fix columns, named apart from `f`'s.
+    static let previousFixColumns = PostgresTrackingRows.fixColumns.split(separator: ", ").map { "p.\($0)" }.joined(separator: ", ")
 
     /// Progress and status rows written after `revision` (nil: all), in one statement (`kind` says which).
     func progressAndStatuses(since revision: Int64?) async throws -> ([ProgressKey: SubscriptionProgress], [ProgressKey: DeviceStatus]) {

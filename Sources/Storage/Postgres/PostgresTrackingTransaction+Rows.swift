@@ -15,6 +15,22 @@ struct TrackingRows {
     var devices: [DeviceState] = []
 }
 
+extension TrackingRows {
+    /// Per device of `devices`, the latest fix of `fixes` accepted before its last one (nil where
+    /// the batch holds none: the stored row's last fix is then the one before), with its mask.
+    var previousAcceptedInBatch: ([Int64], [Bool]) {
+        var latest: [String: Int64] = [:]
+        let lasts = Dictionary(devices.map { ($0.id, $0.lastFix?.timestamp.microseconds) }, uniquingKeysWith: { $1 })
+        for fix in fixes where !fix.stored.late {
+            let at = fix.stored.fix.timestamp.microseconds
+            guard let last = lasts[fix.deviceId] ?? nil, at < last else { continue }
+            latest[fix.deviceId] = max(latest[fix.deviceId] ?? .min, at)
+        }
+        let previous = devices.map { latest[$0.id] }
+        return (previous.map { $0 ?? 0 }, previous.map { $0 == nil })
+    }
+}
+
 /// A stored fix's key.
 struct FixKey: Hashable {
     var deviceId: String
@@ -57,6 +73,7 @@ extension PostgresTrackingTransaction {
 
         let devices = rows.devices
         let lastFixes = devices.map { $0.lastFix.map { StoredFix($0).text } ?? "" }, noLastFix = devices.map { $0.lastFix == nil }
+        let (previousAt, noPreviousAt) = rows.previousAcceptedInBatch
 
         let counting = wrote
         let structural = structural.withLock { $0 }
@@ -121,15 +138,19 @@ extension PostgresTrackingTransaction {
                 SET offline = excluded.offline, stopped = excluded.stopped, offline_at = excluded.offline_at, stopped_at = excluded.stopped_at,
                     follows_last_fix = excluded.follows_last_fix, revision = excluded.revision),
             devices AS (
-                INSERT INTO device (tenant, id, last_fix, last_fix_at, last_accepted_ordinal, revision)
+                INSERT INTO device (tenant, id, last_fix, last_fix_at, last_accepted_ordinal, revision, previous_fix_at)
                 SELECT \(tenant), id, CASE WHEN no_last_fix THEN NULL ELSE last_fix END, CASE WHEN no_last_fix THEN NULL ELSE last_fix_at END, ordinal,
-                       \(writtenRevision)
+                       \(writtenRevision), CASE WHEN no_previous_at THEN NULL ELSE previous_at END
                 FROM unnest(\(devices.map(\.id)), \(lastFixes), \(devices.map { $0.lastFix?.timestamp.microseconds ?? 0 }), \(noLastFix),
-                            \(devices.map(\.lastAcceptedOrdinal)))
-                    AS u(id, last_fix, last_fix_at, no_last_fix, ordinal)
+                            \(devices.map(\.lastAcceptedOrdinal)), \(previousAt), \(noPreviousAt))
+                    AS u(id, last_fix, last_fix_at, no_last_fix, ordinal, previous_at, no_previous_at)
+                -- The accepted fix before the new last: the batch's latest one before it, else the
+                -- row's last (every accepted fix is newer than every fix stored before it).
                 ON CONFLICT (tenant, id) DO UPDATE
                 SET last_fix = excluded.last_fix, last_fix_at = excluded.last_fix_at, last_accepted_ordinal = excluded.last_accepted_ordinal,
-                    revision = excluded.revision)
+                    revision = excluded.revision,
+                    previous_fix_at = CASE WHEN excluded.last_fix_at IS DISTINCT FROM device.last_fix_at
+                                           THEN coalesce(excluded.previous_fix_at, device.last_fix_at) ELSE device.previous_fix_at END)
             SELECT device_id, timestamp FROM fixes
             """, logger: logger)
         var inserted: Set<FixKey> = []
