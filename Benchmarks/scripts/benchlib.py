@@ -51,7 +51,10 @@ def settle(processes, quiet=0.05, window=0.3, longest=60):
     ticks = os.sysconf("SC_CLK_TCK")
 
     def cpu(process):
-        fields = open(f"/proc/{process.pid}/stat").read().rsplit(")", 1)[1].split()
+        try:
+            fields = open(f"/proc/{process.pid}/stat").read().rsplit(")", 1)[1].split()
+        except OSError:  # exited: the phase reports it
+            return 0.0
         return (int(fields[11]) + int(fields[12])) / ticks
     deadline = time.monotonic() + longest
     while time.monotonic() < deadline:

@@ -56,9 +56,8 @@ public final class IndexFollower: Sendable {
     }
 
     /// How long the background catch-up lets writes gather after the feed grew: under a stream
-    /// of writes one catch-up reads many (on PostgreSQL every instance follows every other's
-    /// writes, one read per commit otherwise). Answers do not wait for it: ``current()`` catches
-    /// up first.
+    /// of writes one catch-up reads (or applies) many. Answers do not wait for it: ``current()``
+    /// catches up first.
     static let gathering: Duration = .milliseconds(10)
 
     /// How long the background catch-up waits for the announcements of changes the feed already
@@ -73,6 +72,13 @@ public final class IndexFollower: Sendable {
         while !Task.isCancelled {
             await store.waitForChanges(after: index.sequence, timeout: Self.followTimeout)
             try? await Task.sleep(for: Self.gathering)
+            guard store.announces else {
+                do { _ = try await current() } catch {
+                    // The next answer retries (and reports) it; do not spin on a failing database.
+                    try? await Task.sleep(for: Self.retryPause)
+                }
+                continue
+            }
             do {
                 let before = index.sequence
                 try await exclusively { [self] in try await catchUp(readingTheFeed: false) }
@@ -177,14 +183,20 @@ public final class IndexFollower: Sendable {
     }
 
     /// Applies what the commits announced while it continues the index, then (when
-    /// `readingTheFeed`) reads the rest from the feed.
+    /// `readingTheFeed`) reads the rest from the feed. A full page read from the feed may hold
+    /// rows newer than its last entry: the feed is read on until a page ends where its rows do,
+    /// so no announced entry puts back an older version of a row the index already holds.
     private func catchUp(readingTheFeed: Bool) async throws {
+        var fullPageRead = false
         while true {
-            let announced = store.announcedChanges(after: index.sequence, limit: Self.pageSize)
+            let announced = fullPageRead ? nil : store.announcedChanges(after: index.sequence, limit: Self.pageSize)
             guard announced != nil || readingTheFeed else { return }
+            let before = index.sequence
             let (upserts, removals, through) = if let announced { announced } else {
-                try await store.thinningChanges(after: index.sequence, limit: Self.pageSize)
+                try await store.thinningChanges(after: before, limit: Self.pageSize)
             }
+            // Feed sequences have no holes: a page of `pageSize` entries may have stopped short.
+            fullPageRead = announced == nil && through - before >= Int64(Self.pageSize)
             guard through > index.sequence else { return }
             points.apply(upserts: upserts, removals: removals)
             index.apply(upserts: upserts, removals: removals, through: through)

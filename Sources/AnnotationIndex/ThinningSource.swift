@@ -25,6 +25,8 @@ public protocol ThinningSource: Sendable {
 }
 
 extension ThinningSource {
+    /// Whether this process hears the store's commits' changes (``announcedChanges(after:limit:)``).
+    public var announces: Bool { false }
     /// None: a store whose commits announce nothing to this process is read.
     public func announcedChanges(after sequence: Int64, limit: Int) -> (upserts: [ThinningEntry], removals: [AnnotationID], through: Int64)? { nil }
 }

@@ -68,4 +68,36 @@ import Timeline
         _ = try await store.create(AnnotationContent(coordinate: Coordinate(latitude: 2, longitude: 2)))
         #expect(try await follower.current().count == 2)
     }
+
+    /// A store whose feed rows are always an annotation's newest version (v3, written at entry
+    /// `pageSize + 2`) while its commits announced entry `pageSize + 1` (the same annotation at v2)
+    /// and the feed ends at `pageSize + 1` as far as this process knows.
+    struct AheadOfItsPage: ThinningSource {
+        static let id = UUIDv7(high: 0x0190_0000_0000_7001, low: 0x8000_0000_0000_0001)
+        static func entry(version: Int) -> ThinningEntry {
+            ThinningEntry(id: id, coordinate: Coordinate(latitude: Double(version), longitude: 0), kind: nil, clusteringIdentifier: nil,
+                          displayPriority: 0, version: version)
+        }
+        let page = Int64(IndexFollower.pageSize)
+        var latestSequence: Int64 { page + 1 }
+        var announces: Bool { true }
+        func thinningSnapshot() async throws -> (entries: [ThinningEntry], sequence: Int64) { ([], 0) }
+        func thinningChanges(after sequence: Int64, limit: Int) async throws -> (upserts: [ThinningEntry], removals: [AnnotationID], through: Int64) {
+            ([Self.entry(version: 3)], [], min(sequence + Int64(limit), latestSequence))
+        }
+        func announcedChanges(after sequence: Int64, limit: Int) -> (upserts: [ThinningEntry], removals: [AnnotationID], through: Int64)? {
+            sequence == page ? ([Self.entry(version: 2)], [], page + 1) : nil
+        }
+        func numericValues(of property: String) async throws -> [(id: AnnotationID, value: Double)] { [] }
+        func waitForChanges(after sequence: Int64, timeout: Duration) async {}
+    }
+
+    @Test func aFullPageOfTheFeedIsFollowedByTheFeedNotByOlderAnnouncements() async throws {
+        let follower = try await IndexFollower(store: AheadOfItsPage())
+        let index = try await follower.current()
+        #expect(index.sequence == AheadOfItsPage().latestSequence)
+        // The first page (pageSize entries) read the row at v3; the announced entry after it is
+        // v2, older than what the index holds: it must come from the feed (v3 again), not go back.
+        #expect(index.thin(Self.world, grid: Self.grid).items == [.annotation(AheadOfItsPage.id, AheadOfItsPage.entry(version: 3).point)])
+    }
 }

@@ -22,7 +22,7 @@ final class AnnouncedChanges: Sendable {
     }
 
     /// Changes kept at most; older ones go a half at a time (a follower is rarely more than one commit behind).
-    static let capacity = 16_384
+    static let capacity = 4_096
     /// The longest payload PostgreSQL's `NOTIFY` takes is 7 999 bytes; the header needs the rest.
     static let payloadLimit = 7_800
 
@@ -85,7 +85,7 @@ final class AnnouncedChanges: Sendable {
     /// or `[id]` for a deletion), or nil when it is longer than a payload may be.
     static func payload(_ changes: [Change]) -> String? {
         guard !changes.isEmpty else { return nil }
-        var json = JSONWriter(capacity: 128 * changes.count)
+        var json = JSONWriter(capacity: min(128 * changes.count, payloadLimit + 256))
         json.raw("[")
         for (index, change) in changes.enumerated() {
             if index > 0 { json.raw(",") }
@@ -148,8 +148,8 @@ final class AnnouncedChanges: Sendable {
                 numbers[name] = number.double
             }
             changes.append(.upsert(ThinningEntry(
-                id: id, coordinate: Coordinate(latitude: latitude.double, longitude: longitude.double), kind: kind ?? nil,
-                clusteringIdentifier: identifier ?? nil, displayPriority: priorityValue, version: versionValue, numbers: numbers)))
+                id: id, coordinate: Coordinate(latitude: latitude.double, longitude: longitude.double), kind: kind,
+                clusteringIdentifier: identifier, displayPriority: priorityValue, version: versionValue, numbers: numbers)))
         }
         return changes
     }

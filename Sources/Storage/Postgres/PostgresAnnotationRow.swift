@@ -125,7 +125,7 @@ enum PostgresAnnotationRow {
             SELECT last FROM counter
             -- PostgresFeeds.payload(_:_:_:body:), written in SQL.
             CROSS JOIN LATERAL (SELECT pg_notify(\(PostgresFeeds.channel), \(feed ?? "") || ' ' || \(tenant.description) || ' ' || last
-                                                || \(body.map { "\n" + $0 } ?? ""))) AS notified
+                                                || \(PostgresFeeds.suffix(body)))) AS notified
             """, logger: logger)
         var last: Int64?
         for try await value in rows.decode(Int64.self) { last = value }

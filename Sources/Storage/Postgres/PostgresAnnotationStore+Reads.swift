@@ -89,20 +89,22 @@ extension PostgresAnnotationStore {
     }
 
     public func changes(after sequence: Int64, limit: Int) async throws -> [AnnotationChange] {
-        try await database.withConnection { [tenant, logger] connection in
-            let rows = try await connection.query("""
-                SELECT sequence, kind, annotation_id, version, \(unescaped: PostgresAnnotationRow.milliseconds("at")) FROM annotation_change
-                WHERE tenant = \(tenant.description) AND sequence > \(sequence) ORDER BY sequence LIMIT \(limit)
-                """, logger: logger)
-            var changes: [AnnotationChange] = []
-            for try await (sequence, kind, id, version, at) in rows.decode((Int64, String, UUID, Int, Int64).self) {
-                guard let kind = AnnotationChange.Kind(rawValue: kind), let id = AnnotationID(uuid: id) else {
-                    throw StorageError.corruptRow(table: "annotation_change", id: "\(sequence)")
-                }
-                changes.append(AnnotationChange(sequence: sequence, kind: kind, id: id, version: version, at: UnixMilliseconds.date(at)))
+        try await database.withConnection { [self] connection in try await changes(after: sequence, limit: limit, on: connection) }
+    }
+
+    private func changes(after sequence: Int64, limit: Int, on connection: PostgresConnection) async throws -> [AnnotationChange] {
+        let rows = try await connection.query("""
+            SELECT sequence, kind, annotation_id, version, \(unescaped: PostgresAnnotationRow.milliseconds("at")) FROM annotation_change
+            WHERE tenant = \(tenant.description) AND sequence > \(sequence) ORDER BY sequence LIMIT \(limit)
+            """, logger: logger)
+        var changes: [AnnotationChange] = []
+        for try await (sequence, kind, id, version, at) in rows.decode((Int64, String, UUID, Int, Int64).self) {
+            guard let kind = AnnotationChange.Kind(rawValue: kind), let id = AnnotationID(uuid: id) else {
+                throw StorageError.corruptRow(table: "annotation_change", id: "\(sequence)")
             }
-            return changes
+            changes.append(AnnotationChange(sequence: sequence, kind: kind, id: id, version: version, at: UnixMilliseconds.date(at)))
         }
+        return changes
     }
 
     public func waitForChanges(after sequence: Int64, timeout: Duration) async {
@@ -138,6 +140,8 @@ extension PostgresAnnotationStore {
 /// What the thinning index reads: the live annotations' positions and classes, and what changed since.
 extension PostgresAnnotationStore: ThinningSource {
     public var latestSequence: Int64 { feed.latest }
+
+    public var announces: Bool { true }
 
     public func announcedChanges(after sequence: Int64, limit: Int) -> (upserts: [ThinningEntry], removals: [AnnotationID], through: Int64)? {
         database.feeds.announcedChanges(tenant).changes(after: sequence, limit: limit)
@@ -178,20 +182,20 @@ extension PostgresAnnotationStore: ThinningSource {
     }
 
     public func thinningChanges(after sequence: Int64, limit: Int) async throws -> (upserts: [ThinningEntry], removals: [AnnotationID], through: Int64) {
-        let changed = try await changes(after: sequence, limit: limit)
-        guard let through = changed.last?.sequence else { return ([], [], sequence) }
-        let ids = Set(changed.map(\.id))
-        // Rows newer than `through` are fine: re-applying a later change is harmless.
-        let upserts = try await database.withConnection { [tenant, logger] connection in
+        // One snapshot: when the page holds every entry after `sequence`, the rows are exactly as
+        // of its last one (a follower may then apply announced entries after it, each newer).
+        try await database.transaction(isolation: "REPEATABLE READ READ ONLY") { [self] connection in
+            let changed = try await changes(after: sequence, limit: limit, on: connection)
+            guard let through = changed.last?.sequence else { return ([], [], sequence) }
+            let ids = Set(changed.map(\.id))
             // Whole rows: the entries carry their numeric properties for the index's columns.
             let rows = try await connection.query("""
                 SELECT \(unescaped: PostgresAnnotationRow.columns) FROM annotation WHERE tenant = \(tenant.description) AND id = ANY(\(ids.map(\.uuid)))
                 """, logger: logger)
             var upserts: [ThinningEntry] = []
             for try await row in rows.decode(PostgresAnnotationRow.Columns.self) { upserts.append(ThinningEntry(try PostgresAnnotationRow.annotation(row))) }
-            return upserts
+            let live = Set(upserts.map(\.id))
+            return (upserts, ids.filter { !live.contains($0) }.sorted(), through)
         }
-        let live = Set(upserts.map(\.id))
-        return (upserts, ids.filter { !live.contains($0) }.sorted(), through)
     }
 }

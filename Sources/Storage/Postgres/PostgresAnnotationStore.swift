@@ -31,6 +31,7 @@ public struct PostgresAnnotationStore: AnnotationStore {
         self.ids = ids
         self.now = now
         feed = database.feeds.signal(Self.feedName, tenant)
+        _ = database.feeds.announcedChanges(tenant)  // this process follows the tenant: keep what its commits announce
     }
 
     /// `tenant`'s store on `database`, issuing ids after the greatest one it ever stored.

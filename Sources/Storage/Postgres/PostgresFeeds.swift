@@ -20,7 +20,8 @@ final class PostgresFeeds: Sendable {
     private let signals = Mutex<[String: SequenceSignal]>([:])
     private let announced = Mutex<[TenantID: AnnouncedChanges]>([:])
 
-    /// The annotation changes `tenant`'s commits announced (``AnnouncedChanges``).
+    /// The annotation changes `tenant`'s commits announced (``AnnouncedChanges``), kept from now
+    /// on (only the tenants this process opened a store of are kept).
     func announcedChanges(_ tenant: TenantID) -> AnnouncedChanges {
         announced.withLock { announced in
             if let changes = announced[tenant] { return changes }
@@ -44,7 +45,12 @@ final class PostgresFeeds: Sendable {
     /// The payload announcing that `tenant`'s `feed` ends at `sequence`; after a line break, the
     /// `body` of the changes numbered up to it (the annotations feed's, ``AnnouncedChanges/payload(_:)``).
     static func payload(_ feed: String, _ tenant: TenantID, _ sequence: Int64, body: String? = nil) -> String {
-        "\(feed) \(tenant) \(sequence)" + (body.map { "\n" + $0 } ?? "")
+        "\(feed) \(tenant) \(sequence)" + suffix(body)
+    }
+
+    /// What follows the counter's line: the body after a line break, or nothing.
+    static func suffix(_ body: String?) -> String {
+        body.map { "\n" + $0 } ?? ""
     }
 
     /// Keeps the changes a payload carries, then advances the signal it names (so a reader it
@@ -53,8 +59,9 @@ final class PostgresFeeds: Sendable {
         let lines = payload.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false)
         let parts = lines[0].split(separator: " ")
         guard parts.count == 3, let tenant = TenantID(String(parts[1])), let sequence = Int64(parts[2]) else { return }
-        if lines.count == 2, parts[0] == PostgresAnnotationStore.feedName, let changes = AnnouncedChanges.changes(inPayload: lines[1]) {
-            announcedChanges(tenant).append(changes, through: sequence)
+        if lines.count == 2, parts[0] == PostgresAnnotationStore.feedName, let kept = announced.withLock({ $0[tenant] }),
+           let changes = AnnouncedChanges.changes(inPayload: lines[1]) {
+            kept.append(changes, through: sequence)
         }
         signal(String(parts[0]), tenant).advance(to: sequence)
     }

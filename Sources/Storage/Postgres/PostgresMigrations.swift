@@ -236,6 +236,7 @@ enum PostgresMigrations {
             // LIMIT 1` over the month partitions, it was planned as a sort of all the device's
             // fixes of the month whenever that month's partition had no statistics yet.
             "ALTER TABLE device ADD COLUMN previous_fix_at bigint",
+            "ANALYZE location_fix",
             """
             UPDATE device d SET previous_fix_at = (
                 SELECT max(timestamp) FROM location_fix

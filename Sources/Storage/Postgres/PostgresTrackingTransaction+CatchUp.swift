@@ -12,8 +12,8 @@ extension PostgresTrackingTransaction {
     static let structureFeed = "tracking-structure"
 
     /// What other instances' commits changed since `revision`, in two statements (the marks with
-    /// the device rows, then the progress and status rows): this runs while the tenant's lock is
-    /// held; nil when a write since cannot be followed (reload).
+    /// the device rows, then the progress and status rows; under the tenant's lock, or in a
+    /// read-only snapshot before it); nil when a write since cannot be followed (reload).
     func changes(since revision: Int64) async throws -> TrackingChanges? {
         let read = try await devices(since: revision)
         guard read.structure <= revision else { return nil }
@@ -54,7 +54,7 @@ extension PostgresTrackingTransaction {
                 SELECT d.id, d.last_fix, d.last_accepted_ordinal, f.received_at, \(unescaped: Self.previousFixColumns)
                 FROM device d
                 LEFT JOIN location_fix f ON f.tenant = d.tenant AND f.device_id = d.id AND f.timestamp = d.last_fix_at
-                LEFT JOIN location_fix p ON p.tenant = d.tenant AND p.device_id = d.id AND p.timestamp = d.previous_fix_at
+                LEFT JOIN location_fix p ON p.tenant = d.tenant AND p.device_id = d.id AND p.timestamp = d.previous_fix_at AND NOT p.late
                 WHERE d.tenant = \(tenant) AND (\(revision == nil) OR d.revision > \(revision ?? 0))) d ON true
             """, logger: logger)
         var read = DeviceRead()
@@ -89,8 +89,8 @@ extension PostgresTrackingTransaction {
             WHERE tenant = \(tenant) AND (\(revision == nil) OR revision > \(revision ?? 0))
             """, logger: logger).decode((String, String, String, String?, Bool, Bool, Int64?, Int64?, Bool).self) {
             let key = ProgressKey(subscriptionId: subscriptionId, deviceId: deviceId)
-            if kind == "progress", let text {
-                progress[key] = try JSONColumn.value(StoredProgress.self, text, table: "subscription_progress", id: "\(subscriptionId)/\(deviceId)").progress
+            if kind == "progress" {
+                progress[key] = try JSONColumn.value(StoredProgress.self, text ?? "", table: "subscription_progress", id: "\(subscriptionId)/\(deviceId)").progress
             } else {
                 statuses[key] = DeviceStatus(
                     offline: offline, stopped: stopped, offlineAt: offlineAt.map(Instant.init(microseconds:)),
