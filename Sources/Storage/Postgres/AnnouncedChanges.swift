@@ -41,9 +41,10 @@ final class AnnouncedChanges: Sendable {
         guard !changes.isEmpty else { return }
         let first = last - Int64(changes.count) + 1
         run.withLock { run in
-            if run.changes.isEmpty || run.end != first {
-                // Announced already (never expected: a commit notifies once), or a gap: start again.
-                guard first > run.end || run.changes.isEmpty else { return }
+            // Announced already: never expected (a commit notifies once).
+            if !run.changes.isEmpty, first < run.end { return }
+            // A gap (or the first run): start again.
+            if run.changes.isEmpty || first > run.end {
                 run = Run(first: first, changes: changes)
                 return
             }

@@ -221,12 +221,7 @@ public struct PostgresAnnotationStore: AnnotationStore {
     /// Appends `write`'s feed entry, if it has one, under the next number of the locked counter.
     func record(_ write: AnnotationWrite, on connection: PostgresConnection, appender: inout FeedAppender) async throws {
         guard let change = write.change else { return }
-        let announced: AnnouncedChanges.Change? = switch write.step {
-        case .insert(let annotation), .update(let annotation): .upsert(ThinningEntry(annotation))
-        case .delete(let annotation, _): .removal(annotation.id)
-        case .unchanged: nil
-        }
-        let sequence = appender.next(announcing: announced)
+        let sequence = appender.next(announcing: change.kind == .deleted ? .removal(change.id) : .upsert(ThinningEntry(write.annotation)))
         try await connection.query("""
             INSERT INTO annotation_change (tenant, sequence, kind, annotation_id, version, at)
             VALUES (\(tenant.description), \(sequence), \(change.kind.rawValue), \(change.id.uuid), \(change.version), \(unescaped: PostgresAnnotationRow.instant(change.at)))

@@ -78,12 +78,12 @@ extension PostgresTrackingTransaction {
         let counting = wrote
         let structural = structural.withLock { $0 }
         let lastEvent = [lastEvent.withLock { $0 }, events.last?.sequence].compactMap { $0 }.max()
-        let (store, written) = (store.tenant, writtenRevision)
+        let (tenantID, written) = (store.tenant, writtenRevision)
         let stored = try await connection.query("""
             WITH revision AS (
                 UPDATE feed_counter SET last = \(written)
                 WHERE tenant = \(tenant) AND feed = \(PostgresTrackingStore.revisionFeed) AND \(counting)
-                RETURNING pg_notify(\(PostgresFeeds.channel), \(PostgresFeeds.payload(PostgresTrackingStore.revisionFeed, store, written)))),
+                RETURNING pg_notify(\(PostgresFeeds.channel), \(PostgresFeeds.payload(PostgresTrackingStore.revisionFeed, tenantID, written)))),
             structure AS (
                 INSERT INTO feed_counter (tenant, feed, last)
                 SELECT \(tenant), \(PostgresTrackingTransaction.structureFeed), \(written) WHERE \(counting && structural)
@@ -92,7 +92,7 @@ extension PostgresTrackingTransaction {
                 INSERT INTO feed_counter (tenant, feed, last)
                 SELECT \(tenant), \(PostgresTrackingStore.eventFeed), \(lastEvent ?? 0) WHERE \(counting && lastEvent != nil)
                 ON CONFLICT (tenant, feed) DO UPDATE SET last = greatest(feed_counter.last, excluded.last)
-                RETURNING pg_notify(\(PostgresFeeds.channel), \(PostgresFeeds.payload(PostgresTrackingStore.eventFeed, store, lastEvent ?? 0)))),
+                RETURNING pg_notify(\(PostgresFeeds.channel), \(PostgresFeeds.payload(PostgresTrackingStore.eventFeed, tenantID, lastEvent ?? 0)))),
             fixes AS (
                 INSERT INTO location_fix (tenant, device_id, timestamp, latitude, longitude, horizontal_accuracy, speed, course, altitude,
                                           vertical_accuracy, received_at, late, attributes)
