@@ -1,21 +1,25 @@
 import Synchronization
 import Timeline
 
-/// The ``TrackingWriter`` over a store several processes write (PostgreSQL). Each change runs in
-/// the store's exclusive transaction: the tenant's tracking lock is held, the in-memory state is
-/// brought up to date when another process committed since (its revision moved: the rows that
-/// process's ingest wrote are caught up, anything else reloads the state), then the change is
-/// planned, applied and committed. Within a process, changes and catch-ups take turns (``gate``),
-/// so a reload never replaces a state a change is being planned on. Ingest commits in groups, as
-/// ``GroupCommitWriter`` does: the batches that arrive while a transaction runs share the next one
-/// (planned in arrival order, each answered after that commit), so a tenant's lock is taken once
-/// per group, not once per batch; when a group's commit fails, its batches are tried one at a
-/// time, so a batch the database refuses fails alone.
+/// The ``TrackingWriter`` over a store several processes write (PostgreSQL). Ingest commits in
+/// groups, as ``GroupCommitWriter`` does: the batches that arrive while a transaction runs share
+/// the next one (planned in arrival order, each answered after that commit); when a group's commit
+/// fails, its batches are tried one at a time, so a batch the database refuses fails alone.
+///
+/// A group holds the locks of its devices only (``SharedTrackingStore/ingesting(devices:since:_:)``):
+/// those devices are brought up to date from what other processes committed of them, then the
+/// group is planned, applied and committed, and its events and ordinals take the numbers the store
+/// gave them as it committed. Every other change (subscriptions, registry, filters, deadlines) runs
+/// in the store's exclusive transaction on a state brought up to the store's revision (the rows
+/// other processes' ingest wrote are caught up, anything else reloads the state); so does a group
+/// when a write it cannot follow came between. Within a process, changes and catch-ups take turns
+/// (``gate``), so a reload never replaces a state a change is being planned on.
 public final class ExclusiveWriter: TrackingWriter {
     private let store: any SharedTrackingStore
     private let state: Mutex<TrackingState>
     private let committed: TrackingCommitted
-    /// The revision the state is current to (nil: reload before use).
+    /// The revision the state is current to (nil: reload before use): it holds every commit up to
+    /// it, and may hold later ones (its own, and the devices it locked since).
     private let revision = Mutex<Int64?>(nil)
     /// This process's changes and catch-ups, one at a time.
     private let gate = AsyncGate()
@@ -23,7 +27,7 @@ public final class ExclusiveWriter: TrackingWriter {
     private let batches: CommitQueue<Queued, IngestPlan?>
 
     private enum Queued: Sendable {
-        case batch(@Sendable (TrackingState) -> IngestPlan)
+        case batch(deviceId: String, plan: @Sendable (TrackingState) -> IngestPlan)
         /// A change's place: answered once every batch queued before it is committed.
         case barrier
     }
@@ -54,27 +58,25 @@ public final class ExclusiveWriter: TrackingWriter {
         }
     }
 
-    public func ingest(_ plan: @escaping @Sendable (TrackingState) -> IngestPlan) async throws -> IngestPlan {
-        guard let planned = try await batches.submit(.batch(plan)) else { preconditionFailure("a batch is answered its plan") }
+    public func ingest(deviceId: String, _ plan: @escaping @Sendable (TrackingState) -> IngestPlan) async throws -> IngestPlan {
+        guard let planned = try await batches.submit(.batch(deviceId: deviceId, plan: plan)) else { preconditionFailure("a batch is answered its plan") }
         return planned
     }
 
-    /// One transaction for a group's batches, planned once the lock is held (arrival times follow
+    /// One transaction for a group's batches, planned once the locks are held (arrival times follow
     /// the order of evaluation), each on the state the ones before it left; barriers answer nil.
     private func commit(_ group: [Queued]) async throws -> [IngestPlan?] {
-        let batches = group.compactMap { queued in if case .batch(let plan) = queued { plan } else { nil } }
+        let batches = group.compactMap { queued in if case .batch(let deviceId, let plan) = queued { (deviceId, plan) } else { nil } }
         guard !batches.isEmpty else { return group.map { _ in nil } }
-        var plans = try await exclusively { [self] transaction in
-            var plans = state.withLock { state in
-                batches.map { plan in
-                    let planned = plan(state)
-                    state.apply(planned)
-                    return planned
-                }
+        let planners = batches.map(\.1)
+        var plans = try await gate.run { [self] in
+            try await catchUpAhead()
+            if let mine = revision.withLock({ $0 }) {
+                do {
+                    return try await ingesting(planners, devices: Set(batches.map(\.0)).sorted(), since: mine)
+                } catch is Unfollowable {}
             }
-            let duplicates = try await transaction.commit(.ingest(plans))
-            for index in plans.indices { plans[index].markDuplicates(duplicates[index]) }
-            return plans
+            return try await locked { [self] transaction in try await plan(planners, committingIn: transaction) }
         }[...]
         announce(plans.flatMap(\.events), to: committed)
         return group.map { queued in
@@ -83,18 +85,66 @@ public final class ExclusiveWriter: TrackingWriter {
         }
     }
 
+    /// A write came between that catching up cannot follow: the group takes the exclusive way.
+    private struct Unfollowable: Error {}
+
+    /// The group in a transaction holding its devices' locks, those devices caught up first.
+    private func ingesting(_ planners: [@Sendable (TrackingState) -> IngestPlan], devices: [String], since mine: Int64) async throws -> [IngestPlan] {
+        do {
+            let (plans, committedRevision) = try await store.ingesting(devices: devices, since: mine) { [self] transaction, changes in
+                guard let changes else { throw Unfollowable() }
+                state.withLock { $0.catchUp(changes) }
+                revision.withLock { $0 = nil }  // until the commit is known to have held
+                return (try await plan(planners, committingIn: transaction), transaction.committedRevision)
+            }
+            // Its own commit moves the revision only when no other process committed between.
+            revision.withLock { $0 = committedRevision == mine + 1 ? committedRevision : mine }
+            return plans
+        } catch let error as Unfollowable {
+            throw error
+        } catch {
+            revision.withLock { $0 = nil }
+            throw error
+        }
+    }
+
+    /// Plans the batches in order on the state, applies each, commits them in `transaction`, and
+    /// gives the plans and the state the numbers the store gave them.
+    private func plan(_ planners: [@Sendable (TrackingState) -> IngestPlan], committingIn transaction: any TrackingTransaction) async throws -> [IngestPlan] {
+        var plans = state.withLock { state in
+            planners.map { plan in
+                let planned = plan(state)
+                state.apply(planned)
+                return planned
+            }
+        }
+        let duplicates = try await transaction.commit(.ingest(plans))
+        let numbering = transaction.numbering
+        for index in plans.indices {
+            plans[index].markDuplicates(duplicates[index])
+            plans[index].renumber(numbering)
+        }
+        state.withLock { $0.renumber(plans) }
+        return plans
+    }
+
     public func change<T: Sendable>(_ plan: @escaping @Sendable (TrackingState) throws -> (answer: T, write: TrackingWrite?)) async throws -> T {
         // After every batch that arrived before it, as GroupCommitWriter plans them.
         _ = try await batches.submit(.barrier)
-        let (answer, write) = try await exclusively { [self] transaction in
-            // Planned first, so a change that does not fit leaves the state as it is.
-            let planned = try state.withLock { state in
-                let planned = try plan(state)
-                planned.write?.apply(to: &state)
+        let (answer, write) = try await gate.run { [self] in
+            try await catchUpAhead()
+            return try await locked { [self] transaction in
+                // Planned first, so a change that does not fit leaves the state as it is.
+                let planned = try state.withLock { state in
+                    let planned = try plan(state)
+                    planned.write?.apply(to: &state)
+                    return planned
+                }
+                if let write = planned.write { _ = try await transaction.commit(write) }
+                // The state was current under the tenant's lock: its numbers are the store's.
+                assert(transaction.numbering.isIdentity, "an exclusive change numbered apart from the store")
                 return planned
             }
-            if let write = planned.write { _ = try await transaction.commit(write) }
-            return planned
         }
         if let write { announce(write.events, to: committed) }
         return answer
@@ -119,40 +169,40 @@ public final class ExclusiveWriter: TrackingWriter {
         }
     }
 
-    /// Runs `body` in the store's exclusive transaction on a state brought up to the store's
-    /// revision; after any failure the next change reloads the state (the store is the truth).
-    private func exclusively<T: Sendable>(_ body: @escaping @Sendable (any TrackingTransaction) async throws -> T) async throws -> T {
-        try await gate.run { [self] in
-            do {
-                // Behind what others announced: catch up before waiting for the lock, so the
-                // transaction that holds it has little or nothing left to read. Only a head
-                // start: when it fails, the locked transaction catches up as it would have.
-                if let mine = revision.withLock({ $0 }), store.announcedRevision > mine,
-                   case let (changes?, reached)? = try? await store.changes(since: mine) {
-                    state.withLock { $0.catchUp(changes) }
-                    revision.withLock { $0 = reached }
-                }
-                let (result, (before, wrote)) = try await store.exclusively { [self] transaction in
-                    let mine = revision.withLock { $0 }
-                    if mine != transaction.revision {
-                        // Another process committed since: its changes, or the whole state.
-                        if let mine, let changes = try await transaction.changes(since: mine) {
-                            state.withLock { $0.catchUp(changes) }
-                        } else {
-                            let loaded = try await transaction.loadState()
-                            state.withLock { $0 = loaded }
-                        }
+    /// Behind what others announced: catches up before waiting for a lock, so the transaction that
+    /// holds it has little or nothing left to read. Only a head start: when it fails, the locked
+    /// transaction catches up as it would have.
+    private func catchUpAhead() async throws {
+        if let mine = revision.withLock({ $0 }), store.announcedRevision > mine,
+           case let (changes?, reached)? = try? await store.changes(since: mine) {
+            state.withLock { $0.catchUp(changes) }
+            revision.withLock { $0 = reached }
+        }
+    }
+
+    /// Runs `body` (in the ``gate``) in the store's exclusive transaction on a state brought up to
+    /// the store's revision; after any failure the next change reloads the state (the store is the truth).
+    private func locked<T: Sendable>(_ body: @escaping @Sendable (any TrackingTransaction) async throws -> T) async throws -> T {
+        do {
+            let (result, committedRevision) = try await store.exclusively { [self] transaction in
+                let mine = revision.withLock { $0 }
+                if mine != transaction.revision {
+                    // Another process committed since: its changes, or the whole state.
+                    if let mine, let changes = try await transaction.changes(since: mine) {
+                        state.withLock { $0.catchUp(changes) }
+                    } else {
+                        let loaded = try await transaction.loadState()
+                        state.withLock { $0 = loaded }
                     }
-                    revision.withLock { $0 = nil }  // until the commit is known to have held
-                    return (try await body(transaction), (transaction.revision, transaction.wrote))
                 }
-                // Committed: the store advanced the revision by one if it wrote.
-                revision.withLock { $0 = before + (wrote ? 1 : 0) }
-                return result
-            } catch {
-                revision.withLock { $0 = nil }
-                throw error
+                revision.withLock { $0 = nil }  // until the commit is known to have held
+                return (try await body(transaction), transaction.committedRevision ?? transaction.revision)
             }
+            revision.withLock { $0 = committedRevision }
+            return result
+        } catch {
+            revision.withLock { $0 = nil }
+            throw error
         }
     }
 }

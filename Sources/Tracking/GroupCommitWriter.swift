@@ -55,7 +55,7 @@ public final class GroupCommitWriter: TrackingWriter {
         state = Mutex(loaded)
     }
 
-    public func ingest(_ plan: @escaping @Sendable (TrackingState) -> IngestPlan) async throws -> IngestPlan {
+    public func ingest(deviceId: String, _ plan: @escaping @Sendable (TrackingState) -> IngestPlan) async throws -> IngestPlan {
         try await withCheckedThrowingContinuation { continuation in
             pending.withLock { $0.append(Request(plan: plan, continuation: continuation)) }
             writer.async { self.planPending() }

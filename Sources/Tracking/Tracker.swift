@@ -52,7 +52,7 @@ public final class Tracker: Sendable {
 
     /// Stores a device's batch and the events it causes, committed before this returns.
     public func ingest(deviceId: String, fixes: [LocationFix]) async throws -> IngestResult {
-        let plan = try await writer.ingest { [now, newID] state in
+        let plan = try await writer.ingest(deviceId: deviceId) { [now, newID] state in
             state.plan(deviceId: deviceId, fixes: fixes, receivedAt: now(), eventID: newID)
         }
         if let earliest = plan.statuses.values.compactMap(\.nextDeadline).min() { deadlineSet(earliest) }

@@ -15,15 +15,18 @@ public struct TrackingChanges: Sendable {
     public var tails: [String: TrackingState.DeviceTail]
     /// The event log's last sequence (or the retention mark past it).
     public var lastSequence: Int64
+    /// How many fixes the tenant has accepted (the counter ordinals are taken from; 0: unknown).
+    public var acceptedFixes: Int64
 
     /// Nothing changed.
     public static let none = TrackingChanges(devices: [], progress: [:], statuses: [:], tails: [:], lastSequence: 0)
 
     public init(
         devices: [DeviceState], progress: [ProgressKey: SubscriptionProgress], statuses: [ProgressKey: DeviceStatus],
-        tails: [String: TrackingState.DeviceTail], lastSequence: Int64
+        tails: [String: TrackingState.DeviceTail], lastSequence: Int64, acceptedFixes: Int64 = 0
     ) {
         (self.devices, self.progress, self.statuses, self.tails, self.lastSequence) = (devices, progress, statuses, tails, lastSequence)
+        self.acceptedFixes = acceptedFixes
     }
 }
 
@@ -52,5 +55,6 @@ extension TrackingState {
         }
         for key in changes.statuses.keys { deriveDeadline(key) }
         lastSequence = max(lastSequence, changes.lastSequence)
+        acceptedFixes = max(acceptedFixes, changes.acceptedFixes)
     }
 }

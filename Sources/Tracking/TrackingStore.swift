@@ -33,6 +33,17 @@ public protocol SharedTrackingStore: TrackingLog {
     /// (``TrackingTransaction/wrote``): a transaction that found nothing to do (a deadline another
     /// process fired) sends no other process reloading.
     func exclusively<T: Sendable>(_ body: @escaping @Sendable (any TrackingTransaction) async throws -> T) async throws -> T
+    /// Runs `body` in one transaction that holds the tracking locks of `devices` only, with the
+    /// tenant's lock shared (``exclusively(_:)`` waits for every such transaction, and they for
+    /// it), given what other processes' commits changed of those devices since `revision` (nil
+    /// changes: a write since cannot be followed; the writer takes the exclusive way instead). So
+    /// batches of different devices commit side by side on several processes, one device's fixes
+    /// still evaluated once and in order. Another process may commit between this one's planning
+    /// and its commit, so the store numbers the events and accepted fixes as it writes them
+    /// (``TrackingTransaction/numbering``).
+    func ingesting<T: Sendable>(
+        devices: [String], since revision: Int64, _ body: @escaping @Sendable (any TrackingTransaction, TrackingChanges?) async throws -> T
+    ) async throws -> T
     /// What changed since `revision` and the revision that is current to, read together; nil
     /// changes when only a reload brings a state up to date (``TrackingTransaction/changes(since:)``).
     func changes(since revision: Int64) async throws -> (changes: TrackingChanges?, revision: Int64)
@@ -50,6 +61,15 @@ extension SharedTrackingStore {
 
     /// A store that announces nothing: writers catch up under the lock only.
     public var announcedRevision: Int64 { 0 }
+
+    /// A store without device locks: the tenant's exclusive transaction, caught up from `revision`.
+    public func ingesting<T: Sendable>(
+        devices: [String], since revision: Int64, _ body: @escaping @Sendable (any TrackingTransaction, TrackingChanges?) async throws -> T
+    ) async throws -> T {
+        try await exclusively { transaction in
+            try await body(transaction, transaction.revision == revision ? TrackingChanges.none : try await transaction.changes(since: revision))
+        }
+    }
 }
 
 /// One write transaction of a ``SharedTrackingStore``, holding the tenant's tracking lock.
@@ -66,8 +86,15 @@ public protocol TrackingTransaction: Sendable {
     /// as this transaction sees it; nil when a write since was not ingest or status deadlines
     /// (or the store cannot tell): then only ``loadState()`` brings a state up to date.
     func changes(since revision: Int64) async throws -> TrackingChanges?
+    /// The revision this transaction's commit makes (nil: it wrote nothing).
+    var committedRevision: Int64? { get }
+    /// How the store numbered what ``commit(_:)`` wrote, against the plans' numbers.
+    var numbering: CommitNumbering { get }
 }
 
 extension TrackingTransaction {
     public func changes(since revision: Int64) async throws -> TrackingChanges? { nil }
+    /// A store whose transactions hold the tenant's lock from the start: the next revision, its numbers the plans'.
+    public var committedRevision: Int64? { wrote ? revision + 1 : nil }
+    public var numbering: CommitNumbering { CommitNumbering() }
 }

@@ -14,9 +14,9 @@ public protocol TrackingWriter: Sendable {
     var log: any TrackingLog { get }
     /// The last event sequence the store held when the writer loaded the state.
     var loadedLastSequence: Int64 { get }
-    /// Plans one ingest batch with `plan`, in arrival order, applies it, commits it and returns it
-    /// with its duplicates marked.
-    func ingest(_ plan: @escaping @Sendable (TrackingState) -> IngestPlan) async throws -> IngestPlan
+    /// Plans one ingest batch of `deviceId` with `plan`, in arrival order, applies it, commits it
+    /// and returns it with its duplicates marked.
+    func ingest(deviceId: String, _ plan: @escaping @Sendable (TrackingState) -> IngestPlan) async throws -> IngestPlan
     /// Plans a change with `plan` once every earlier change is committed, then applies and commits
     /// the write it returns (none: nothing changes) and returns its answer. When `plan` throws,
     /// nothing changes.

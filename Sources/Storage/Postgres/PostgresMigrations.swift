@@ -244,6 +244,25 @@ enum PostgresMigrations {
             WHERE last_fix_at IS NOT NULL
             """,
         ]),
+        Step("v15: ingest locks devices, numbered from counters at commit", [
+            // An ingest adds to the event log's and the accepted fixes' counters in its last
+            // statement: each tenant's counters start where its rows are.
+            """
+            INSERT INTO feed_counter (tenant, feed, last)
+            SELECT tenant, 'events', max(sequence) FROM (
+                SELECT tenant, max(sequence) AS sequence FROM tracking_event GROUP BY tenant
+                UNION ALL SELECT tenant, events_through FROM retention) AS ends
+            GROUP BY tenant
+            ON CONFLICT (tenant, feed) DO UPDATE SET last = greatest(feed_counter.last, excluded.last)
+            """,
+            """
+            INSERT INTO feed_counter (tenant, feed, last)
+            SELECT tenant, 'tracking-accepted', max(last_accepted_ordinal) FROM device GROUP BY tenant
+            ON CONFLICT (tenant, feed) DO UPDATE SET last = greatest(feed_counter.last, excluded.last)
+            """,
+            // A batch reads back the progress and status rows of its devices only.
+            "CREATE INDEX subscription_progress_device ON subscription_progress (tenant, device_id, revision)",
+        ]),
     ]
 
     /// Applies every step the database lacks, in order; safe to run from several instances at once.

@@ -62,11 +62,25 @@ public struct PostgresTrackingStore: SharedTrackingStore, EventLogReader {
 
     public func exclusively<T: Sendable>(_ body: @escaping @Sendable (any TrackingTransaction) async throws -> T) async throws -> T {
         try await database.transaction { connection in
+            // Every ingest holding devices' locks ends first, and none starts until this commits.
+            try await PostgresTrackingTransaction.lockTenant(tenant, on: connection, logger: logger)
             let counter = try await FeedAppender.lock(Self.revisionFeed, tenant, on: connection, logger: logger)
             let transaction = PostgresTrackingTransaction(store: self, connection: connection, revision: counter.first)
             let result = try await body(transaction)
-            // The counters, when the last statement did not store them: in a statement of no rows.
-            if transaction.wrote, !transaction.countersCurrent.withLock({ $0 }) { try await transaction.write(TrackingRows()) }
+            try await transaction.countIfWritten()
+            return result
+        }
+    }
+
+    public func ingesting<T: Sendable>(
+        devices: [String], since revision: Int64, _ body: @escaping @Sendable (any TrackingTransaction, TrackingChanges?) async throws -> T
+    ) async throws -> T {
+        try await database.transaction { connection in
+            let transaction = PostgresTrackingTransaction(store: self, connection: connection, revision: revision)
+            try await transaction.lock(devices)
+            let changes = try await transaction.changes(since: revision, of: devices)
+            let result = try await body(transaction, changes)
+            try await transaction.countIfWritten()
             return result
         }
     }

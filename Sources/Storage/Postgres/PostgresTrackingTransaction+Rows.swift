@@ -39,13 +39,16 @@ struct FixKey: Hashable {
 
 extension PostgresTrackingTransaction {
     /// Writes `rows` in one statement (arrays unnested, each nullable column with a mask; an empty
-    /// array writes nothing), so the tenant's tracking lock is held for one round trip of writing,
-    /// not one per table. A late fix meeting a stored instant is skipped; returns the fixes stored.
-    /// Device, progress and status rows carry this transaction's revision (``changes(since:)``).
-    /// When the transaction wrote, the same statement stores the counters and notifies:
-    /// the revision, the structure mark and the event log's end (so an ingest holds the tenant's
-    /// lock for lock, rows, `COMMIT`); ``PostgresTrackingStore/exclusively(_:)`` writes them with
-    /// no rows when a later statement changed what they say.
+    /// array writes nothing), so a lock is held for one round trip of writing, not one per table.
+    /// A late fix meeting a stored instant is skipped; returns the fixes stored.
+    ///
+    /// When the transaction wrote, the same statement numbers from the tenant's counters and
+    /// notifies: the revision (the first rows statement of a transaction takes the next one; every
+    /// device, progress and status row carries it, ``changes(since:)``), the event log's sequences
+    /// and the accepted fixes' ordinals (the plans' provisional numbers shifted, ``numbering``).
+    /// The counter rows stay locked until `COMMIT`, so numbers follow commit order without gaps,
+    /// while an ingest holds the tenant's counters for that last round trip only. They are locked
+    /// in one order (revision, events, ordinals) by one `INSERT`, so two writers never wait in a circle.
     @discardableResult
     func write(_ rows: TrackingRows) async throws -> Set<FixKey> {
         let fixes = rows.fixes.map(\.stored.fix)
@@ -75,24 +78,27 @@ extension PostgresTrackingTransaction {
         let lastFixes = devices.map { $0.lastFix.map { StoredFix($0).text } ?? "" }, noLastFix = devices.map { $0.lastFix == nil }
         let (previousAt, noPreviousAt) = rows.previousAcceptedInBatch
 
-        let counting = wrote
-        let structural = structural.withLock { $0 }
-        let lastEvent = [lastEvent.withLock { $0 }, events.last?.sequence].compactMap { $0 }.max()
-        let (tenantID, written) = (store.tenant, writtenRevision)
+        let counters = try counters(for: rows)
+        let known = taken.withLock { $0 }
+        let structural = wrote && structural.withLock { $0 }
+        let deadlines = wrote && self.deadlines.withLock { $0 }
+        let tenantID = store.tenant
         let stored = try await connection.query("""
-            WITH revision AS (
-                UPDATE feed_counter SET last = \(written)
-                WHERE tenant = \(tenant) AND feed = \(PostgresTrackingStore.revisionFeed) AND \(counting)
-                RETURNING pg_notify(\(PostgresFeeds.channel), \(PostgresFeeds.payload(PostgresTrackingStore.revisionFeed, tenantID, written)))),
-            structure AS (
+            WITH counters AS (
                 INSERT INTO feed_counter (tenant, feed, last)
-                SELECT \(tenant), \(PostgresTrackingTransaction.structureFeed), \(written) WHERE \(counting && structural)
+                SELECT \(tenant), feed, first FROM unnest(\(counters.feeds), \(counters.firsts)) WITH ORDINALITY AS c(feed, first, n) ORDER BY n
+                ON CONFLICT (tenant, feed) DO UPDATE
+                SET last = feed_counter.last + CASE excluded.feed WHEN \(PostgresTrackingStore.revisionFeed) THEN 1
+                                                                 WHEN \(PostgresTrackingStore.eventFeed) THEN \(Int64(events.count))
+                                                                 ELSE \(counters.accepted) END
+                RETURNING feed, last, CASE WHEN feed <> \(Self.acceptedFeed)
+                                           THEN pg_notify(\(PostgresFeeds.channel), feed || ' ' || \(tenantID.description) || ' ' || last) END),
+            revision AS (SELECT coalesce((SELECT last FROM counters WHERE feed = \(PostgresTrackingStore.revisionFeed)), \(known ?? 0)) AS last),
+            marks AS (
+                INSERT INTO feed_counter (tenant, feed, last)
+                SELECT \(tenant), feed, (SELECT last FROM revision)
+                FROM unnest(ARRAY[\(structural ? Self.structureFeed : "")::text, \(deadlines ? Self.deadlinesFeed : "")::text]) AS feed WHERE feed <> ''
                 ON CONFLICT (tenant, feed) DO UPDATE SET last = excluded.last),
-            event_end AS (
-                INSERT INTO feed_counter (tenant, feed, last)
-                SELECT \(tenant), \(PostgresTrackingStore.eventFeed), \(lastEvent ?? 0) WHERE \(counting && lastEvent != nil)
-                ON CONFLICT (tenant, feed) DO UPDATE SET last = greatest(feed_counter.last, excluded.last)
-                RETURNING pg_notify(\(PostgresFeeds.channel), \(PostgresFeeds.payload(PostgresTrackingStore.eventFeed, tenantID, lastEvent ?? 0)))),
             fixes AS (
                 INSERT INTO location_fix (tenant, device_id, timestamp, latitude, longitude, horizontal_accuracy, speed, course, altitude,
                                           vertical_accuracy, received_at, late, attributes)
@@ -110,19 +116,20 @@ extension PostgresTrackingTransaction {
             events AS (
                 INSERT INTO tracking_event (tenant, sequence, id, subscription_id, device_id, kind, reason, location, previous_location,
                                             occurred_at, recorded_at, interpolated, subscription_name, subscription_properties, visit)
-                SELECT \(tenant), sequence, id, subscription_id, device_id, kind, CASE WHEN no_reason THEN NULL ELSE reason END, location,
+                SELECT \(tenant), (SELECT last FROM counters WHERE feed = \(PostgresTrackingStore.eventFeed)) - \(Int64(events.count)) + n,
+                       id, subscription_id, device_id, kind, CASE WHEN no_reason THEN NULL ELSE reason END, location,
                        CASE WHEN no_previous THEN NULL ELSE previous END, occurred_at, recorded_at, interpolated,
                        CASE WHEN no_name THEN NULL ELSE name END, CASE WHEN no_properties THEN NULL ELSE properties END,
                        CASE WHEN no_visit THEN NULL ELSE visit END
-                FROM unnest(\(events.map(\.sequence)), \(events.map(\.id)), \(events.map(\.subscriptionId)), \(events.map(\.deviceId)),
+                FROM unnest(\(events.map(\.id)), \(events.map(\.subscriptionId)), \(events.map(\.deviceId)),
                             \(events.map(\.kind.rawValue)), \(reasons), \(noReason), \(events.map { StoredFix($0.location).text }), \(previous), \(noPrevious),
                             \(events.map(\.occurredAt.microseconds)), \(events.map(\.recordedAt.microseconds)), \(events.map(\.interpolated)),
                             \(names), \(noName), \(properties), \(noProperties), \(visits), \(noVisit))
-                    AS u(sequence, id, subscription_id, device_id, kind, reason, no_reason, location, previous, no_previous,
-                         occurred_at, recorded_at, interpolated, name, no_name, properties, no_properties, visit, no_visit)),
+                    WITH ORDINALITY AS u(id, subscription_id, device_id, kind, reason, no_reason, location, previous, no_previous,
+                         occurred_at, recorded_at, interpolated, name, no_name, properties, no_properties, visit, no_visit, n)),
             progress AS (
                 INSERT INTO subscription_progress (tenant, subscription_id, device_id, progress, revision)
-                SELECT \(tenant), subscription_id, device_id, progress, \(writtenRevision)
+                SELECT \(tenant), subscription_id, device_id, progress, (SELECT last FROM revision)
                 FROM unnest(\(progress.map(\.key.subscriptionId)), \(progress.map(\.key.deviceId)), \(progress.map { StoredProgress($0.value).text }))
                     AS u(subscription_id, device_id, progress)
                 ON CONFLICT (tenant, subscription_id, device_id) DO UPDATE SET progress = excluded.progress, revision = excluded.revision),
@@ -130,7 +137,7 @@ extension PostgresTrackingTransaction {
                 INSERT INTO device_status (tenant, subscription_id, device_id, offline, stopped, offline_at, stopped_at, follows_last_fix, revision)
                 SELECT \(tenant), subscription_id, device_id, offline, stopped,
                        CASE WHEN no_offline_at THEN NULL ELSE offline_at END, CASE WHEN no_stopped_at THEN NULL ELSE stopped_at END, follows_last_fix,
-                       \(writtenRevision)
+                       (SELECT last FROM revision)
                 FROM unnest(\(statuses.map(\.key.subscriptionId)), \(statuses.map(\.key.deviceId)), \(statuses.map(\.value.offline)),
                             \(statuses.map(\.value.stopped)), \(offlineAt), \(noOfflineAt), \(stoppedAt), \(noStoppedAt), \(statuses.map(\.value.followsLastFix)))
                     AS u(subscription_id, device_id, offline, stopped, offline_at, no_offline_at, stopped_at, no_stopped_at, follows_last_fix)
@@ -139,8 +146,9 @@ extension PostgresTrackingTransaction {
                     follows_last_fix = excluded.follows_last_fix, revision = excluded.revision),
             devices AS (
                 INSERT INTO device (tenant, id, last_fix, last_fix_at, last_accepted_ordinal, revision, previous_fix_at)
-                SELECT \(tenant), id, CASE WHEN no_last_fix THEN NULL ELSE last_fix END, CASE WHEN no_last_fix THEN NULL ELSE last_fix_at END, ordinal,
-                       \(writtenRevision), CASE WHEN no_previous_at THEN NULL ELSE previous_at END
+                SELECT \(tenant), id, CASE WHEN no_last_fix THEN NULL ELSE last_fix END, CASE WHEN no_last_fix THEN NULL ELSE last_fix_at END,
+                       ordinal + coalesce((SELECT last FROM counters WHERE feed = \(Self.acceptedFeed)) - \(counters.lastOrdinal), 0),
+                       (SELECT last FROM revision), CASE WHEN no_previous_at THEN NULL ELSE previous_at END
                 FROM unnest(\(devices.map(\.id)), \(lastFixes), \(devices.map { $0.lastFix?.timestamp.microseconds ?? 0 }), \(noLastFix),
                             \(devices.map(\.lastAcceptedOrdinal)), \(previousAt), \(noPreviousAt))
                     AS u(id, last_fix, last_fix_at, no_last_fix, ordinal, previous_at, no_previous_at)
@@ -151,12 +159,58 @@ extension PostgresTrackingTransaction {
                     revision = excluded.revision,
                     previous_fix_at = CASE WHEN excluded.last_fix_at IS DISTINCT FROM device.last_fix_at
                                            THEN coalesce(excluded.previous_fix_at, device.last_fix_at) ELSE device.previous_fix_at END)
-            SELECT device_id, timestamp FROM fixes
+            SELECT (SELECT last FROM revision), (SELECT last FROM counters WHERE feed = \(PostgresTrackingStore.eventFeed)),
+                   (SELECT last FROM counters WHERE feed = \(Self.acceptedFeed)), f.device_id, f.timestamp
+            FROM (SELECT) AS one LEFT JOIN fixes f ON true
             """, logger: logger)
         var inserted: Set<FixKey> = []
-        for try await (deviceId, timestamp) in stored.decode((String, Int64).self) { inserted.insert(FixKey(deviceId: deviceId, timestamp: timestamp)) }
-        self.lastEvent.withLock { $0 = lastEvent }
-        countersCurrent.withLock { $0 = counting }
+        var numbers: (revision: Int64?, event: Int64?, ordinal: Int64?) = (nil, nil, nil)
+        for try await (revision, event, ordinal, deviceId, timestamp) in stored.decode((Int64?, Int64?, Int64?, String?, Int64?).self) {
+            numbers = (revision, event, ordinal)
+            if let deviceId, let timestamp { inserted.insert(FixKey(deviceId: deviceId, timestamp: timestamp)) }
+        }
+        if wrote, let revision = numbers.revision, revision > 0 { taken.withLock { $0 = revision } }
+        numbered.withLock { numbering in
+            if let range = counters.events, let last = numbers.event { numbering.numberedEvents(range, last: last) }
+            if let range = counters.ordinals, let last = numbers.ordinal { numbering.numberedOrdinals(range, last: last) }
+        }
         return inserted
+    }
+
+    /// The counter rows a rows statement advances (in lock order), each with its first value should
+    /// the tenant have none yet, and the provisional numbers it renumbers.
+    struct Counters {
+        var feeds: [String] = []
+        var firsts: [Int64] = []
+        var accepted: Int64 = 0
+        /// The provisional ordinal of the statement's last accepted fix (0: none).
+        var lastOrdinal: Int64 = 0
+        var events: ClosedRange<Int64>?
+        var ordinals: ClosedRange<Int64>?
+    }
+
+    /// What `rows` numbers: nothing when the transaction wrote nothing.
+    private func counters(for rows: TrackingRows) throws -> Counters {
+        var counters = Counters()
+        guard wrote else { return counters }
+        if taken.withLock({ $0 }) == nil {
+            counters.feeds.append(PostgresTrackingStore.revisionFeed)
+            counters.firsts.append(1)
+        }
+        if let first = rows.events.first?.sequence, let last = rows.events.last?.sequence {
+            // A plan numbers its events one after another, and a group's plans each after the last.
+            guard last - first + 1 == Int64(rows.events.count) else { throw StorageError.corruptRow(table: "tracking_event", id: "\(first)...\(last)") }
+            counters.events = first...last
+            counters.feeds.append(PostgresTrackingStore.eventFeed)
+            counters.firsts.append(last)
+        }
+        counters.accepted = Int64(rows.fixes.lazy.filter { !$0.stored.late }.count)
+        if counters.accepted > 0, let last = rows.devices.map(\.lastAcceptedOrdinal).max() {
+            counters.lastOrdinal = last
+            counters.ordinals = (last - counters.accepted + 1)...last
+            counters.feeds.append(Self.acceptedFeed)
+            counters.firsts.append(last)
+        }
+        return counters
     }
 }

@@ -7,20 +7,24 @@ import Timeline
 import Tracking
 import WireJSON
 
-/// One tracking write transaction on PostgreSQL (``PostgresTrackingStore/exclusively(_:)``): the
-/// same rows SQLiteTrackingStore writes, on the connection that holds the tenant's tracking lock.
+/// One tracking write transaction on PostgreSQL: the same rows SQLiteTrackingStore writes, on the
+/// connection that holds the tenant's tracking lock (``PostgresTrackingStore/exclusively(_:)``) or
+/// its devices' (``PostgresTrackingStore/ingesting(devices:since:_:)``).
 final class PostgresTrackingTransaction: TrackingTransaction {
     let store: PostgresTrackingStore
     let connection: PostgresConnection
+    /// The revision committed before this transaction (exclusive), or the one its devices were caught up from (ingest).
     let revision: Int64
-    /// The last event sequence this transaction wrote.
-    let lastEvent = Mutex<Int64?>(nil)
+    /// The revision this transaction's rows carry, once a rows statement took it from the counter (``write(_:)``).
+    let taken = Mutex<Int64?>(nil)
+    /// How its rows statements numbered events and ordinals from the tenant's counters.
+    let numbered = Mutex(CommitNumbering())
     private let committed = Mutex(false)
     var wrote: Bool { committed.withLock { $0 } }
     /// Whether it wrote what other instances cannot catch up with (``changes(since:)``): they reload.
     let structural = Mutex(false)
-    /// Whether the last statement stored the counters as they now are (``write(_:)``).
-    let countersCurrent = Mutex(false)
+    /// Whether it wrote status deadlines: a device's status rows then changed without its device row.
+    let deadlines = Mutex(false)
     var tenant: String { store.tenant.description }
     var logger: Logger { store.logger }
 
@@ -54,16 +58,19 @@ final class PostgresTrackingTransaction: TrackingTransaction {
         }
         return TrackingState(
             subscriptions: subscriptions, devices: devices.filter { $0.id != StoredProfile.ordinalFloorRow }, progress: progress,
-            lastSequence: lastSequence, acceptedFixes: devices.map(\.lastAcceptedOrdinal).max() ?? 0, tails: tails, profiles: profiles, groups: groups, ingestFilters: filters,
+            lastSequence: lastSequence, acceptedFixes: max(read.acceptedFixes, devices.map(\.lastAcceptedOrdinal).max() ?? 0), tails: tails, profiles: profiles, groups: groups, ingestFilters: filters,
             statuses: statuses)
     }
 
+    var committedRevision: Int64? { taken.withLock { $0 } }
+    var numbering: CommitNumbering { numbered.withLock { $0 } }
+
     func commit(_ write: TrackingWrite) async throws -> [Set<Int>] {
-        countersCurrent.withLock { $0 = false }
         // A batch that stores nothing (all duplicates, say: a client's retry) sends no instance reloading.
         if case .ingest(let plans) = write, plans.allSatisfy(\.writesNothing) {} else { committed.withLock { $0 = true } }
         switch write {
-        case .ingest, .deadlines: break
+        case .ingest: break
+        case .deadlines: deadlines.withLock { $0 = true }
         default: structural.withLock { $0 = true }
         }
         switch write {
