@@ -70,12 +70,14 @@ public final class ExclusiveWriter: TrackingWriter {
         guard !batches.isEmpty else { return group.map { _ in nil } }
         let planners = batches.map(\.1)
         var plans = try await gate.run { [self] in
-            try await catchUpAhead()
+            // No catch-up ahead: the group reads what changed of its own devices under their locks
+            // (a read, a change or the timer's reread brings the rest of the state forward).
             if let mine = revision.withLock({ $0 }) {
                 do {
                     return try await ingesting(planners, devices: Set(batches.map(\.0)).sorted(), since: mine)
                 } catch is Unfollowable {}
             }
+            try await catchUpAhead()
             return try await locked { [self] transaction in try await plan(planners, committingIn: transaction) }
         }[...]
         announce(plans.flatMap(\.events), to: committed)

@@ -51,8 +51,8 @@ extension PostgresTrackingTransaction {
         /// The accepted fixes' counter (0: none yet).
         var acceptedFixes: Int64 = 0
         /// The event log's last sequence, or the retention mark past it: the counter every event
-        /// write raises in its transaction (one row, where the log's own maximum looks into every
-        /// month partition), the log's maximum only where no counter was written yet.
+        /// write numbers from (one row, where the log's own maximum looks into every month
+        /// partition; migration v15 started it where the log was).
         var lastSequence: Int64 = 0
     }
 
@@ -64,12 +64,12 @@ extension PostgresTrackingTransaction {
         // (all NULL when there is none, or retention deleted it); `d` is NULL when no device row changed.
         let rows = try await connection.query("""
             SELECT m.structure, m.deadlines, m.accepted, m.last_sequence, d.*
-            FROM (SELECT coalesce((SELECT last FROM feed_counter WHERE tenant = \(tenant) AND feed = \(Self.structureFeed)), 0) AS structure,
-                         coalesce((SELECT last FROM feed_counter WHERE tenant = \(tenant) AND feed = \(Self.deadlinesFeed)), 0) AS deadlines,
-                         coalesce((SELECT last FROM feed_counter WHERE tenant = \(tenant) AND feed = \(Self.acceptedFeed)), 0) AS accepted,
-                         greatest(coalesce((SELECT last FROM feed_counter WHERE tenant = \(tenant) AND feed = \(PostgresTrackingStore.eventFeed)),
-                                           (SELECT max(sequence) FROM tracking_event WHERE tenant = \(tenant)), 0),
-                                  coalesce((SELECT events_through FROM retention WHERE tenant = \(tenant)), 0)) AS last_sequence) m
+            FROM (SELECT coalesce(max(last) FILTER (WHERE feed = \(Self.structureFeed)), 0) AS structure,
+                         coalesce(max(last) FILTER (WHERE feed = \(Self.deadlinesFeed)), 0) AS deadlines,
+                         coalesce(max(last) FILTER (WHERE feed = \(Self.acceptedFeed)), 0) AS accepted,
+                         greatest(coalesce(max(last) FILTER (WHERE feed = \(PostgresTrackingStore.eventFeed)), 0),
+                                  coalesce((SELECT events_through FROM retention WHERE tenant = \(tenant)), 0)) AS last_sequence
+                  FROM feed_counter WHERE tenant = \(tenant)) m
             LEFT JOIN LATERAL (
                 SELECT d.id, d.last_fix, d.last_accepted_ordinal, f.received_at, \(unescaped: Self.previousFixColumns)
                 FROM device d
