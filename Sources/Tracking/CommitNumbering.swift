@@ -40,7 +40,8 @@ public struct CommitNumbering: Sendable, Equatable {
 
 extension IngestPlan {
     /// Takes the store's numbers: every event's sequence, and the device's ordinal when the plan
-    /// accepted a fix (another plan's ordinal is the store's already, and may fall in a provisional range).
+    /// accepted a fix (otherwise it is the one the device had, which ``TrackingState/renumber(_:)``
+    /// leaves to the plan that set it).
     public mutating func renumber(_ numbering: CommitNumbering) {
         guard !numbering.isIdentity else { return }
         for index in events.indices { events[index].sequence = numbering.sequence(events[index].sequence) }

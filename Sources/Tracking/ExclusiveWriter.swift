@@ -69,14 +69,28 @@ public final class ExclusiveWriter: TrackingWriter {
         let batches = group.compactMap { queued in if case .batch(let deviceId, let plan) = queued { (deviceId, plan) } else { nil } }
         guard !batches.isEmpty else { return group.map { _ in nil } }
         let planners = batches.map(\.1)
+        let devices = Set(batches.map(\.0)).sorted()
         var plans = try await gate.run { [self] in
             // No catch-up ahead: the group reads what changed of its own devices under their locks
             // (a read, a change or the timer's reread brings the rest of the state forward).
-            if let mine = revision.withLock({ $0 }) {
-                do {
-                    return try await ingesting(planners, devices: Set(batches.map(\.0)).sorted(), since: mine)
-                } catch is Unfollowable {}
+            if devices.count <= Self.devicesLockedAtMost {
+                // A state to catch up from: after a failure or a write catching up cannot follow
+                // (rare), loaded from a snapshot, outside every lock, then tried once more.
+                for _ in 0..<2 {
+                    if revision.withLock({ $0 }) == nil {
+                        let (loaded, loadedRevision) = try await store.loadState()
+                        state.withLock { $0 = loaded }
+                        revision.withLock { $0 = loadedRevision }
+                    }
+                    guard let mine = revision.withLock({ $0 }) else { break }
+                    do {
+                        return try await ingesting(planners, devices: devices, since: mine)
+                    } catch is Unfollowable {
+                        revision.withLock { $0 = nil }
+                    }
+                }
             }
+            // A group of many devices (one lock, not hundreds), or writes that keep coming between.
             try await catchUpAhead()
             return try await locked { [self] transaction in try await plan(planners, committingIn: transaction) }
         }[...]
@@ -87,18 +101,23 @@ public final class ExclusiveWriter: TrackingWriter {
         }
     }
 
-    /// A write came between that catching up cannot follow: the group takes the exclusive way.
+    /// A write came between that catching up cannot follow: the state reloads.
     private struct Unfollowable: Error {}
+
+    /// The devices a group locks one by one at most; a larger group takes the tenant's lock (each
+    /// lock takes a slot of PostgreSQL's shared lock table, 64 per connection by default).
+    static let devicesLockedAtMost = 64
 
     /// The group in a transaction holding its devices' locks, those devices caught up first.
     private func ingesting(_ planners: [@Sendable (TrackingState) -> IngestPlan], devices: [String], since mine: Int64) async throws -> [IngestPlan] {
         do {
-            let (plans, committedRevision) = try await store.ingesting(devices: devices, since: mine) { [self] transaction, changes in
+            let (plans, transaction) = try await store.ingesting(devices: devices, since: mine) { [self] transaction, changes in
                 guard let changes else { throw Unfollowable() }
                 state.withLock { $0.catchUp(changes) }
                 revision.withLock { $0 = nil }  // until the commit is known to have held
-                return (try await plan(planners, committingIn: transaction), transaction.committedRevision)
+                return (try await plan(planners, committingIn: transaction), transaction)
             }
+            let committedRevision = transaction.committedRevision
             // Its own commit moves the revision only when no other process committed between.
             revision.withLock { $0 = committedRevision == mine + 1 ? committedRevision : mine }
             return plans
@@ -186,7 +205,7 @@ public final class ExclusiveWriter: TrackingWriter {
     /// the store's revision; after any failure the next change reloads the state (the store is the truth).
     private func locked<T: Sendable>(_ body: @escaping @Sendable (any TrackingTransaction) async throws -> T) async throws -> T {
         do {
-            let (result, committedRevision) = try await store.exclusively { [self] transaction in
+            let (result, transaction) = try await store.exclusively { [self] transaction in
                 let mine = revision.withLock { $0 }
                 if mine != transaction.revision {
                     // Another process committed since: its changes, or the whole state.
@@ -198,9 +217,10 @@ public final class ExclusiveWriter: TrackingWriter {
                     }
                 }
                 revision.withLock { $0 = nil }  // until the commit is known to have held
-                return (try await body(transaction), transaction.committedRevision ?? transaction.revision)
+                return (try await body(transaction), transaction)
             }
-            revision.withLock { $0 = committedRevision }
+            // Read once the store's transaction ended: it may write its counters after `body`.
+            revision.withLock { $0 = transaction.committedRevision ?? transaction.revision }
             return result
         } catch {
             revision.withLock { $0 = nil }

@@ -19,10 +19,11 @@ public protocol TrackingStore: TrackingLog {
 }
 
 /// What tracking needs from a store several processes write (PostgreSQL), for an
-/// ``ExclusiveWriter``: every change is planned and committed inside ``exclusively(_:)``, which
-/// holds the tenant's tracking lock, on a state first brought up to the store's revision. So one
-/// device's fixes may arrive at any process: each is evaluated once, in order, on the state every
-/// earlier one left.
+/// ``ExclusiveWriter``: an ingest is planned and committed inside ``ingesting(devices:since:_:)``,
+/// which holds its devices' locks, on those devices brought up to date; every other change inside
+/// ``exclusively(_:)``, which holds the tenant's tracking lock, on a state first brought up to the
+/// store's revision. So one device's fixes may arrive at any process: each is evaluated once, in
+/// order, on the state every earlier one left.
 public protocol SharedTrackingStore: TrackingLog {
     /// The tenant's tracking revision as committed now (every write transaction advances it).
     func revision() async throws -> Int64
@@ -72,7 +73,7 @@ extension SharedTrackingStore {
     }
 }
 
-/// One write transaction of a ``SharedTrackingStore``, holding the tenant's tracking lock.
+/// One write transaction of a ``SharedTrackingStore``, holding the tenant's tracking lock or its devices'.
 public protocol TrackingTransaction: Sendable {
     /// The revision committed before this transaction.
     var revision: Int64 { get }

@@ -6,13 +6,14 @@ public import Timeline
 public import Tracking
 import WireJSON
 
-/// ``SharedTrackingStore`` on PostgreSQL, confined to one tenant. A write transaction locks the
-/// tenant's `tracking` counter row first (its revision), so the tenant's tracking writes queue in
-/// one order across instances, as on SQLite's one writer: one device's fixes are evaluated once
-/// and in order whichever instance they reach. Events are numbered from the tracker's state,
-/// current to the revision, so the log is gap-free; the `events` counter row follows the log's end
-/// and its notification wakes other instances' long polls and streams. Another instance's ingest
-/// is caught up from the rows it wrote (each carries its revision), not by reloading the tenant.
+/// ``SharedTrackingStore`` on PostgreSQL, confined to one tenant. An ingest locks the devices it
+/// carries (and the tenant's tracking lock shared); every other tracking write locks the tenant
+/// exclusively, then its `tracking` counter row (its revision). So one device's fixes are
+/// evaluated once and in order whichever instance they reach, while other devices' batches commit
+/// beside them. Each write's last statement numbers its events, accepted fixes and revision from
+/// the tenant's counters, held to `COMMIT`, so the log is gap-free in commit order; the `events`
+/// counter's notification wakes other instances' long polls and streams. Another instance's
+/// ingest is caught up from the rows it wrote (each carries its revision), not by reloading the tenant.
 public struct PostgresTrackingStore: SharedTrackingStore, EventLogReader {
     let database: PostgresDatabase
     public let tenant: TenantID

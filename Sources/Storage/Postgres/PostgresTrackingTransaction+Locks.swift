@@ -12,19 +12,20 @@ extension PostgresTrackingTransaction {
 
     /// Takes the tenant's tracking lock exclusively: every ingest holding it shared ends first.
     static func lockTenant(_ tenant: TenantID, on connection: PostgresConnection, logger: Logger) async throws {
-        try await connection.query("SELECT pg_advisory_xact_lock(hashtextextended(\(tenantLockName(tenant)), 0))", logger: logger)
+        // Its row read, so a lock timeout is this statement's error (not the next one's "transaction aborted").
+        for try await _ in try await connection.query("SELECT pg_advisory_xact_lock(hashtextextended(\(tenantLockName(tenant)), 0))", logger: logger) {}
     }
 
     /// Takes the tenant's lock shared, then the locks of `devices` in key order, in one statement
     /// (transactions that lock some of the same devices never wait for each other in a circle).
     func lock(_ devices: [String]) async throws {
-        try await connection.query("""
+        for try await _ in try await connection.query("""
             SELECT CASE WHEN k.shared THEN pg_advisory_xact_lock_shared(k.key) ELSE pg_advisory_xact_lock(k.key) END
             FROM (SELECT hashtextextended(\(Self.tenantLockName(store.tenant)), 0) AS key, true AS shared
                   UNION
                   SELECT hashtextextended(name, 0), false FROM unnest(\(devices.map { Self.deviceLockName(store.tenant, $0) })) AS name
                   ORDER BY shared DESC, key) AS k
-            """, logger: logger)
+            """, logger: logger) {}
     }
 
     /// The counters (or their revision) when this transaction wrote and no rows statement took them: in a statement of no rows.
