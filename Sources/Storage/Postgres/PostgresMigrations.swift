@@ -262,6 +262,7 @@ enum PostgresMigrations {
             """,
             // A batch reads back the progress and status rows of its devices only.
             "CREATE INDEX subscription_progress_device ON subscription_progress (tenant, device_id, revision)",
+            PostgresTrackingTransaction.changesFunction,
         ]),
     ]
 

@@ -78,8 +78,7 @@ public struct PostgresTrackingStore: SharedTrackingStore, EventLogReader {
     ) async throws -> T {
         try await database.transaction { connection in
             let transaction = PostgresTrackingTransaction(store: self, connection: connection, revision: revision)
-            try await transaction.lock(devices)
-            let changes = try await transaction.changes(since: revision, of: devices)
+            let changes = try await transaction.changes(lockingDevices: devices, since: revision)
             let result = try await body(transaction, changes)
             try await transaction.countIfWritten()
             return result

@@ -43,13 +43,10 @@ final class PostgresTrackingTransaction: TrackingTransaction {
             subscriptions.append(try JSONColumn.value(StoredSubscription.self, definition, table: "subscription", id: id)
                 .subscription(id: id, createdAt: createdAt, acceptedFixesBefore: acceptedBefore, deletedAt: deletedAt))
         }
-        let read = try await devices(since: nil)
-        let (devices, allTails) = (read.devices, read.tails)
+        let read = try await read(since: nil, of: nil, locking: false).changes
         let (profiles, groups) = try await registry()
-        let (progress, statuses) = try await progressAndStatuses(since: nil)
-        let lastSequence = read.lastSequence
-        let tracked = Set(progress.keys.map(\.deviceId))
-        let tails = allTails.filter { tracked.contains($0.key) }
+        let tracked = Set(read.progress.keys.map(\.deviceId))
+        let tails = read.tails.filter { tracked.contains($0.key) }
         var filters = IngestFilters.off
         for try await settings in try await connection.query("""
             SELECT settings FROM ingest_filters WHERE tenant = \(tenant)
@@ -57,9 +54,9 @@ final class PostgresTrackingTransaction: TrackingTransaction {
             filters = try JSONColumn.value(IngestFilters.self, settings, table: "ingest_filters", id: tenant)
         }
         return TrackingState(
-            subscriptions: subscriptions, devices: devices.filter { $0.id != StoredProfile.ordinalFloorRow }, progress: progress,
-            lastSequence: lastSequence, acceptedFixes: max(read.acceptedFixes, devices.map(\.lastAcceptedOrdinal).max() ?? 0), tails: tails, profiles: profiles, groups: groups, ingestFilters: filters,
-            statuses: statuses)
+            subscriptions: subscriptions, devices: read.devices.filter { $0.id != StoredProfile.ordinalFloorRow }, progress: read.progress,
+            lastSequence: read.lastSequence, acceptedFixes: max(read.acceptedFixes, read.devices.map(\.lastAcceptedOrdinal).max() ?? 0), tails: tails, profiles: profiles, groups: groups, ingestFilters: filters,
+            statuses: read.statuses)
     }
 
     var committedRevision: Int64? { taken.withLock { $0 } }
