@@ -98,9 +98,9 @@ public struct PostgresAnnotationStore: AnnotationStore {
     /// the commit; no store's clock is read here, so the per-tenant queue depends on none). Nothing
     /// else the statement touches can be held by another writer (the ids are new), so it cannot
     /// deadlock with the longer writes, and the counter row is held for that statement and the
-    /// commit only. The statement runs in an explicit transaction: a statement committed on its
-    /// own has its rows sent before the commit is durable (a server stopped at that moment flushes
-    /// them, then forgets the row), and only an answered `COMMIT` says the row is stored.
+    /// commit only: it commits on its own, and a query after it on its connection says the commit
+    /// is done (``PostgresDatabase/committedAlone(_:)``: its rows are sent before the commit is
+    /// durable, and a server stopped at that moment would have forgotten the row).
     private var creates: CommitQueue<Annotation, Annotation> {
         database.createQueue(tenant) { [self] in
             CommitQueue(alone: { StorageError.retryable($0) == nil }) { group in try await createTogether(group) }
@@ -111,7 +111,7 @@ public struct PostgresAnnotationStore: AnnotationStore {
         let at = group.count == 1 ? group[0].createdAt : group.map(\.createdAt).max() ?? timestamp()
         let annotations = group.map { Annotation(id: $0.id, content: $0.content, version: 1, createdAt: at, updatedAt: at) }
         let (tenant, logger) = (tenant, logger)
-        let last = try await database.transaction { connection in
+        let last = try await database.committedAlone { connection in
             try await PostgresAnnotationRow.insert(annotations, numbering: .counter(feed: Self.feedName), tenant: tenant, at: at, on: connection, logger: logger)
         }
         if let last { feed.advance(to: last) }

@@ -125,6 +125,29 @@ public final class PostgresDatabase: Sendable {
         }
     }
 
+    /// Runs `body`, one statement committed on its own (no `BEGIN` or `COMMIT` round trip, and the
+    /// row locks it takes are held for its execution and commit only, not for a round trip to this
+    /// process), then a query on the same connection that PostgreSQL answers only after that commit:
+    /// postgres-nio hands back a statement's rows at its `CommandComplete`, which PostgreSQL sends
+    /// before the implicit commit is durable, and processes the next query only after the commit.
+    /// From the start the outcome of a connection lost is unknown
+    /// (``StorageError/commitOutcomeUnknown``); an error of the statement itself stored nothing.
+    func committedAlone<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
+        let logger = logger
+        return try await client.withConnection { connection in
+            try await connection.abandoningIfClosed { committing in
+                committing.set()
+                func outcome(_ error: any Error) -> any Error {
+                    StorageError.retryable(error) == .unavailable || StorageError.connectionLost(error) != nil ? StorageError.commitOutcomeUnknown : error
+                }
+                let result: Result
+                do { result = try await body(connection) } catch { throw outcome(error) }
+                do { try await connection.query("SELECT 1", logger: logger) } catch { throw outcome(error) }
+                return result
+            }
+        }
+    }
+
     /// Runs `body` on a pooled connection outside a transaction, abandoned like a transaction's
     /// work when its connection closes under it (``PostgresConnection/abandoningIfClosed(_:)``).
     func withConnection<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
