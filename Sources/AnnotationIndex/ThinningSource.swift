@@ -22,10 +22,13 @@ public protocol ThinningSource: Sendable {
     func numericValues(of property: String) async throws -> [(id: AnnotationID, value: Double)]
     /// Returns once the feed has an entry after `sequence`, or after `timeout`, whichever is first.
     func waitForChanges(after sequence: Int64, timeout: Duration) async
+    /// Whether this process hears the store's commits' changes (``announcedChanges(after:limit:)``).
+    /// A requirement, so a follower holding any source asks the source's own answer.
+    var announces: Bool { get }
 }
 
 extension ThinningSource {
-    /// Whether this process hears the store's commits' changes (``announcedChanges(after:limit:)``).
+    /// A store whose commits announce nothing to this process.
     public var announces: Bool { false }
     /// None: a store whose commits announce nothing to this process is read.
     public func announcedChanges(after sequence: Int64, limit: Int) -> (upserts: [ThinningEntry], removals: [AnnotationID], through: Int64)? { nil }

@@ -2,6 +2,7 @@ import Annotations
 import Foundation
 import MapGeometry
 import Storage
+import Synchronization
 import Testing
 import AnnotationIndex
 import Timeline
@@ -99,5 +100,49 @@ import Timeline
         // The first page (pageSize entries) read the row at v3; the announced entry after it is
         // v2, older than what the index holds: it must come from the feed (v3 again), not go back.
         #expect(index.thin(Self.world, grid: Self.grid).items == [.annotation(AheadOfItsPage.id, AheadOfItsPage.entry(version: 3).point)])
+    }
+
+    /// A store whose every commit is announced: entry `n` places annotation `n`.
+    final class Announcing: ThinningSource {
+        let latest = Mutex<Int64>(0)
+        let feedReads = Mutex(0)
+        static func entry(_ sequence: Int64) -> ThinningEntry {
+            ThinningEntry(id: UUIDv7(high: 0x0190_0000_0000_7000 | UInt64(sequence), low: 0x8000_0000_0000_0001),
+                          coordinate: Coordinate(latitude: 1, longitude: Double(sequence)), kind: nil, clusteringIdentifier: nil,
+                          displayPriority: 0, version: 1)
+        }
+        var latestSequence: Int64 { latest.withLock { $0 } }
+        var announces: Bool { true }
+        func thinningSnapshot() async throws -> (entries: [ThinningEntry], sequence: Int64) { ([], 0) }
+        func thinningChanges(after sequence: Int64, limit: Int) async throws -> (upserts: [ThinningEntry], removals: [AnnotationID], through: Int64) {
+            feedReads.withLock { $0 += 1 }
+            let through = min(sequence + Int64(limit), latestSequence)
+            return (sequence < through ? (sequence + 1...through).map(Self.entry) : [], [], through)
+        }
+        func announcedChanges(after sequence: Int64, limit: Int) -> (upserts: [ThinningEntry], removals: [AnnotationID], through: Int64)? {
+            let through = min(sequence + Int64(limit), latestSequence)
+            return sequence < through ? ((sequence + 1...through).map(Self.entry), [], through) : nil
+        }
+        func numericValues(of property: String) async throws -> [(id: AnnotationID, value: Double)] { [] }
+        func waitForChanges(after sequence: Int64, timeout: Duration) async {
+            let end = ContinuousClock.now + timeout
+            while latestSequence <= sequence, ContinuousClock.now < end { try? await Task.sleep(for: .milliseconds(1)) }
+        }
+    }
+
+    @Test func aFollowerOverAStoreThatAnnouncesAppliesTheAnnouncementsWithoutReadingTheFeed() async throws {
+        let store = Announcing()
+        let follower = try await IndexFollower(store: store)
+        let following = Task { await follower.follow() }
+        defer { following.cancel() }
+        for sequence in 1...20 as ClosedRange<Int64> {
+            store.latest.withLock { $0 = sequence }
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        // Not a timing test: the background catch-up gets as long as a loaded machine needs.
+        let end = ContinuousClock.now + .seconds(60)
+        while follower.index.sequence < 20, ContinuousClock.now < end { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(follower.index.sequence == 20)
+        #expect(store.feedReads.withLock { $0 } == 0, "every change was announced: the background catch-up applied them, reading nothing")
     }
 }
