@@ -20,6 +20,8 @@ extension PostgresTrackingTransaction {
         #variable_conflict use_column
         DECLARE
             marks record;
+            changed text[];
+            written boolean := false;
             after bigint := coalesce(since, -1);  -- NULL: everything (a load)
         BEGIN
             IF locking THEN
@@ -37,51 +39,56 @@ extension PostgresTrackingTransaction {
             RETURN QUERY SELECT 'marks', NULL::text, NULL::text, NULL::text, marks.structure, marks.deadlines, marks.accepted, marks.last_sequence,
                                 NULL::float8, NULL::float8, NULL::float8, NULL::float8, NULL::float8, NULL::float8, NULL::float8,
                                 NULL::boolean, NULL::boolean, NULL::boolean;
-            IF since IS NOT NULL AND marks.structure > since THEN RETURN; END IF;
-            -- `p` is the accepted fix before the last one, found by its key (NULL when there is none, or retention deleted it).
-            IF device_ids IS NULL THEN
-                RETURN QUERY
-                SELECT 'device', d.id, d.last_fix, p.attributes, d.last_accepted_ordinal, f.received_at, p.timestamp, NULL::bigint,
-                       p.latitude, p.longitude, p.horizontal_accuracy, p.speed, p.course, p.altitude, p.vertical_accuracy,
-                       NULL::boolean, NULL::boolean, NULL::boolean
-                FROM device d
-                LEFT JOIN location_fix f ON f.tenant = d.tenant AND f.device_id = d.id AND f.timestamp = d.last_fix_at
-                LEFT JOIN location_fix p ON p.tenant = d.tenant AND p.device_id = d.id AND p.timestamp = d.previous_fix_at AND NOT p.late
-                WHERE d.tenant = tenant_id AND d.revision > after;
-            ELSE
-                RETURN QUERY
-                SELECT 'device', d.id, d.last_fix, p.attributes, d.last_accepted_ordinal, f.received_at, p.timestamp, NULL::bigint,
-                       p.latitude, p.longitude, p.horizontal_accuracy, p.speed, p.course, p.altitude, p.vertical_accuracy,
-                       NULL::boolean, NULL::boolean, NULL::boolean
-                FROM device d
-                LEFT JOIN location_fix f ON f.tenant = d.tenant AND f.device_id = d.id AND f.timestamp = d.last_fix_at
-                LEFT JOIN location_fix p ON p.tenant = d.tenant AND p.device_id = d.id AND p.timestamp = d.previous_fix_at AND NOT p.late
-                WHERE d.tenant = tenant_id AND d.id = ANY(device_ids) AND d.revision > after;
+            IF since IS NULL OR marks.structure <= since THEN
+                -- The devices written since: all of them (a catch-up of the tenant, a load), or
+                -- those of a batch that changed, found by key first (most often none).
+                changed := CASE WHEN device_ids IS NULL THEN NULL ELSE ARRAY(
+                    SELECT id FROM device WHERE tenant = tenant_id AND id = ANY(device_ids) AND revision > after) END;
+                IF changed IS NULL OR cardinality(changed) > 0 THEN
+                    -- Planned for its values at every call: a plan kept for the connection, not
+                    -- knowing how few rows changed, scanned months of fixes.
+                    PERFORM set_config('plan_cache_mode', 'force_custom_plan', true);
+                    -- `p` is the accepted fix before the last one, found by its key (NULL when there is none, or retention deleted it).
+                    RETURN QUERY
+                    SELECT 'device', d.id, d.last_fix, p.attributes, d.last_accepted_ordinal, f.received_at, p.timestamp, NULL::bigint,
+                           p.latitude, p.longitude, p.horizontal_accuracy, p.speed, p.course, p.altitude, p.vertical_accuracy,
+                           NULL::boolean, NULL::boolean, NULL::boolean
+                    FROM device d
+                    LEFT JOIN location_fix f ON f.tenant = d.tenant AND f.device_id = d.id AND f.timestamp = d.last_fix_at
+                    LEFT JOIN location_fix p ON p.tenant = d.tenant AND p.device_id = d.id AND p.timestamp = d.previous_fix_at AND NOT p.late
+                    WHERE d.tenant = tenant_id AND d.revision > after AND (changed IS NULL OR d.id = ANY(changed));
+                    written := FOUND;
+                END IF;
+                -- Status deadlines change status rows without their device row.
+                IF written OR marks.deadlines > after THEN
+                    IF device_ids IS NULL THEN
+                        RETURN QUERY
+                        SELECT 'progress', subscription_id, device_id, progress, NULL::bigint, NULL::bigint, NULL::bigint, NULL::bigint,
+                               NULL::float8, NULL::float8, NULL::float8, NULL::float8, NULL::float8, NULL::float8, NULL::float8,
+                               NULL::boolean, NULL::boolean, NULL::boolean
+                        FROM subscription_progress WHERE tenant = tenant_id AND revision > after;
+                        RETURN QUERY
+                        SELECT 'status', subscription_id, device_id, NULL::text, offline_at, stopped_at, NULL::bigint, NULL::bigint,
+                               NULL::float8, NULL::float8, NULL::float8, NULL::float8, NULL::float8, NULL::float8, NULL::float8,
+                               offline, stopped, follows_last_fix
+                        FROM device_status WHERE tenant = tenant_id AND revision > after;
+                    ELSE
+                        RETURN QUERY
+                        SELECT 'progress', subscription_id, device_id, progress, NULL::bigint, NULL::bigint, NULL::bigint, NULL::bigint,
+                               NULL::float8, NULL::float8, NULL::float8, NULL::float8, NULL::float8, NULL::float8, NULL::float8,
+                               NULL::boolean, NULL::boolean, NULL::boolean
+                        FROM subscription_progress WHERE tenant = tenant_id AND device_id = ANY(device_ids) AND revision > after;
+                        RETURN QUERY
+                        SELECT 'status', subscription_id, device_id, NULL::text, offline_at, stopped_at, NULL::bigint, NULL::bigint,
+                               NULL::float8, NULL::float8, NULL::float8, NULL::float8, NULL::float8, NULL::float8, NULL::float8,
+                               offline, stopped, follows_last_fix
+                        FROM device_status WHERE tenant = tenant_id AND device_id = ANY(device_ids) AND revision > after;
+                    END IF;
+                END IF;
             END IF;
-            -- Status deadlines change status rows without their device row.
-            IF NOT FOUND AND marks.deadlines <= after THEN RETURN; END IF;
-            IF device_ids IS NULL THEN
-                RETURN QUERY
-                SELECT 'progress', subscription_id, device_id, progress, NULL::bigint, NULL::bigint, NULL::bigint, NULL::bigint,
-                       NULL::float8, NULL::float8, NULL::float8, NULL::float8, NULL::float8, NULL::float8, NULL::float8,
-                       NULL::boolean, NULL::boolean, NULL::boolean
-                FROM subscription_progress WHERE tenant = tenant_id AND revision > after;
-                RETURN QUERY
-                SELECT 'status', subscription_id, device_id, NULL::text, offline_at, stopped_at, NULL::bigint, NULL::bigint,
-                       NULL::float8, NULL::float8, NULL::float8, NULL::float8, NULL::float8, NULL::float8, NULL::float8,
-                       offline, stopped, follows_last_fix
-                FROM device_status WHERE tenant = tenant_id AND revision > after;
-            ELSE
-                RETURN QUERY
-                SELECT 'progress', subscription_id, device_id, progress, NULL::bigint, NULL::bigint, NULL::bigint, NULL::bigint,
-                       NULL::float8, NULL::float8, NULL::float8, NULL::float8, NULL::float8, NULL::float8, NULL::float8,
-                       NULL::boolean, NULL::boolean, NULL::boolean
-                FROM subscription_progress WHERE tenant = tenant_id AND device_id = ANY(device_ids) AND revision > after;
-                RETURN QUERY
-                SELECT 'status', subscription_id, device_id, NULL::text, offline_at, stopped_at, NULL::bigint, NULL::bigint,
-                       NULL::float8, NULL::float8, NULL::float8, NULL::float8, NULL::float8, NULL::float8, NULL::float8,
-                       offline, stopped, follows_last_fix
-                FROM device_status WHERE tenant = tenant_id AND device_id = ANY(device_ids) AND revision > after;
+            IF locking THEN
+                -- The rest of the ingest's transaction runs the prepared rows statement: planned once per connection.
+                PERFORM set_config('plan_cache_mode', 'force_generic_plan', true);
             END IF;
         END
         $function$

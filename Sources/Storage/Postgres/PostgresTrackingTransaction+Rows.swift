@@ -83,7 +83,7 @@ extension PostgresTrackingTransaction {
         let structural = wrote && structural.withLock { $0 }
         let deadlines = wrote && self.deadlines.withLock { $0 }
         let tenantID = store.tenant
-        let stored = try await connection.query("""
+        let query: PostgresQuery = """
             WITH counters AS (
                 INSERT INTO feed_counter (tenant, feed, last)
                 SELECT \(tenant), feed, first FROM unnest(\(counters.feeds), \(counters.firsts)) WITH ORDINALITY AS c(feed, first, n) ORDER BY n
@@ -162,10 +162,12 @@ extension PostgresTrackingTransaction {
             SELECT (SELECT last FROM revision), (SELECT last FROM counters WHERE feed = \(PostgresTrackingStore.eventFeed)),
                    (SELECT last FROM counters WHERE feed = \(Self.acceptedFeed)), f.device_id, f.timestamp
             FROM (SELECT) AS one LEFT JOIN fixes f ON true
-            """, logger: logger)
+            """
+        let stored = try await connection.execute(PreparedRows(query), logger: logger)
         var inserted: Set<FixKey> = []
         var numbers: (revision: Int64?, event: Int64?, ordinal: Int64?) = (nil, nil, nil)
-        for try await (revision, event, ordinal, deviceId, timestamp) in stored.decode((Int64?, Int64?, Int64?, String?, Int64?).self) {
+        for try await row in stored {
+            let (revision, event, ordinal, deviceId, timestamp) = try row.decode((Int64?, Int64?, Int64?, String?, Int64?).self)
             numbers = (revision, event, ordinal)
             if let deviceId, let timestamp { inserted.insert(FixKey(deviceId: deviceId, timestamp: timestamp)) }
         }
@@ -213,4 +215,27 @@ extension PostgresTrackingTransaction {
         }
         return counters
     }
+}
+
+/// The rows statement, prepared: PostgreSQL parses it once per connection, and in an ingest's
+/// transaction (``PostgresTrackingTransaction/changesFunction`` sets `plan_cache_mode` there)
+/// plans it once too: planning it (ten tables, month partitions) took 0.3 ms of its 1.1, and its
+/// plan does not depend on its values (arrays unnested into inserts).
+/// Its text is the same at every call (every value is a binding), taken from the first.
+struct PreparedRows: PostgresPreparedStatement {
+    typealias Row = PostgresRow
+    private static let text = Mutex<String?>(nil)
+    static var sql: String { text.withLock { $0 ?? "" } }
+    let bindings: PostgresBindings
+
+    init(_ query: PostgresQuery) {
+        Self.text.withLock { text in
+            if text == nil { text = query.sql }
+            precondition(text == query.sql, "the rows statement's text varies")
+        }
+        bindings = query.binds
+    }
+
+    func makeBindings() throws -> PostgresBindings { bindings }
+    func decodeRow(_ row: PostgresRow) throws -> PostgresRow { row }
 }
