@@ -97,7 +97,7 @@ enum PostgresAnnotationRow {
         // Announced with the counter: other instances apply the rows without reading them back.
         let body = feed == nil ? nil : AnnouncedChanges.payload(annotations.map { .upsert(ThinningEntry($0)) })
         // Numbered here: `counter` is the counter after the entries, each entry `last - count + its place`.
-        let rows = try await connection.query("""
+        let query: PostgresQuery = """
             WITH counter AS (
                 INSERT INTO feed_counter (tenant, feed, last) SELECT \(tenant.description), \(feed ?? ""), \(count) WHERE \(feed != nil)
                 ON CONFLICT (tenant, feed) DO UPDATE SET last = feed_counter.last + \(count) RETURNING last),
@@ -115,20 +115,21 @@ enum PostgresAnnotationRow {
                        ST_SetSRID(ST_MakePoint(longitude, latitude), 4326)::geography,
                        CASE WHEN no_title THEN NULL ELSE title END, CASE WHEN no_subtitle THEN NULL ELSE subtitle END,
                        CASE WHEN no_kind THEN NULL ELSE kind END, CASE WHEN no_clustering_identifier THEN NULL ELSE clustering_identifier END,
-                       display_priority, properties, 1, \(unescaped: instant(at)), \(unescaped: instant(at))
+                       display_priority, properties, 1, (timestamptz 'epoch' + interval '1 millisecond' * \(UnixMilliseconds.from(at))), (timestamptz 'epoch' + interval '1 millisecond' * \(UnixMilliseconds.from(at)))
                 FROM rows),
             change AS (
                 INSERT INTO annotation_change (tenant, sequence, kind, annotation_id, version, at)
                 SELECT \(tenant.description), CASE WHEN counter.last IS NULL THEN sequence ELSE counter.last - \(count) + sequence END,
-                       'created', id, 1, \(unescaped: instant(at))
+                       'created', id, 1, (timestamptz 'epoch' + interval '1 millisecond' * \(UnixMilliseconds.from(at)))
                 FROM rows LEFT JOIN counter ON true)
             SELECT last FROM counter
             -- PostgresFeeds.payload(_:_:_:body:), written in SQL.
             CROSS JOIN LATERAL (SELECT pg_notify(\(PostgresFeeds.channel), \(feed ?? "") || ' ' || \(tenant.description) || ' ' || last
                                                 || \(PostgresFeeds.suffix(body)))) AS notified
-            """, logger: logger)
+            """
+        let rows = try await connection.execute(Prepared<AnnotationInsertText>(query), logger: logger)
         var last: Int64?
-        for try await value in rows.decode(Int64.self) { last = value }
+        for try await row in rows { last = try row.decode(Int64.self) }
         return last
     }
 

@@ -163,7 +163,7 @@ extension PostgresTrackingTransaction {
                    (SELECT last FROM counters WHERE feed = \(Self.acceptedFeed)), f.device_id, f.timestamp
             FROM (SELECT) AS one LEFT JOIN fixes f ON true
             """
-        let stored = try await connection.execute(PreparedRows(query), logger: logger)
+        let stored = try await connection.execute(Prepared<TrackingRowsText>(query), logger: logger)
         var inserted: Set<FixKey> = []
         var numbers: (revision: Int64?, event: Int64?, ordinal: Int64?) = (nil, nil, nil)
         for try await row in stored {
@@ -215,27 +215,4 @@ extension PostgresTrackingTransaction {
         }
         return counters
     }
-}
-
-/// The rows statement, prepared: PostgreSQL parses it once per connection, and in an ingest's
-/// transaction (``PostgresTrackingTransaction/changesFunction`` sets `plan_cache_mode` there)
-/// plans it once too: planning it (ten tables, month partitions) took 0.3 ms of its 1.1, and its
-/// plan does not depend on its values (arrays unnested into inserts).
-/// Its text is the same at every call (every value is a binding), taken from the first.
-struct PreparedRows: PostgresPreparedStatement {
-    typealias Row = PostgresRow
-    private static let text = Mutex<String?>(nil)
-    static var sql: String { text.withLock { $0 ?? "" } }
-    let bindings: PostgresBindings
-
-    init(_ query: PostgresQuery) {
-        Self.text.withLock { text in
-            if text == nil { text = query.sql }
-            precondition(text == query.sql, "the rows statement's text varies")
-        }
-        bindings = query.binds
-    }
-
-    func makeBindings() throws -> PostgresBindings { bindings }
-    func decodeRow(_ row: PostgresRow) throws -> PostgresRow { row }
 }
