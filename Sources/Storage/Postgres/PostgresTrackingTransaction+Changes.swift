@@ -9,8 +9,10 @@ import WireJSON
 /// their tails, then (when a device row or a status deadline changed since) the progress and
 /// status rows written since. An ingest's call first takes the tenant's tracking lock shared and
 /// its devices' locks; each statement of a `VOLATILE` function reads a snapshot of its own, so
-/// what it reads after the locks holds every commit they waited for. PL/pgSQL keeps each
-/// statement's plan for the connection, where a statement sent on its own is planned at every call.
+/// what it reads after the locks holds every commit they waited for. A batch's devices are looked
+/// up by key first, and the rows are read only when some changed (on one instance, never); those
+/// reads are planned for their values, and the ingest's rows statement after the call for the
+/// connection (`plan_cache_mode`, set for the transaction).
 extension PostgresTrackingTransaction {
     static let changesFunction = """
         CREATE FUNCTION meridian_tracking_changes(tenant_id text, device_ids text[], since bigint, locking boolean)
@@ -45,8 +47,8 @@ extension PostgresTrackingTransaction {
                 changed := CASE WHEN device_ids IS NULL THEN NULL ELSE ARRAY(
                     SELECT id FROM device WHERE tenant = tenant_id AND id = ANY(device_ids) AND revision > after) END;
                 IF changed IS NULL OR cardinality(changed) > 0 THEN
-                    -- Planned for its values at every call: a plan kept for the connection, not
-                    -- knowing how few rows changed, scanned months of fixes.
+                    -- Planned for its values at every call, as what follows: a plan kept for the
+                    -- connection, not knowing how few rows changed, scanned months of fixes.
                     PERFORM set_config('plan_cache_mode', 'force_custom_plan', true);
                     -- `p` is the accepted fix before the last one, found by its key (NULL when there is none, or retention deleted it).
                     RETURN QUERY
@@ -61,29 +63,19 @@ extension PostgresTrackingTransaction {
                 END IF;
                 -- Status deadlines change status rows without their device row.
                 IF written OR marks.deadlines > after THEN
-                    IF device_ids IS NULL THEN
-                        RETURN QUERY
-                        SELECT 'progress', subscription_id, device_id, progress, NULL::bigint, NULL::bigint, NULL::bigint, NULL::bigint,
-                               NULL::float8, NULL::float8, NULL::float8, NULL::float8, NULL::float8, NULL::float8, NULL::float8,
-                               NULL::boolean, NULL::boolean, NULL::boolean
-                        FROM subscription_progress WHERE tenant = tenant_id AND revision > after;
-                        RETURN QUERY
-                        SELECT 'status', subscription_id, device_id, NULL::text, offline_at, stopped_at, NULL::bigint, NULL::bigint,
-                               NULL::float8, NULL::float8, NULL::float8, NULL::float8, NULL::float8, NULL::float8, NULL::float8,
-                               offline, stopped, follows_last_fix
-                        FROM device_status WHERE tenant = tenant_id AND revision > after;
-                    ELSE
-                        RETURN QUERY
-                        SELECT 'progress', subscription_id, device_id, progress, NULL::bigint, NULL::bigint, NULL::bigint, NULL::bigint,
-                               NULL::float8, NULL::float8, NULL::float8, NULL::float8, NULL::float8, NULL::float8, NULL::float8,
-                               NULL::boolean, NULL::boolean, NULL::boolean
-                        FROM subscription_progress WHERE tenant = tenant_id AND device_id = ANY(device_ids) AND revision > after;
-                        RETURN QUERY
-                        SELECT 'status', subscription_id, device_id, NULL::text, offline_at, stopped_at, NULL::bigint, NULL::bigint,
-                               NULL::float8, NULL::float8, NULL::float8, NULL::float8, NULL::float8, NULL::float8, NULL::float8,
-                               offline, stopped, follows_last_fix
-                        FROM device_status WHERE tenant = tenant_id AND device_id = ANY(device_ids) AND revision > after;
-                    END IF;
+                    PERFORM set_config('plan_cache_mode', 'force_custom_plan', true);
+                    RETURN QUERY
+                    SELECT 'progress', subscription_id, device_id, progress, NULL::bigint, NULL::bigint, NULL::bigint, NULL::bigint,
+                           NULL::float8, NULL::float8, NULL::float8, NULL::float8, NULL::float8, NULL::float8, NULL::float8,
+                           NULL::boolean, NULL::boolean, NULL::boolean
+                    FROM subscription_progress
+                    WHERE tenant = tenant_id AND revision > after AND (device_ids IS NULL OR device_id = ANY(device_ids));
+                    RETURN QUERY
+                    SELECT 'status', subscription_id, device_id, NULL::text, offline_at, stopped_at, NULL::bigint, NULL::bigint,
+                           NULL::float8, NULL::float8, NULL::float8, NULL::float8, NULL::float8, NULL::float8, NULL::float8,
+                           offline, stopped, follows_last_fix
+                    FROM device_status
+                    WHERE tenant = tenant_id AND revision > after AND (device_ids IS NULL OR device_id = ANY(device_ids));
                 END IF;
             END IF;
             IF locking THEN
