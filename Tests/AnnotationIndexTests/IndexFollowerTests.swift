@@ -126,7 +126,9 @@ import Timeline
         func numericValues(of property: String) async throws -> [(id: AnnotationID, value: Double)] { [] }
         func waitForChanges(after sequence: Int64, timeout: Duration) async {
             let end = ContinuousClock.now + timeout
-            while latestSequence <= sequence, ContinuousClock.now < end { try? await Task.sleep(for: .milliseconds(1)) }
+            while latestSequence <= sequence, ContinuousClock.now < end {
+                do { try await Task.sleep(for: .milliseconds(1)) } catch { return }  // cancelled: the follower stops
+            }
         }
     }
 
@@ -144,5 +146,7 @@ import Timeline
         while follower.index.sequence < 20, ContinuousClock.now < end { try await Task.sleep(for: .milliseconds(5)) }
         #expect(follower.index.sequence == 20)
         #expect(store.feedReads.withLock { $0 } == 0, "every change was announced: the background catch-up applied them, reading nothing")
+        following.cancel()
+        await following.value
     }
 }

@@ -127,9 +127,9 @@ enum PostgresAnnotationRow {
             CROSS JOIN LATERAL (SELECT pg_notify(\(PostgresFeeds.channel), \(feed ?? "") || ' ' || \(tenant.description) || ' ' || last
                                                 || \(PostgresFeeds.suffix(body)))) AS notified
             """
-        let rows = try await connection.execute(Prepared<AnnotationInsertText>(query), logger: logger)
+        let rows = try await connection.rows(of: query, preparedAs: AnnotationInsertText.self, logger: logger)
         var last: Int64?
-        for try await row in rows { last = try row.decode(Int64.self) }
+        for row in rows { last = try row.decode(Int64.self) }
         return last
     }
 

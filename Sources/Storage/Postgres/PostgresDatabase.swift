@@ -129,20 +129,25 @@ public final class PostgresDatabase: Sendable {
     /// row locks it takes are held for its execution and commit only, not for a round trip to this
     /// process), then a query on the same connection that PostgreSQL answers only after that commit:
     /// postgres-nio hands back a statement's rows at its `CommandComplete`, which PostgreSQL sends
-    /// before the implicit commit is durable, and processes the next query only after the commit.
-    /// From the start the outcome of a connection lost is unknown
-    /// (``StorageError/commitOutcomeUnknown``); an error of the statement itself stored nothing.
+    /// before the implicit commit is durable, and postgres-nio sends the next query only once
+    /// PostgreSQL is ready for it, after the commit. So an error PostgreSQL answers the statement
+    /// with stored nothing (it is thrown as it is); one it answers the second query with came after
+    /// the commit (the result stands); a connection lost, or a failure of the commit itself (which
+    /// postgres-nio meets as an unexpected message and closes the connection), leaves the outcome
+    /// unknown (``StorageError/commitOutcomeUnknown``).
     func committedAlone<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
         let logger = logger
         return try await client.withConnection { connection in
             try await connection.abandoningIfClosed { committing in
                 committing.set()
-                func outcome(_ error: any Error) -> any Error {
-                    StorageError.retryable(error) == .unavailable || StorageError.connectionLost(error) != nil ? StorageError.commitOutcomeUnknown : error
-                }
+                func answeredByTheServer(_ error: any Error) -> Bool { (error as? PSQLError)?.code == .server }
                 let result: Result
-                do { result = try await body(connection) } catch { throw outcome(error) }
-                do { try await connection.query("SELECT 1", logger: logger) } catch { throw outcome(error) }
+                do { result = try await body(connection) } catch {
+                    throw answeredByTheServer(error) ? error : StorageError.commitOutcomeUnknown
+                }
+                do { try await connection.query("SELECT 1", logger: logger) } catch {
+                    guard answeredByTheServer(error) else { throw StorageError.commitOutcomeUnknown }
+                }
                 return result
             }
         }

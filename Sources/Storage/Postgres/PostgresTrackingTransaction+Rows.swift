@@ -163,10 +163,10 @@ extension PostgresTrackingTransaction {
                    (SELECT last FROM counters WHERE feed = \(Self.acceptedFeed)), f.device_id, f.timestamp
             FROM (SELECT) AS one LEFT JOIN fixes f ON true
             """
-        let stored = try await connection.execute(Prepared<TrackingRowsText>(query), logger: logger)
+        let stored = try await connection.rows(of: query, preparedAs: TrackingRowsText.self, logger: logger)
         var inserted: Set<FixKey> = []
         var numbers: (revision: Int64?, event: Int64?, ordinal: Int64?) = (nil, nil, nil)
-        for try await row in stored {
+        for row in stored {
             let (revision, event, ordinal, deviceId, timestamp) = try row.decode((Int64?, Int64?, Int64?, String?, Int64?).self)
             numbers = (revision, event, ordinal)
             if let deviceId, let timestamp { inserted.insert(FixKey(deviceId: deviceId, timestamp: timestamp)) }

@@ -1,3 +1,4 @@
+import Logging
 import PostgresNIO
 import Synchronization
 
@@ -38,4 +39,20 @@ enum TrackingRowsText: PreparedText {
 /// The grouped insert of new annotations (``PostgresAnnotationRow/insert(_:numbering:tenant:at:on:logger:)``).
 enum AnnotationInsertText: PreparedText {
     static let text = Mutex<String?>(nil)
+}
+
+extension PostgresConnection {
+    /// `query`'s rows, run as the prepared statement `Text`. After an error the connection is
+    /// closed (the pool opens another): postgres-nio keeps a failed prepare for the connection's
+    /// life, so every later call of the statement on it would fail the same way.
+    func rows<Text: PreparedText>(of query: PostgresQuery, preparedAs _: Text.Type, logger: Logger) async throws -> [PostgresRow] {
+        do {
+            var rows: [PostgresRow] = []
+            for try await row in try await execute(Prepared<Text>(query), logger: logger) { rows.append(row) }
+            return rows
+        } catch {
+            try? await close()
+            throw error
+        }
+    }
 }
