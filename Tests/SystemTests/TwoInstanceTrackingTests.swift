@@ -131,7 +131,7 @@ struct PostgresCommandTests {
     @Test func migrateKeysImportAndExportTakeADatabaseURL() async throws {
         let url = try await TestEngine.postgres.freshPlace()
         let migrated = try await CommandLineTests.meridian(["migrate", "--database", url])
-        #expect(migrated.status == 0 && migrated.stdout.contains("v15: ingest locks devices, numbered from counters at commit (15 steps applied)"), "\(migrated.stdout)\(migrated.stderr)")
+        #expect(migrated.status == 0 && migrated.stdout.contains("v16: a batch's changes read by key, lock keys in one function (16 steps applied)"), "\(migrated.stdout)\(migrated.stderr)")
         let created = try await CommandLineTests.meridian(["keys", "create", "--tenant", "acme", "--role", "admin", "--database", url])
         let id = try #require(created.stdout.split(separator: "\n").first.flatMap { KeySecret.parse($0)?.id })
         #expect(try await CommandLineTests.meridian(["keys", "list", "--database", url]).stdout.contains("\(id)\tacme\tadmin"))

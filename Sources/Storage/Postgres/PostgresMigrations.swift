@@ -262,6 +262,10 @@ enum PostgresMigrations {
             """,
             // A batch reads back the progress and status rows of its devices only.
             "CREATE INDEX subscription_progress_device ON subscription_progress (tenant, device_id, revision)",
+            trackingChangesV15,
+        ]),
+        Step("v16: a batch's changes read by key, lock keys in one function", [
+            PostgresTrackingTransaction.lockKeyFunction,
             PostgresTrackingTransaction.changesFunction,
         ]),
     ]
