@@ -13,9 +13,11 @@ Per configuration, with the same annotations imported first:
 - with two instances, write → other instance: a write on A until B's thin answer holds it (p50/p99);
 - beside writes and ingest on PostgreSQL, the share of its active backends waiting on a lock (sampled).
 Each configuration is measured once its servers settle (their start-up work, such as filling the JSON cache, done).
-Ratios are against SQLite in the same run. Absolute times on a shared 2-core machine are noisy.
+Writes and ingest each run PHASES times in turn (each phase takes about a second); the table shows
+the median and the spread (min–max) beside it. Ratios are against SQLite in the same run.
+Absolute times on a shared 2-core machine are noisy.
 """
-import argparse, json, os, random, shutil, subprocess, sys, tempfile, threading, time
+import argparse, json, os, random, shutil, statistics, subprocess, sys, tempfile, threading, time
 from urllib.parse import urlparse, urlunparse
 
 import benchlib
@@ -23,6 +25,7 @@ import psycopg
 
 WRITERS, WRITES_EACH, THINS, VISIBILITY_WRITES, QUERIES = 8, 250, 400, 100, 300
 FEEDS, BATCHES_EACH, FIXES_PER_BATCH = 8, 100, 10
+PHASES = 3
 # PostGIS answers whole rows, as Meridian's answers hold whole annotations.
 ROW = ("id::text, external_id, latitude, longitude, title, subtitle, kind, clustering_identifier, display_priority, properties, "
        "version, created_at, updated_at")
@@ -97,9 +100,10 @@ def writes_per_second(ports, rng):
 def ingest_per_second(ports, label):
     """8 feeds, each its own device, post batches of 10 fixes; with two instances each feed's
     batches alternate between them (the worst case: every batch finds the other's commit first).
-    One subscription turns every fix into an event."""
-    benchlib.Client(ports[0]).call("POST", "/v1/subscriptions",
-                                   {"type": "significantChange", "distanceFilter": 0, "minimumInterval": 0, "maxLocationAge": None}, expected=201)
+    One subscription turns every fix into an event; it is deleted after the phase, so each phase
+    (and each configuration on the same database) evaluates one."""
+    _, subscription = benchlib.Client(ports[0]).call(
+        "POST", "/v1/subscriptions", {"type": "significantChange", "distanceFilter": 0, "minimumInterval": 0, "maxLocationAge": None}, expected=201)
     start_us = int(time.time() * 1_000_000) - 3_600_000_000
 
     def feed(number):
@@ -109,20 +113,24 @@ def ingest_per_second(ports, label):
                       "timestamp": benchlib.rfc3339(start_us + (batch * FIXES_PER_BATCH + index) * 1_000_000), "horizontalAccuracy": 5}
                      for index in range(FIXES_PER_BATCH)]
             clients[(number + batch) % len(clients)].call("POST", f"/v1/devices/{label}-{number}/locations", {"locations": fixes}, expected=200)
-    return FEEDS * BATCHES_EACH * FIXES_PER_BATCH / concurrently(FEEDS, feed)
+    rate = FEEDS * BATCHES_EACH * FIXES_PER_BATCH / concurrently(FEEDS, feed)
+    benchlib.Client(ports[0]).call("DELETE", f"/v1/subscriptions/{subscription['id']}", expected=200)
+    return rate
 
 
 class LockWaits:
     """The lock-wait share of the database's busy backends while a phase runs: pg_stat_activity
     sampled every 20 ms on its own connection, backends that are `active` and waiting on a `Lock`
-    over all `active` ones (the issue's measure of how much writers queue on each other). No URL
-    (SQLite): nothing sampled, share None."""
+    over all `active` ones (the issue's measure of how much writers queue on each other). Each
+    `with` samples one phase; the counts add up over phases. No URL (SQLite): nothing sampled,
+    share None."""
 
     def __init__(self, url):
         self.url, self.waiting, self.active = url, 0, 0
         self.stop = threading.Event()
 
     def __enter__(self):
+        self.stop.clear()
         if self.url:
             self.thread = threading.Thread(target=self.sample, daemon=True)
             self.thread.start()
@@ -144,6 +152,10 @@ class LockWaits:
     @property
     def share(self):
         return self.waiting / self.active if self.active else None
+
+
+def spread(values):
+    return f"{min(values):.0f}–{max(values):.0f}"
 
 
 def share(value):
@@ -248,12 +260,17 @@ def main():
             thin_latencies(ports, bodies[:40])  # warm-up: every instance's index and connections
             benchlib.settle([process for process, _, _ in started])  # and their start-up work done
             sampled = None if label == "SQLite" else pg_url
-            with LockWaits(sampled) as writes_waits:
-                writes = writes_per_second(ports, rng)
+            writes, ingest = [], []
+            writes_waits, ingest_waits = LockWaits(sampled), LockWaits(sampled)
+            for phase in range(PHASES):
+                with writes_waits:
+                    writes.append(writes_per_second(ports, rng))
+                with ingest_waits:
+                    ingest.append(ingest_per_second(ports, label.replace(" ", "").replace("×", "x") + f"p{phase}"))
             thin = thin_latencies(ports, bodies)
-            with LockWaits(sampled) as ingest_waits:
-                ingest = ingest_per_second(ports, label.replace(" ", "").replace("×", "x"))
-            row = {"writes": writes, "thin": thin, "ingest": ingest, "writesLockWaits": writes_waits.share, "ingestLockWaits": ingest_waits.share}
+            row = {"writes": statistics.median(writes), "writesSpread": spread(writes), "thin": thin,
+                   "ingest": statistics.median(ingest), "ingestSpread": spread(ingest),
+                   "writesLockWaits": writes_waits.share, "ingestLockWaits": ingest_waits.share}
             if instances == 2:
                 row["visibility"] = visibility(ports[0], ports[1], rng)
             if label == "PostgreSQL ×1":
@@ -261,14 +278,15 @@ def main():
             results[label] = row
             benchlib.stop_servers([process for process, _, _ in started], problems)
         base = results["SQLite"]
-        print(f"\n| store | annotation writes/s | vs SQLite | lock waits | fixes/s ingested | vs SQLite | lock waits | thin p50 | thin p95 | p95 vs SQLite |")
+        print(f"\n| store | annotation writes/s (spread) | vs SQLite | lock waits | fixes/s ingested (spread) | vs SQLite | lock waits | thin p50 | thin p95 | p95 vs SQLite |")
         print("|---|---|---|---|---|---|---|---|---|---|")
         for label, row in results.items():
             p50, p95 = benchlib.percentile(row["thin"], 50), benchlib.percentile(row["thin"], 95)
-            print(f"| {label} | {row['writes']:.0f} | {row['writes'] / base['writes']:.2f} | {share(row['writesLockWaits'])} | "
-                  f"{row['ingest']:.0f} | {row['ingest'] / base['ingest']:.2f} | {share(row['ingestLockWaits'])} | "
+            print(f"| {label} | {row['writes']:.0f} ({row['writesSpread']}) | {row['writes'] / base['writes']:.2f} | {share(row['writesLockWaits'])} | "
+                  f"{row['ingest']:.0f} ({row['ingestSpread']}) | {row['ingest'] / base['ingest']:.2f} | {share(row['ingestLockWaits'])} | "
                   f"{ms(p50)} | {ms(p95)} | {p95 / benchlib.percentile(base['thin'], 95):.2f} |")
-        print("\nlock waits: the share of the database's active backends waiting on a lock, pg_stat_activity sampled every 20 ms")
+        print(f"\nwrites/s and fixes/s: the median of {PHASES} phases each, taken in turn; spread: their min–max")
+        print("lock waits: the share of the database's active backends waiting on a lock, pg_stat_activity sampled every 20 ms")
         one = results["PostgreSQL ×1"]
         for label, target in (("PostgreSQL ×2", "≥ 0.95"), ("PostgreSQL ×4", "not below ×2")):
             row = results[label]
