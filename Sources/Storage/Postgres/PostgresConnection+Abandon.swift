@@ -42,7 +42,7 @@ extension PostgresConnection {
 /// The connections of work in flight (``PostgresConnection/abandoningIfClosed(_:)``), looked at by
 /// one task every 100 ms: work whose connection has been closed for
 /// ``PostgresConnection/abandonAfter`` is abandoned. One watch for the process, not a watchdog
-/// task and its timer per statement: those were a third of the jobs a write ran.
+/// task with its timer and a waiting task per statement.
 final class ClosedConnectionWatch: Sendable {
     static let shared = ClosedConnectionWatch()
 
