@@ -3,7 +3,7 @@ import Synchronization
 /// Wakes long-poll readers when a feed grows: writers ``advance(to:)`` after they commit,
 /// readers ``wait(after:timeout:)`` until the feed has an entry after theirs.
 public final class SequenceSignal: Sendable {
-    private struct Waiter { var after: Int64; var continuation: CheckedContinuation<Void, Never> }
+    private struct Waiter { var after: Int64; var resume: @Sendable () -> Void }
     private struct State {
         var latest: Int64
         var nextToken = 0
@@ -23,14 +23,32 @@ public final class SequenceSignal: Sendable {
 
     /// Announces that the feed now ends at `sequence` (or later) and wakes whoever waited for it.
     public func advance(to sequence: Int64) {
-        let woken = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+        let woken = state.withLock { state -> [@Sendable () -> Void] in
             guard sequence > state.latest else { return [] }
             state.latest = sequence
             let ready = state.waiters.filter { $0.value.after < sequence }
             for token in ready.keys { state.waiters[token] = nil }
-            return ready.values.map(\.continuation)
+            return ready.values.map(\.resume)
         }
-        for continuation in woken { continuation.resume() }
+        for resume in woken { resume() }
+    }
+
+    /// Runs `action` once the feed ends after `sequence`: at once when it does already (then the
+    /// token is nil), else when a writer advances it, unless ``cancel(_:)`` comes first.
+    public func onAdvance(after sequence: Int64, _ action: @escaping @Sendable () -> Void) -> Int? {
+        let token = state.withLock { state -> Int? in
+            guard state.latest <= sequence else { return nil }
+            state.nextToken += 1
+            state.waiters[state.nextToken] = Waiter(after: sequence, resume: action)
+            return state.nextToken
+        }
+        if token == nil { action() }
+        return token
+    }
+
+    /// Forgets the action ``onAdvance(after:_:)`` registered (nothing when it ran already).
+    public func cancel(_ token: Int) {
+        _ = state.withLock { $0.waiters.removeValue(forKey: token) }
     }
 
     /// Returns once the feed ends after `sequence`, when `timeout` has passed, or when the task is cancelled.
@@ -53,7 +71,7 @@ public final class SequenceSignal: Sendable {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let resumeNow = state.withLock { state in
                     if state.latest > sequence || state.cancelled.remove(token) != nil { return true }
-                    state.waiters[token] = Waiter(after: sequence, continuation: continuation)
+                    state.waiters[token] = Waiter(after: sequence, resume: { continuation.resume() })
                     return false
                 }
                 if resumeNow { continuation.resume() }
@@ -64,7 +82,7 @@ public final class SequenceSignal: Sendable {
                 state.cancelled.insert(token)  // cancelled before it registered
                 return nil
             }
-            waiter?.continuation.resume()
+            waiter?.resume()
         }
         state.withLock { _ = $0.cancelled.remove(token) }
     }

@@ -18,35 +18,41 @@ public struct TimeoutMiddleware: RouterMiddleware {
     /// Routes that are long polls when they carry a `wait` parameter (no limit here then).
     public let longPolls: Set<String>
 
+    /// The requests' time limits, run from one task (not a timer task per request).
+    private let limits: DelayQueue
+
     public init(timeout: Duration, routes: RouteTable, connections: ConnectionTable, streams: Set<String>, longPolls: Set<String>) {
         (self.timeout, self.routes, self.connections, self.streams, self.longPolls) = (timeout, routes, connections, streams, longPolls)
+        limits = DelayQueue(delay: timeout)
     }
-
-    /// How long a request exempt from the limit may run before this stops watching it.
-    private static let unlimited = Duration.seconds(365 * 86_400)
     /// nginx's status for a request whose client left first (logs and metrics only: nobody reads it).
     public static let clientClosedRequest = HTTPResponse.Status(code: 499, reasonPhrase: "Client Closed Request")
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let route = RequestRecord.route(of: request, in: routes)
         let exempt = route.map(streams.contains) == true || (route.map(longPolls.contains) == true && request.uri.queryParameters["wait"] != nil)
-        let limit = exempt ? Self.unlimited : timeout
         let hangUp = connections.hangUpSignal(of: context.channel)
         // A handler that ignores its cancellation holds the answer back: it is named in the log.
         let ended = EndFlag()
         defer { ended.value.store(true, ordering: .relaxed) }
         return try await withoutActuallyEscaping(next) { next in
-            // `next` runs once, in one child task, and the group returns only after both children
-            // ended: it neither outlives this call nor runs concurrently with itself.
+            // `next` runs once, in one child task, and the group returns only after it ended: it
+            // neither outlives this call nor runs concurrently with itself.
             nonisolated(unsafe) let next = next
-            return try await withThrowingTaskGroup(of: Response?.self) { group in
-                group.addTask { try await next(request, context) }
+            return try await withThrowingTaskGroup(of: Void.self) { group in
+                // The handler's answer, or nil when the limit or the client's hang-up came first.
+                let first = ResumeOnce<Response?>()
                 group.addTask {
-                    if let hangUp { await hangUp.wait(after: 0, timeout: limit) } else { try await Task.sleep(for: limit) }
-                    return nil
+                    do { first.finish(.success(try await next(request, context))) } catch { first.finish(.failure(error)) }
                 }
-                defer { group.cancelAll() }
-                guard let first = try await group.next(), let response = first else {
+                let limit = exempt ? nil : limits.schedule { first.finish(.success(nil)) }
+                let hungUp = hangUp?.onAdvance(after: 0) { first.finish(.success(nil)) }
+                defer {
+                    if let limit { limits.cancel(limit) }
+                    if let hungUp { hangUp?.cancel(hungUp) }
+                    group.cancelAll()
+                }
+                guard let response = try await withCheckedThrowingContinuation({ first.start($0) }) else {
                     Self.watch(ended, route: route ?? request.uri.path, logger: context.logger)
                     if let hangUp, hangUp.latest > 0 {
                         throw ProblemError(Self.clientClosedRequest, detail: "the client closed the connection before the answer; the request was stopped (a write it had committed stays)")
