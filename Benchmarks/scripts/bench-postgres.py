@@ -88,9 +88,13 @@ def concurrently(count, work):
 
 
 def writes_per_second(ports, rng):
+    """Each phase's points its own (drawn from `rng`): coincident copies of one phase's points
+    would tie in the nearest queries below."""
+    seed = rng.randrange(1 << 30)
+
     def writer(number):
         client = benchlib.Client(ports[number % len(ports)])
-        local = random.Random(number)
+        local = random.Random(seed * 64 + number)
         for index in range(WRITES_EACH):
             body = {"coordinate": {"latitude": local.uniform(-60, 70), "longitude": local.uniform(-180, 180)}, "title": f"w{number}-{index}"}
             client.call("POST", "/v1/annotations", body, expected=201)
