@@ -1,9 +1,9 @@
 import Synchronization
 
 /// Runs actions one fixed delay after they were scheduled, unless cancelled first, all from one
-/// task that sleeps until the oldest is due: a request's time limit costs a lock and an append,
-/// not a task and a timer of its own. One delay for all, so their order is their arrival order
-/// (an action scheduled a moment after a later one, by another thread, runs with that one).
+/// task that sleeps until the oldest is due: a request's time limit costs two short locked
+/// updates (schedule, cancel), not a task and a timer of its own. One delay for all, so their
+/// order is their arrival order.
 ///
 /// ```swift
 /// let limits = DelayQueue(delay: .seconds(30))
@@ -35,6 +35,11 @@ public final class DelayQueue: Sendable {
             } else if head > 1024, head * 2 > entries.count {
                 entries.removeFirst(head)
                 head = 0
+            } else if entries.count - head > 2 * actions.count + 1024 {
+                // A request that runs long holds the head, and the cancelled ones behind it pile up.
+                let live = entries[head...].filter { actions[$0.id] != nil }
+                entries = Array(live)
+                head = 0
             }
         }
     }
@@ -45,8 +50,9 @@ public final class DelayQueue: Sendable {
 
     /// Runs `action` after ``delay`` unless ``cancel(_:)`` comes first; returns its token.
     public func schedule(_ action: @escaping @Sendable () -> Void) -> Int {
-        let due = ContinuousClock.now + delay
         let (id, start) = state.withLock { state -> (Int, Bool) in
+            // Read under the lock: the entries stay in order of `due`.
+            let due = ContinuousClock.now + delay
             state.nextID += 1
             state.actions[state.nextID] = action
             state.entries.append(Entry(id: state.nextID, due: due))

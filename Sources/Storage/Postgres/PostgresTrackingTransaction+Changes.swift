@@ -10,9 +10,10 @@ import WireJSON
 /// the progress and status rows written since. An ingest's call first takes the tenant's tracking
 /// lock shared and its devices' locks; each statement of a `VOLATILE` function reads a snapshot of
 /// its own, so what it reads after the locks holds every commit they waited for. A batch's rows
-/// are read by key (on one instance none changed), each statement planned once per connection, as
-/// the ingest's rows statement after the call is (`plan_cache_mode`, set for the transaction); a
-/// load's or a tenant's catch-up joins its rows, planned for its values.
+/// are read by key (on one instance none changed): the device, progress and status rows planned
+/// once per connection, as the ingest's rows statement after the call is (`plan_cache_mode`, set
+/// for the transaction), each device's fixes planned for their values; a load's or a tenant's
+/// catch-up joins its rows, planned for its values.
 extension PostgresTrackingTransaction {
     /// The key of the tenant's tracking lock, or of one of its devices' (v16; the names v15 hashed).
     static let lockKeyFunction = """
@@ -39,7 +40,11 @@ extension PostgresTrackingTransaction {
                 -- The tenant's lock shared, then the devices' in key order (no two ingests wait in a circle).
                 PERFORM pg_advisory_xact_lock_shared(meridian_tracking_lock(tenant_id));
                 PERFORM pg_advisory_xact_lock(k.key)
-                FROM (SELECT DISTINCT meridian_tracking_lock(tenant_id, u.device) AS key FROM unnest(device_ids) AS u(device) ORDER BY 1) AS k;
+                FROM (SELECT DISTINCT meridian_tracking_lock(tenant_id, u.device) AS key FROM unnest(device_ids) AS u(device)
+                      WHERE u.device IS NOT NULL ORDER BY 1) AS k;
+                -- The rest of the ingest's transaction is planned once per connection: a batch's
+                -- reads below, then the prepared rows statement.
+                PERFORM set_config('plan_cache_mode', 'force_generic_plan', true);
             END IF;
             SELECT coalesce(max(last) FILTER (WHERE feed = 'tracking-structure'), 0) AS structure,
                    coalesce(max(last) FILTER (WHERE feed = 'tracking-deadlines'), 0) AS deadlines,
@@ -80,10 +85,12 @@ extension PostgresTrackingTransaction {
                            offline, stopped, follows_last_fix
                     FROM device_status WHERE tenant = tenant_id AND revision > after;
                 END IF;
+                IF locking THEN
+                    PERFORM set_config('plan_cache_mode', 'force_generic_plan', true);
+                END IF;
             ELSE
-                -- A batch's rows (on one instance none changed), read by key: planned once per
-                -- connection, as the ingest's rows statement after the call (for the transaction).
-                PERFORM set_config('plan_cache_mode', 'force_generic_plan', true);
+                -- A batch's rows (on one instance none changed), read by key (planned once per
+                -- connection when locking, as set above).
                 FOR d IN SELECT id, last_fix, last_fix_at, previous_fix_at, last_accepted_ordinal FROM device
                          WHERE tenant = tenant_id AND id = ANY(device_ids) AND revision > after LOOP
                     written := true;
