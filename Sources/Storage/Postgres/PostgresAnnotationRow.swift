@@ -102,7 +102,7 @@ enum PostgresAnnotationRow {
                 INSERT INTO feed_counter (tenant, feed, last) SELECT \(tenant.description), \(feed ?? ""), \(count) WHERE \(feed != nil)
                 ON CONFLICT (tenant, feed) DO UPDATE SET last = feed_counter.last + \(count) RETURNING last),
             rows AS (
-                SELECT * FROM unnest(\(annotations.map(\.id.uuid)), \(externalIds), \(noExternalId),
+                SELECT u.*, timestamptz 'epoch' + interval '1 millisecond' * \(UnixMilliseconds.from(at)) AS at FROM unnest(\(annotations.map(\.id.uuid)), \(externalIds), \(noExternalId),
                                      \(contents.map(\.coordinate.latitude)), \(contents.map(\.coordinate.longitude)),
                                      \(titles), \(noTitle), \(subtitles), \(noSubtitle), \(kinds), \(noKind), \(identifiers), \(noIdentifier),
                                      \(contents.map { Int64($0.displayPriority) }), \(contents.map { JSONValue.canonicalText(of: $0.properties) }), \(sequences))
@@ -115,12 +115,12 @@ enum PostgresAnnotationRow {
                        ST_SetSRID(ST_MakePoint(longitude, latitude), 4326)::geography,
                        CASE WHEN no_title THEN NULL ELSE title END, CASE WHEN no_subtitle THEN NULL ELSE subtitle END,
                        CASE WHEN no_kind THEN NULL ELSE kind END, CASE WHEN no_clustering_identifier THEN NULL ELSE clustering_identifier END,
-                       display_priority, properties, 1, (timestamptz 'epoch' + interval '1 millisecond' * \(UnixMilliseconds.from(at))), (timestamptz 'epoch' + interval '1 millisecond' * \(UnixMilliseconds.from(at)))
+                       display_priority, properties, 1, at, at
                 FROM rows),
             change AS (
                 INSERT INTO annotation_change (tenant, sequence, kind, annotation_id, version, at)
                 SELECT \(tenant.description), CASE WHEN counter.last IS NULL THEN sequence ELSE counter.last - \(count) + sequence END,
-                       'created', id, 1, (timestamptz 'epoch' + interval '1 millisecond' * \(UnixMilliseconds.from(at)))
+                       'created', id, 1, at
                 FROM rows LEFT JOIN counter ON true)
             SELECT last FROM counter
             -- PostgresFeeds.payload(_:_:_:body:), written in SQL.
