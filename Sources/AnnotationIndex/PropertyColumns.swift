@@ -26,6 +26,15 @@ struct ValueStats: ColumnSummary {
 
     init() {}
 
+    @inline(__always) init(count: Int, sum: Double, min: Double, max: Double) {
+        (self.count, self.sum, self.min, self.max) = (count, sum, min, max)
+    }
+
+    /// The stats an aggregate says (a table row set by hand).
+    init(aggregate: PropertyAggregate) {
+        (count, sum, min, max) = (aggregate.count, aggregate.sum, aggregate.min ?? .infinity, aggregate.max ?? -.infinity)
+    }
+
     @inline(__always) mutating func add(_ value: Double, x: Double, y: Double) {
         guard value == value else { return }  // NaN: no value
         count &+= 1
@@ -134,6 +143,58 @@ struct ColumnBlocks {
     var values: [Double] = []
     var stats = Levels<ValueStats>()
     var weights = Levels<WeightSums>()
+    /// Per member, its block's aggregates from it to the block's end and from the block's start
+    /// through it: a cell's partial blocks cost one read each instead of a pass over their members.
+    var edges: [BlockEdge] = []
+}
+
+/// What one member's block holds of a column on either side of it (members without a value, and
+/// removed ones, left out): the aggregates of the members from it to the block's end (*from*) and
+/// from the block's start through it (*through*); min and max as offsets in the block of the
+/// member holding them (``none`` when no member has a value). 24 bytes a member.
+struct BlockEdge {
+    var sumFrom = 0.0, sumThrough = 0.0
+    var countFrom: UInt8 = 0, countThrough: UInt8 = 0
+    var minFrom = none, maxFrom = none, minThrough = none, maxThrough = none
+
+    static let none = UInt8.max
+
+    /// The edges of the members at `positions` (one block, starting at its first member).
+    static func make(_ positions: Range<Int>, values: UnsafeBufferPointer<Double>, isRemoved: (Int) -> Bool, into edges: UnsafeMutableBufferPointer<BlockEdge>) {
+        let base = positions.lowerBound
+        var stats = ValueStats(), low = none, high = none
+        for p in positions {
+            let value = values[p]
+            if value == value, !isRemoved(p) {
+                stats.add(value, x: 0, y: 0)
+                if low == none || value < values[base + Int(low)] { low = UInt8(p - base) }
+                if high == none || value > values[base + Int(high)] { high = UInt8(p - base) }
+            }
+            (edges[p].sumThrough, edges[p].countThrough, edges[p].minThrough, edges[p].maxThrough) = (stats.sum, UInt8(stats.count), low, high)
+        }
+        (stats, low, high) = (ValueStats(), none, none)
+        for p in positions.reversed() {
+            let value = values[p]
+            if value == value, !isRemoved(p) {
+                stats.add(value, x: 0, y: 0)
+                if low == none || value < values[base + Int(low)] { low = UInt8(p - base) }
+                if high == none || value > values[base + Int(high)] { high = UInt8(p - base) }
+            }
+            (edges[p].sumFrom, edges[p].countFrom, edges[p].minFrom, edges[p].maxFrom) = (stats.sum, UInt8(stats.count), low, high)
+        }
+    }
+
+    /// The aggregates of the members from this one to its block's end (`base`: the block's first position).
+    @inline(__always) func from(_ values: UnsafeBufferPointer<Double>, base: Int) -> ValueStats {
+        ValueStats(count: Int(countFrom), sum: sumFrom, min: minFrom == Self.none ? .infinity : values[base + Int(minFrom)],
+                   max: maxFrom == Self.none ? -.infinity : values[base + Int(maxFrom)])
+    }
+
+    /// The aggregates of the members from its block's start through this one.
+    @inline(__always) func through(_ values: UnsafeBufferPointer<Double>, base: Int) -> ValueStats {
+        ValueStats(count: Int(countThrough), sum: sumThrough, min: minThrough == Self.none ? .infinity : values[base + Int(minThrough)],
+                   max: maxThrough == Self.none ? -.infinity : values[base + Int(maxThrough)])
+    }
 }
 
 /// One kind of summary per 64, per 512 and per 4 096 members: a cell of a few thousand members
@@ -142,6 +203,23 @@ struct Levels<Summary: ColumnSummary> {
     var blocks: [Summary] = []
     var mids: [Summary] = []
     var superblocks: [Summary] = []
+
+    /// Calls `body` with the three levels as buffers (a fold reads them without copying them).
+    @inline(__always)
+    func withBuffers<R>(_ body: (LevelBuffers<Summary>) -> R) -> R {
+        blocks.withUnsafeBufferPointer { blocks in
+            mids.withUnsafeBufferPointer { mids in
+                superblocks.withUnsafeBufferPointer { superblocks in body(LevelBuffers(blocks: blocks, mids: mids, superblocks: superblocks)) }
+            }
+        }
+    }
+}
+
+/// ``Levels`` as a fold reads them.
+struct LevelBuffers<Summary: ColumnSummary> {
+    let blocks: UnsafeBufferPointer<Summary>
+    let mids: UnsafeBufferPointer<Summary>
+    let superblocks: UnsafeBufferPointer<Summary>
 }
 
 /// The aggregates a request may ask for of a property.
@@ -175,7 +253,7 @@ public struct PropertyAggregate: Hashable, Sendable {
         self.init(count: value == nil ? 0 : 1, sum: value ?? 0, min: value, max: value)
     }
 
-    init(_ stats: ValueStats) {
+    init(stats: ValueStats) {
         self.init(count: stats.count, sum: stats.sum, min: stats.count > 0 ? stats.min : nil, max: stats.count > 0 ? stats.max : nil)
     }
 

@@ -202,7 +202,10 @@ extension ThinningIndex {
             order.sort { $0.rank < $1.rank }
             for entry in order where items.count < limit { items.append(required[entry.index].item) }
         }
-        for key in answer.order() {
+        let keys = answer.order()
+        let table = answer.reading.names.flatMap { aggregate(answer, keys.prefix(max(0, limit - items.count)), names: $0) }
+        var row = 0
+        for key in keys {
             guard items.count < limit else { break }
             let pending = answer.cells[Int(key.index)]
             let total = pending.total
@@ -212,10 +215,33 @@ extension ThinningIndex {
                 let group = answer.groups[Int(pending.group)]
                 let id = ClusterID(grid: answer.grid, column: ZOrder.column(of: pending.cell), row: ZOrder.row(of: pending.cell), scope: answer.scopes[Int(pending.group)])
                 let kinds = pending.kinds >= 0 ? answer.kindCounts[Int(pending.kinds)] : KindCounts(kind: group.clustered.first?.kind, count: total.count)
-                items.append(.cluster(cluster(id, total, kinds, answer.reading, group.clustered, answer.rankLimit, main: pending.main)))
+                let aggregates = table.map { AggregateRow(table: $0, row: row) }
+                row += 1
+                items.append(.cluster(cluster(id, total, kinds, answer.reading, .made(aggregates), group.clustered, answer.rankLimit, main: pending.main)))
             }
         }
         return ThinningResult(grid: answer.grid, items: items, truncated: required.count + answer.cells.count > limit)
+    }
+
+    /// The aggregates of the clusters among `keys`' cells, a row each in their order, in one pass
+    /// before the clusters are made: each cluster's reads depend on no other's, so the misses of
+    /// several overlap (made one by one between the clusters' other work, they came one at a time).
+    /// Nil when none of them is a cluster.
+    private func aggregate(_ answer: Answer, _ keys: ArraySlice<PackedKey>, names: [String]) -> AggregateTable? {
+        let rankLimit = answer.rankLimit
+        var table: AggregateTable?
+        for key in keys {
+            let pending = answer.cells[Int(key.index)]
+            guard pending.total.count > 1 else { continue }
+            if table == nil { table = AggregateTable(names: names, rows: keys.count) }
+            let clustered = answer.groups[Int(pending.group)].clustered
+            let main = clustered.count == 1 ? pending.main : nil
+            let range = answer.grid.codes(column: ZOrder.column(of: pending.cell), row: ZOrder.row(of: pending.cell))
+            table?.withRow(table!.addRow()) { stats in
+                for (partition, _) in clustered { partition.addStats(answer.reading.positions, in: range, main: main, rankLimit: rankLimit, to: stats) }
+            }
+        }
+        return table
     }
 
     /// The cluster an id names, as it is now, with the aggregates of `aggregates`; nil when that
@@ -227,7 +253,8 @@ extension ThinningIndex {
             let clustered = selectedGroups(filterOf(id), only: id.clusteringIdentifier, matchGroup: true).flatMap(\.clustered)
             let rankLimit = id.minDisplayPriority.map(Rank.limit(minimumPriority:))
             let (total, kindCounts) = aggregate(clustered, id.grid.codes(column: id.column, row: id.row), rankLimit)
-            return total.count > 1 ? cluster(id, total, KindCounts(kindCounts), reading, clustered, rankLimit) : nil
+            let table = reading.names.map { AggregateTable(names: $0, rows: 1) }
+            return total.count > 1 ? cluster(id, total, KindCounts(kindCounts), reading, .toMake(table), clustered, rankLimit) : nil
         }
     }
 
@@ -338,13 +365,12 @@ extension ThinningIndex {
     }
 
     private func cluster(
-        _ id: ClusterID, _ total: Aggregate, _ kinds: KindCounts, _ reading: PropertyReading,
+        _ id: ClusterID, _ total: Aggregate, _ kinds: KindCounts, _ reading: PropertyReading, _ aggregates: ClusterAggregates,
         _ clustered: [(partition: ThinningPartition, kind: String?)], _ rankLimit: UInt64?, main: Range<Int>? = nil
     ) -> ThinnedCluster {
         let s = total.summary
         var (sumX, sumY, weight) = (s.sumX, s.sumY, Double(total.count))
         var divisor = Double(total.count)
-        var aggregates: [PropertyAggregate] = []
         if !reading.isEmpty {
             let range = id.grid.codes(column: id.column, row: id.row)
             let main = clustered.count == 1 ? main : nil
@@ -358,10 +384,10 @@ extension ThinningIndex {
                 if total > 0, total.isFinite, x.isFinite, y.isFinite { (sumX, sumY, divisor) = (x, y, total) }
                 weight = total
             }
-            for column in reading.aggregates {
-                var stats = ValueStats()
-                for (partition, _) in clustered { stats.add(partition.stats(of: column, in: range, main: main, rankLimit: rankLimit)) }
-                aggregates.append(PropertyAggregate(stats))
+            if case .toMake(let table?) = aggregates {
+                table.withRow(table.addRow()) { stats in
+                    for (partition, _) in clustered { partition.addStats(reading.positions, in: range, main: main, rankLimit: rankLimit, to: stats) }
+                }
             }
         }
         let centroid = ThinningGrid.unshifted(x: sumX / divisor, y: sumY / divisor)
@@ -380,8 +406,17 @@ extension ThinningIndex {
             kinds: kinds, representative: slotIDs[Int(UInt32(truncatingIfNeeded: s.best))])
         // A weight sum beyond a double's range is left out (JSON has no infinity).
         cluster.weight = reading.weight != nil && weight.isFinite ? weight : nil
-        cluster.setAggregates(names: reading.names, values: aggregates)
+        switch aggregates {
+        case .made(let row): cluster.aggregateRow = row
+        case .toMake(let table): cluster.aggregateRow = table.map { AggregateRow(table: $0, row: 0) }
+        }
         return cluster
+    }
+
+    /// A cluster's aggregates: a row of its answer's table made already, or to be made in a table of its own.
+    private enum ClusterAggregates {
+        case made(AggregateRow?)
+        case toMake(AggregateTable?)
     }
 
     /// A property a request names has no column here yet (``IndexFollower/prepareColumns(_:)`` builds it).
@@ -392,10 +427,11 @@ extension ThinningIndex {
     /// The columns an answer reads its weights and aggregates from, found once per answer.
     struct PropertyReading {
         var weight: PropertyColumn?
-        /// The aggregated properties' names (nil for none: one array for every cluster) and columns.
+        /// The aggregated properties' names (nil for none) and their columns' places in each
+        /// partition's ``ThinningPartition/columnBlocks`` (the index's ``ThinningIndex/columns`` order).
         var names: [String]?
-        var aggregates: [PropertyColumn] = []
-        var isEmpty: Bool { weight == nil && aggregates.isEmpty }
+        var positions: [Int] = []
+        var isEmpty: Bool { weight == nil && positions.isEmpty }
 
         init() {}
 
@@ -405,7 +441,10 @@ extension ThinningIndex {
                 return column
             }
             if let name = options.weight { weight = try column(name) }
-            for name in options.aggregates { aggregates.append(try column(name)) }
+            for name in options.aggregates {
+                let held = try column(name)
+                positions.append(index.columns.firstIndex { $0 === held }!)
+            }
             names = options.aggregates.isEmpty ? nil : options.aggregates
         }
     }

@@ -167,6 +167,7 @@ final class ThinningPartition {
                 bytes + column.values.capacity * 8
                     + (column.stats.blocks.capacity + column.stats.mids.capacity + column.stats.superblocks.capacity) * MemoryLayout<ValueStats>.stride
                     + (column.weights.blocks.capacity + column.weights.mids.capacity + column.weights.superblocks.capacity) * MemoryLayout<WeightSums>.stride
+                    + column.edges.capacity * MemoryLayout<BlockEdge>.stride
             }
     }
 
@@ -287,6 +288,7 @@ final class ThinningPartition {
             let values = columnBlocks[c].values
             resummarize(&columnBlocks[c].stats, values, blocks: staleBlocks)
             resummarize(&columnBlocks[c].weights, values, blocks: staleBlocks)
+            makeEdges(c, blocks: staleBlocks)
         }
     }
 
@@ -299,6 +301,20 @@ final class ThinningPartition {
         columnBlocks[c].weights = Levels()
         resummarize(&columnBlocks[c].stats, values, blocks: all)
         resummarize(&columnBlocks[c].weights, values, blocks: all)
+        columnBlocks[c].edges = [BlockEdge](repeating: BlockEdge(), count: values.count)
+        makeEdges(c, blocks: all)
+    }
+
+    /// Recomputes the ``BlockEdge``s of column `c` in `blocks`.
+    private func makeEdges(_ c: Int, blocks: [Int]) {
+        let n = codes.count
+        columnBlocks[c].values.withUnsafeBufferPointer { values in
+            columnBlocks[c].edges.withUnsafeMutableBufferPointer { edges in
+                for b in blocks {
+                    BlockEdge.make(b * Self.blockSize..<min((b + 1) * Self.blockSize, n), values: values, isRemoved: isRemoved, into: edges)
+                }
+            }
+        }
     }
 
     /// Members per middle summary of a column (``Levels``).
@@ -331,16 +347,43 @@ final class ThinningPartition {
         gather(levels.mids, Self.superblockSize, Self.midSize, into: &levels.superblocks, at: Set(mids.map { $0 * Self.midSize / Self.superblockSize }))
     }
 
-    /// The aggregates of `column` over the members with codes in `range` (a cell).
-    func stats(of column: PropertyColumn, in range: ClosedRange<UInt64>, main: Range<Int>? = nil, rankLimit: UInt64?) -> ValueStats {
-        guard let c = columnIndex(column) else { return ValueStats() }
-        return fold(c, columnBlocks[c].stats, range, main, rankLimit)
+    /// Adds to `stats[k]` the aggregates of the column at `positions[k]` of ``columnBlocks`` over
+    /// the members with codes in `range` (a cell) of display priority ≥ the one `rankLimit`
+    /// encodes; `main` is the cell's positions in the main run when the walk found them already.
+    func addStats(_ positions: [Int], in range: ClosedRange<UInt64>, main: Range<Int>?, rankLimit: UInt64?, to stats: UnsafeMutablePointer<ValueStats>) {
+        let (i, j) = main.map { ($0.lowerBound, $0.upperBound) } ?? mainBounds(range)
+        let additions: ArraySlice<Member> = added.isEmpty ? [] : Self.slice(added, range)
+        for (k, c) in positions.enumerated() {
+            let main: ValueStats = columnBlocks[c].values.withUnsafeBufferPointer { values in
+                columnBlocks[c].edges.withUnsafeBufferPointer { edges in
+                    columnBlocks[c].stats.withBuffers { (levels: LevelBuffers<ValueStats>) -> ValueStats in
+                        rankLimit == nil ? edgeStats(values, edges, levels, i, j) : fold(values, levels, i, j, rankLimit)
+                    }
+                }
+            }
+            stats[k].add(main)
+            guard !additions.isEmpty else { continue }
+            let byOrdinal = column(c).byOrdinal
+            for member in additions where member.rank < (rankLimit ?? Rank.removed) {
+                stats[k].add(byOrdinal[Int(member.ordinal)], x: member.x, y: member.y)
+            }
+        }
     }
 
     /// The weight sums of `column` over the members with codes in `range` (a cell).
     func weights(of column: PropertyColumn, in range: ClosedRange<UInt64>, main: Range<Int>? = nil, rankLimit: UInt64?) -> WeightSums {
         guard let c = columnIndex(column) else { return WeightSums() }
-        return fold(c, columnBlocks[c].weights, range, main, rankLimit)
+        let (i, j) = main.map { ($0.lowerBound, $0.upperBound) } ?? mainBounds(range)
+        var sums: WeightSums = columnBlocks[c].values.withUnsafeBufferPointer { values in
+            columnBlocks[c].weights.withBuffers { (levels: LevelBuffers<WeightSums>) -> WeightSums in fold(values, levels, i, j, rankLimit) }
+        }
+        if !added.isEmpty {
+            let byOrdinal = self.column(c).byOrdinal
+            for member in Self.slice(added, range) where member.rank < (rankLimit ?? Rank.removed) {
+                sums.add(byOrdinal[Int(member.ordinal)], x: member.x, y: member.y)
+            }
+        }
+        return sums
     }
 
     /// Where `column`'s summaries are. Every partition holds every column of its index
@@ -353,44 +396,65 @@ final class ThinningPartition {
         return c
     }
 
-    /// A summary of column `c` over the members with codes in `range`, of display priority ≥ the
-    /// one `rankLimit` encodes: whole blocks from `level`'s summaries, the members of at most two
-    /// partial blocks (their values in main-run order, read in sequence) and the additions one by
-    /// one. `main` is the cell's positions in the main run when the walk found them already.
+    /// The aggregates of a column over the main run's members in [i, j): the partial blocks at
+    /// either end from their ``BlockEdge``s (a cell inside one block that touches neither of its
+    /// ends from its members), whole blocks between from `level`'s summaries.
     @inline(__always)
-    private func fold<Summary: ColumnSummary>(_ c: Int, _ level: Levels<Summary>, _ range: ClosedRange<UInt64>, _ main: Range<Int>?, _ rankLimit: UInt64?) -> Summary {
-        var summary = Summary()
-        let (i, j) = main.map { ($0.lowerBound, $0.upperBound) } ?? mainBounds(range)
-        columnBlocks[c].values.withUnsafeBufferPointer { values in
-            xs.withUnsafeBufferPointer { xs in
-                ys.withUnsafeBufferPointer { ys in
-                    if let rankLimit {
-                        for p in i..<j where rank(at: p) < rankLimit { summary.add(values[p], x: xs[p], y: ys[p]) }
-                        return
-                    }
-                    // The members of partial blocks: as one run when none is removed (the common case).
-                    func members(_ run: Range<Int>) {
-                        if removed.isEmpty {
-                            summary.add(run: run, values: values, xs: xs, ys: ys)
-                        } else {
-                            for k in run where !isRemoved(k) { summary.add(values[k], x: xs[k], y: ys[k]) }
-                        }
-                    }
-                    var k = min(j, (i + Self.blockSize - 1) / Self.blockSize * Self.blockSize)
-                    members(i..<k)
-                    while k + Self.blockSize <= j, k % Self.midSize != 0 { summary.add(level.blocks[k / Self.blockSize]); k += Self.blockSize }
-                    while k + Self.midSize <= j, k % Self.superblockSize != 0 { summary.add(level.mids[k / Self.midSize]); k += Self.midSize }
-                    while k + Self.superblockSize <= j { summary.add(level.superblocks[k / Self.superblockSize]); k += Self.superblockSize }
-                    while k + Self.midSize <= j { summary.add(level.mids[k / Self.midSize]); k += Self.midSize }
-                    while k + Self.blockSize <= j { summary.add(level.blocks[k / Self.blockSize]); k += Self.blockSize }
-                    members(k..<j)
-                }
+    private func edgeStats(_ values: UnsafeBufferPointer<Double>, _ edges: UnsafeBufferPointer<BlockEdge>, _ level: LevelBuffers<ValueStats>, _ i: Int, _ j: Int) -> ValueStats {
+        guard i < j else { return ValueStats() }
+        let size = Self.blockSize
+        let (first, last) = (i / size * size, (j - 1) / size * size)
+        let firstEnd = min(first + size, codes.count)
+        if first == last {
+            if j == firstEnd { return edges[i].from(values, base: first) }
+            if i == first { return edges[j - 1].through(values, base: first) }
+            var summary = ValueStats()
+            if removed.isEmpty {
+                summary.add(run: i..<j, values: values, xs: values, ys: values)
+            } else {
+                for p in i..<j where !isRemoved(p) { summary.add(values[p], x: 0, y: 0) }
             }
+            return summary
         }
-        if !added.isEmpty {
-            let byOrdinal = column(c).byOrdinal
-            for member in Self.slice(added, range) where member.rank < (rankLimit ?? Rank.removed) {
-                summary.add(byOrdinal[Int(member.ordinal)], x: member.x, y: member.y)
+        var summary = edges[i].from(values, base: first)
+        var k = firstEnd
+        while k + size <= last, k % Self.midSize != 0 { summary.add(level.blocks[k / size]); k += size }
+        while k + Self.midSize <= last, k % Self.superblockSize != 0 { summary.add(level.mids[k / Self.midSize]); k += Self.midSize }
+        while k + Self.superblockSize <= last { summary.add(level.superblocks[k / Self.superblockSize]); k += Self.superblockSize }
+        while k + Self.midSize <= last { summary.add(level.mids[k / Self.midSize]); k += Self.midSize }
+        while k < last { summary.add(level.blocks[k / size]); k += size }
+        summary.add(edges[j - 1].through(values, base: last))
+        return summary
+    }
+
+    /// A summary of a column over the main run's members in [i, j), of display priority ≥ the
+    /// one `rankLimit` encodes: whole blocks from `level`'s summaries, the members of at most two
+    /// partial blocks (their values in main-run order, read in sequence).
+    @inline(__always)
+    private func fold<Summary: ColumnSummary>(_ values: UnsafeBufferPointer<Double>, _ level: LevelBuffers<Summary>, _ i: Int, _ j: Int, _ rankLimit: UInt64?) -> Summary {
+        var summary = Summary()
+        xs.withUnsafeBufferPointer { xs in
+            ys.withUnsafeBufferPointer { ys in
+                if let rankLimit {
+                    for p in i..<j where rank(at: p) < rankLimit { summary.add(values[p], x: xs[p], y: ys[p]) }
+                    return
+                }
+                // The members of partial blocks: as one run when none is removed (the common case).
+                func members(_ run: Range<Int>) {
+                    if removed.isEmpty {
+                        summary.add(run: run, values: values, xs: xs, ys: ys)
+                    } else {
+                        for k in run where !isRemoved(k) { summary.add(values[k], x: xs[k], y: ys[k]) }
+                    }
+                }
+                var k = min(j, (i + Self.blockSize - 1) / Self.blockSize * Self.blockSize)
+                members(i..<k)
+                while k + Self.blockSize <= j, k % Self.midSize != 0 { summary.add(level.blocks[k / Self.blockSize]); k += Self.blockSize }
+                while k + Self.midSize <= j, k % Self.superblockSize != 0 { summary.add(level.mids[k / Self.midSize]); k += Self.midSize }
+                while k + Self.superblockSize <= j { summary.add(level.superblocks[k / Self.superblockSize]); k += Self.superblockSize }
+                while k + Self.midSize <= j { summary.add(level.mids[k / Self.midSize]); k += Self.midSize }
+                while k + Self.blockSize <= j { summary.add(level.blocks[k / Self.blockSize]); k += Self.blockSize }
+                members(k..<j)
             }
         }
         return summary

@@ -117,25 +117,25 @@ public struct ThinnedCluster: Hashable, Sendable {
     public var weight: Double?
     /// The aggregates of the properties the answer asked for, by property.
     public var aggregates: [String: PropertyAggregate] {
-        get { Dictionary(uniqueKeysWithValues: zip(aggregateNames ?? [], aggregateValues ?? [])) }
+        get {
+            var aggregates: [String: PropertyAggregate] = [:]
+            for name in aggregateRow?.names ?? [] { aggregates[name] = aggregateRow?.aggregate(name) }
+            return aggregates
+        }
         set {
-            let names = newValue.keys.sorted()
-            setAggregates(names: names.isEmpty ? nil : names, values: names.map { newValue[$0]! })
+            let names: [String] = newValue.keys.sorted()
+            guard !names.isEmpty else { aggregateRow = nil; return }
+            var values: [ValueStats] = []
+            for name in names { values.append(ValueStats(aggregate: newValue[name]!)) }
+            aggregateRow = AggregateRow(table: AggregateTable(names: names, values: values), row: 0)
         }
     }
-    /// ``aggregates`` as the answer's property names (one array for every cluster of an answer)
-    /// and the values in their order; nil when none were asked for. No dictionary per cluster.
-    private var aggregateNames: [String]?
-    private var aggregateValues: [PropertyAggregate]?
+    /// ``aggregates`` as a row of its answer's table; nil when none were asked for.
+    var aggregateRow: AggregateRow?
 
     /// The aggregate of `property`, if it was asked for.
     public func aggregate(_ property: String) -> PropertyAggregate? {
-        guard let names = aggregateNames, let values = aggregateValues, let i = names.firstIndex(of: property) else { return nil }
-        return values[i]
-    }
-
-    mutating func setAggregates(names: [String]?, values: [PropertyAggregate]) {
-        (aggregateNames, aggregateValues) = names == nil ? (nil, nil) : (names, values)
+        aggregateRow?.aggregate(property)
     }
 
     public var clusteringIdentifier: String? { id.clusteringIdentifier }

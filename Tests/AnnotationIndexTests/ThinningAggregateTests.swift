@@ -105,6 +105,30 @@ import Timeline
         try check(index, against: points, views: ThinningIndexTests.views(seed: 70))
     }
 
+    /// One class of 30 000 members, so clusters span many blocks of 64, 512 and 4 096: the partial
+    /// blocks at a cluster's ends come from each member's block edges, whole blocks from their
+    /// summaries, with members removed from the main run (not merged yet) on both sides and inside.
+    @Test func aggregatesOfLargeClustersMatchTheLeavesWithRemovedMembers() throws {
+        var points = Self.points(30_000, seed: 31, firstID: 0).map { point in
+            var point = point
+            (point.kind, point.group, point.priority) = ("pin", nil, 500)
+            return point
+        }
+        let index = ThinningIndex(entries: points.map(\.entry), sequence: 0)
+        index.addColumn("v", values: points.compactMap { point in point.value.map { (point.id, $0) } })
+        let views = (0...6).map { zoom in (MapRect.world, ThinningGrid(zoom: zoom, cellSize: [16, 64, 512][zoom % 3])) }
+        try check(index, against: points, views: views)
+        var random = SeededGenerator(seed: 32)
+        // Fewer than a merge takes (√30 000 · 2 ≈ 346), in batches as the follower applies them.
+        for _ in 0..<4 {
+            var removals: [AnnotationID] = []
+            for _ in 0..<50 { removals.append(points.remove(at: Int.random(in: points.indices, using: &random)).id) }
+            index.apply(upserts: [], removals: removals, through: 1)
+        }
+        try check(index, against: points, views: views)
+        try check(index, against: points, views: views, filter: ThinningFilter(minDisplayPriority: 500))
+    }
+
     @Test func pastMaxZoomEveryAnnotationIsItsOwnItemAndClustersExpandByMaxZoomPlusOne() throws {
         let points = Self.points(1500, seed: 21, firstID: 0)
         let index = ThinningIndex(entries: points.map(\.entry), sequence: 0)
