@@ -1,3 +1,23 @@
+/// Where an answer's aggregated columns are in each partition's ``ThinningPartition/columnBlocks``:
+/// each below 16 (``ThinningIndex/maxColumns``), packed 4 bits each in one word, so an answer
+/// allocates nothing to name them.
+struct ColumnPlaces {
+    private var packed: UInt64 = 0
+    private(set) var count = 0
+
+    static let capacity = 16
+
+    var isFull: Bool { count == Self.capacity }
+
+    mutating func append(_ place: Int) {
+        precondition(!isFull && (0..<16).contains(place), "at most 16 places below 16")
+        packed |= UInt64(place) << (4 * count)
+        count += 1
+    }
+
+    subscript(k: Int) -> Int { Int(truncatingIfNeeded: packed >> (4 * k)) & 0xf }
+}
+
 /// The aggregates of one answer's clusters, a row of ``ValueStats`` per cluster and a column per
 /// property asked for: one allocation per answer instead of an array per cluster (a thin answer
 /// makes hundreds). Filled by the answer that makes it, row by row as its clusters are made, under

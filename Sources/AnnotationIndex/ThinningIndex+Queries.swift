@@ -430,8 +430,8 @@ extension ThinningIndex {
         /// The aggregated properties' names (nil for none) and their columns' places in each
         /// partition's ``ThinningPartition/columnBlocks`` (the index's ``ThinningIndex/columns`` order).
         var names: [String]?
-        var positions: [Int] = []
-        var isEmpty: Bool { weight == nil && positions.isEmpty }
+        var positions = ColumnPlaces()
+        var isEmpty: Bool { weight == nil && positions.count == 0 }
 
         init() {}
 
@@ -442,8 +442,9 @@ extension ThinningIndex {
             }
             if let name = options.weight { weight = try column(name) }
             for name in options.aggregates {
-                let held = try column(name)
-                positions.append(index.columns.firstIndex { $0 === held }!)
+                // More names than the index holds columns: one of them is not held.
+                guard !positions.isFull, let place = index.columnPlace(name) else { throw MissingColumn(property: name) }
+                positions.append(place)
             }
             names = options.aggregates.isEmpty ? nil : options.aggregates
         }

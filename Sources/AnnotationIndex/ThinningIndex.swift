@@ -35,7 +35,7 @@ public final class ThinningIndex: @unchecked Sendable {
     /// The numeric properties requests aggregate or weigh by, most recently used last; at most ``maxColumns``.
     private(set) var columns: [PropertyColumn] = []
     /// The most property columns kept; the least recently used goes first.
-    public static let maxColumns = 16
+    public static let maxColumns = ColumnPlaces.capacity
 
     /// One clustering identifier's partitions (held directly: no index lookups per cell).
     struct PartitionGroup {
@@ -117,9 +117,15 @@ public final class ThinningIndex: @unchecked Sendable {
 
     /// The column of `property` (marked used), nil when none is held.
     func column(_ property: String) -> PropertyColumn? {
-        guard let column = columns.first(where: { $0.name == property }) else { return nil }
-        touch(column)
-        return column
+        columnPlace(property).map { columns[$0] }
+    }
+
+    /// Where the column of `property` is in ``columns`` (and in every partition's
+    /// ``ThinningPartition/columnBlocks``), marked used; nil when none is held.
+    func columnPlace(_ property: String) -> Int? {
+        guard let place = columns.firstIndex(where: { $0.name == property }) else { return nil }
+        touch(columns[place])
+        return place
     }
 
     private func touch(_ column: PropertyColumn) {
