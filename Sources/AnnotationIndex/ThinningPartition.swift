@@ -417,15 +417,19 @@ final class ThinningPartition {
             }
             return summary
         }
-        var summary = edges[i].from(values, base: first)
-        var k = firstEnd
-        while k + size <= last, k % Self.midSize != 0 { summary.add(level.blocks[k / size]); k += size }
-        while k + Self.midSize <= last, k % Self.superblockSize != 0 { summary.add(level.mids[k / Self.midSize]); k += Self.midSize }
-        while k + Self.superblockSize <= last { summary.add(level.superblocks[k / Self.superblockSize]); k += Self.superblockSize }
-        while k + Self.midSize <= last { summary.add(level.mids[k / Self.midSize]); k += Self.midSize }
-        while k < last { summary.add(level.blocks[k / size]); k += size }
-        summary.add(edges[j - 1].through(values, base: last))
-        return summary
+        // Whole blocks between: from the left end up the levels and from the right end down
+        // them into separate sums, so the two chains of additions wait for each other only once.
+        var left = edges[i].from(values, base: first), right = edges[j - 1].through(values, base: last)
+        var (k, m) = (firstEnd, last)
+        while k < m, k % Self.midSize != 0 { left.add(level.blocks[k / size]); k += size }
+        while k < m, m % Self.midSize != 0 { m -= size; right.add(level.blocks[m / size]) }
+        while k < m, k % Self.superblockSize != 0 { left.add(level.mids[k / Self.midSize]); k += Self.midSize }
+        while k < m, m % Self.superblockSize != 0 { m -= Self.midSize; right.add(level.mids[m / Self.midSize]) }
+        var middle = ValueStats()
+        while k < m { middle.add(level.superblocks[k / Self.superblockSize]); k += Self.superblockSize }
+        left.add(middle)
+        left.add(right)
+        return left
     }
 
     /// A summary of a column over the main run's members in [i, j), of display priority ≥ the
