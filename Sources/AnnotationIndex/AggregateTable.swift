@@ -19,58 +19,75 @@ struct ColumnPlaces {
 }
 
 /// The aggregates of one answer's clusters, a row of ``ValueStats`` per cluster and a column per
-/// property asked for: one allocation per answer instead of an array per cluster (a thin answer
-/// makes hundreds). Filled by the answer that makes it, row by row as its clusters are made, under
-/// the index's read lock, and only read once that answer is returned.
-final class AggregateTable: @unchecked Sendable {
-    /// The properties, in the order of each row's values.
-    let names: [String]
-    private(set) var stats: [ValueStats] = []
+/// property asked for, in one allocation per answer (its rows stored in the object itself) instead
+/// of an array per cluster: a thin answer makes hundreds. Filled by the answer that makes it, row by
+/// row as its clusters are made, under the index's read lock, and only read once that answer is
+/// returned.
+final class AggregateTable: ManagedBuffer<AggregateTable.Header, ValueStats> {
+    struct Header {
+        /// The properties, in the order of each row's values.
+        let names: [String]
+        /// Rows with room for them, and rows made so far.
+        let room: Int
+        var rows: Int
+    }
 
-    init(names: [String], rows: Int = 0) {
-        self.names = names
-        stats.reserveCapacity(rows * names.count)
+    /// A table with room for `rows` rows.
+    static func make(names: [String], rows: Int) -> AggregateTable {
+        let table = unsafeDowncast(create(minimumCapacity: max(1, rows * names.count)) { _ in Header(names: names, room: rows, rows: 0) }, to: AggregateTable.self)
+        table.withUnsafeMutablePointerToElements { $0.initialize(repeating: ValueStats(), count: rows * names.count) }
+        return table
     }
 
     /// A table of one row.
-    convenience init(names: [String], values: [ValueStats]) {
-        self.init(names: names, rows: 1)
-        stats = values
+    static func make(names: [String], values: [ValueStats]) -> AggregateTable {
+        let table = make(names: names, rows: 1)
+        table.withUnsafeMutablePointerToElements { elements in
+            for (k, value) in values.prefix(names.count).enumerated() { elements[k] = value }
+        }
+        return table
     }
 
-    /// Appends a row of empty aggregates and returns its number.
+    var names: [String] { header.names }
+
+    /// The next row (of empty aggregates), and its number; there is room for it.
     func addRow() -> Int {
-        stats.append(contentsOf: repeatElement(ValueStats(), count: names.count))
-        return stats.count / max(names.count, 1) - 1
+        precondition(header.rows < header.room, "a row beyond the table's room")
+        header.rows += 1
+        return header.rows - 1
     }
 
     /// Calls `body` with the row's values to add to (the table is not read meanwhile).
     func withRow<R>(_ row: Int, _ body: (UnsafeMutablePointer<ValueStats>) -> R) -> R {
-        stats.withUnsafeMutableBufferPointer { body($0.baseAddress! + row * names.count) }
+        withUnsafeMutablePointerToElements { body($0 + row * header.names.count) }
+    }
+
+    /// The value of row `row`, property `k`.
+    func stats(row: Int, _ k: Int) -> ValueStats {
+        withUnsafeMutablePointerToElements { $0[row * header.names.count + k] }
     }
 }
 
 /// One cluster's row of an ``AggregateTable``; equal to another when the names and values are.
-struct AggregateRow: Hashable, Sendable {
+/// Sendable as its table is once its answer is returned: read, never written again.
+struct AggregateRow: Hashable, @unchecked Sendable {
     let table: AggregateTable
     let row: Int
 
     var names: [String] { table.names }
-    var values: ArraySlice<ValueStats> { table.stats[row * table.names.count..<(row + 1) * table.names.count] }
+    var values: [PropertyAggregate] { table.names.indices.map { PropertyAggregate(stats: table.stats(row: row, $0)) } }
 
     func aggregate(_ property: String) -> PropertyAggregate? {
         guard let k = table.names.firstIndex(of: property) else { return nil }
-        return PropertyAggregate(stats: table.stats[row * table.names.count + k])
+        return PropertyAggregate(stats: table.stats(row: row, k))
     }
 
     static func == (a: Self, b: Self) -> Bool {
-        guard a.names == b.names else { return false }
-        for (x, y) in zip(a.values, b.values) where PropertyAggregate(stats: x) != PropertyAggregate(stats: y) { return false }
-        return true
+        a.names == b.names && a.values == b.values
     }
 
     func hash(into hasher: inout Hasher) {
         hasher.combine(names)
-        for value in values { hasher.combine(PropertyAggregate(stats: value)) }
+        hasher.combine(values)
     }
 }

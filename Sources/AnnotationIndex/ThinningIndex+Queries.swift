@@ -233,12 +233,16 @@ extension ThinningIndex {
         for key in keys {
             let pending = answer.cells[Int(key.index)]
             guard pending.total.count > 1 else { continue }
-            if table == nil { table = AggregateTable(names: names, rows: keys.count) }
+            if table == nil { table = AggregateTable.make(names: names, rows: keys.count) }
             let clustered = answer.groups[Int(pending.group)].clustered
             let main = clustered.count == 1 ? pending.main : nil
-            let range = answer.grid.codes(column: ZOrder.column(of: pending.cell), row: ZOrder.row(of: pending.cell))
+            let grid = answer.grid
             table?.withRow(table!.addRow()) { stats in
-                for (partition, _) in clustered { partition.addStats(answer.reading.positions, in: range, main: main, rankLimit: rankLimit, to: stats) }
+                for (partition, _) in clustered {
+                    // The cell's codes only when its positions are not known, or it has additions.
+                    partition.addStats(answer.reading.positions, in: grid.codes(column: ZOrder.column(of: pending.cell), row: ZOrder.row(of: pending.cell)),
+                                       main: main, rankLimit: rankLimit, to: stats)
+                }
             }
         }
         return table
@@ -253,7 +257,7 @@ extension ThinningIndex {
             let clustered = selectedGroups(filterOf(id), only: id.clusteringIdentifier, matchGroup: true).flatMap(\.clustered)
             let rankLimit = id.minDisplayPriority.map(Rank.limit(minimumPriority:))
             let (total, kindCounts) = aggregate(clustered, id.grid.codes(column: id.column, row: id.row), rankLimit)
-            let table = reading.names.map { AggregateTable(names: $0, rows: 1) }
+            let table = reading.names.map { AggregateTable.make(names: $0, rows: 1) }
             return total.count > 1 ? cluster(id, total, KindCounts(kindCounts), reading, .toMake(table), clustered, rankLimit) : nil
         }
     }

@@ -350,9 +350,9 @@ final class ThinningPartition {
     /// Adds to `stats[k]` the aggregates of the column at `positions[k]` of ``columnBlocks`` over
     /// the members with codes in `range` (a cell) of display priority ≥ the one `rankLimit`
     /// encodes; `main` is the cell's positions in the main run when the walk found them already.
-    func addStats(_ positions: ColumnPlaces, in range: ClosedRange<UInt64>, main: Range<Int>?, rankLimit: UInt64?, to stats: UnsafeMutablePointer<ValueStats>) {
-        let (i, j) = main.map { ($0.lowerBound, $0.upperBound) } ?? mainBounds(range)
-        let additions: ArraySlice<Member> = added.isEmpty ? [] : Self.slice(added, range)
+    func addStats(_ positions: ColumnPlaces, in range: @autoclosure () -> ClosedRange<UInt64>, main: Range<Int>?, rankLimit: UInt64?, to stats: UnsafeMutablePointer<ValueStats>) {
+        let (i, j) = main.map { ($0.lowerBound, $0.upperBound) } ?? mainBounds(range())
+        let additions: ArraySlice<Member> = added.isEmpty ? [] : Self.slice(added, range())
         for k in 0..<positions.count {
             let c = positions[k]
             let main: ValueStats = columnBlocks[c].values.withUnsafeBufferPointer { values in

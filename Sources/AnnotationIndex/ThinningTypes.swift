@@ -127,7 +127,7 @@ public struct ThinnedCluster: Hashable, Sendable {
             guard !names.isEmpty else { aggregateRow = nil; return }
             var values: [ValueStats] = []
             for name in names { values.append(ValueStats(aggregate: newValue[name]!)) }
-            aggregateRow = AggregateRow(table: AggregateTable(names: names, values: values), row: 0)
+            aggregateRow = AggregateRow(table: AggregateTable.make(names: names, values: values), row: 0)
         }
     }
     /// ``aggregates`` as a row of its answer's table; nil when none were asked for.
