@@ -1,21 +1,24 @@
 /// Where an answer's aggregated columns are in each partition's ``ThinningPartition/columnBlocks``:
-/// each below 16 (``ThinningIndex/maxColumns``), packed 4 bits each in one word, so an answer
-/// allocates nothing to name them.
+/// up to 8 places below 256 packed a byte each in one word, so an answer (a request names at most
+/// 8 properties) allocates nothing to name them; more, or a place beyond (the index holds more
+/// than 16 columns only while answers hold them all), go to an array.
 struct ColumnPlaces {
     private var packed: UInt64 = 0
+    private var spilled: [Int]?
     private(set) var count = 0
 
-    static let capacity = 16
-
-    var isFull: Bool { count == Self.capacity }
-
     mutating func append(_ place: Int) {
-        precondition(!isFull && (0..<16).contains(place), "at most 16 places below 16")
-        packed |= UInt64(place) << (4 * count)
+        if spilled == nil, count < 8, (0..<256).contains(place) {
+            packed |= UInt64(place) << (8 * count)
+        } else {
+            spilled = (spilled ?? (0..<count).map { self[$0] }) + [place]
+        }
         count += 1
     }
 
-    subscript(k: Int) -> Int { Int(truncatingIfNeeded: packed >> (4 * k)) & 0xf }
+    subscript(k: Int) -> Int {
+        spilled?[k] ?? Int(truncatingIfNeeded: packed >> (8 * k)) & 0xff
+    }
 }
 
 /// The aggregates of one answer's clusters, a row of ``ValueStats`` per cluster and a column per

@@ -446,8 +446,7 @@ extension ThinningIndex {
             }
             if let name = options.weight { weight = try column(name) }
             for name in options.aggregates {
-                // More names than the index holds columns: one of them is not held.
-                guard !positions.isFull, let place = index.columnPlace(name) else { throw MissingColumn(property: name) }
+                guard let place = index.columnPlace(name) else { throw MissingColumn(property: name) }
                 positions.append(place)
             }
             names = options.aggregates.isEmpty ? nil : options.aggregates

@@ -35,7 +35,7 @@ public final class ThinningIndex: @unchecked Sendable {
     /// The numeric properties requests aggregate or weigh by, most recently used last; at most ``maxColumns``.
     private(set) var columns: [PropertyColumn] = []
     /// The most property columns kept; the least recently used goes first.
-    public static let maxColumns = ColumnPlaces.capacity
+    public static let maxColumns = 16
 
     /// One clustering identifier's partitions (held directly: no index lookups per cell).
     struct PartitionGroup {
