@@ -162,24 +162,23 @@ struct BlockEdge {
     /// The edges of the members at `positions` (one block, starting at its first member).
     static func make(_ positions: Range<Int>, values: UnsafeBufferPointer<Double>, isRemoved: (Int) -> Bool, into edges: UnsafeMutableBufferPointer<BlockEdge>) {
         let base = positions.lowerBound
-        var stats = ValueStats(), low = none, high = none
-        for p in positions {
-            let value = values[p]
-            if value == value, !isRemoved(p) {
-                stats.add(value, x: 0, y: 0)
-                if low == none || value < values[base + Int(low)] { low = UInt8(p - base) }
-                if high == none || value > values[base + Int(high)] { high = UInt8(p - base) }
+        /// Calls `store` at each position of `order` with the aggregates of the members up to it.
+        func accumulate(_ order: some Sequence<Int>, _ store: (Int, ValueStats, UInt8, UInt8) -> Void) {
+            var stats = ValueStats(), low = none, high = none
+            for p in order {
+                let value = values[p]
+                if value == value, !isRemoved(p) {
+                    stats.add(value, x: 0, y: 0)
+                    if low == none || value < values[base + Int(low)] { low = UInt8(p - base) }
+                    if high == none || value > values[base + Int(high)] { high = UInt8(p - base) }
+                }
+                store(p, stats, low, high)
             }
+        }
+        accumulate(positions) { p, stats, low, high in
             (edges[p].sumThrough, edges[p].countThrough, edges[p].minThrough, edges[p].maxThrough) = (stats.sum, UInt8(stats.count), low, high)
         }
-        (stats, low, high) = (ValueStats(), none, none)
-        for p in positions.reversed() {
-            let value = values[p]
-            if value == value, !isRemoved(p) {
-                stats.add(value, x: 0, y: 0)
-                if low == none || value < values[base + Int(low)] { low = UInt8(p - base) }
-                if high == none || value > values[base + Int(high)] { high = UInt8(p - base) }
-            }
+        accumulate(positions.reversed()) { p, stats, low, high in
             (edges[p].sumFrom, edges[p].countFrom, edges[p].minFrom, edges[p].maxFrom) = (stats.sum, UInt8(stats.count), low, high)
         }
     }
