@@ -78,7 +78,6 @@ struct AggregateRow: Hashable, @unchecked Sendable {
     let row: Int
 
     var names: [String] { table.names }
-    var values: [PropertyAggregate] { table.names.indices.map { PropertyAggregate(stats: table.stats(row: row, $0)) } }
 
     func aggregate(_ property: String) -> PropertyAggregate? {
         guard let k = table.names.firstIndex(of: property) else { return nil }
@@ -86,11 +85,13 @@ struct AggregateRow: Hashable, @unchecked Sendable {
     }
 
     static func == (a: Self, b: Self) -> Bool {
-        a.names == b.names && a.values == b.values
+        a.names == b.names && a.names.indices.allSatisfy { a.value($0) == b.value($0) }
     }
 
     func hash(into hasher: inout Hasher) {
         hasher.combine(names)
-        hasher.combine(values)
+        for k in names.indices { hasher.combine(value(k)) }
     }
+
+    private func value(_ k: Int) -> PropertyAggregate { PropertyAggregate(stats: table.stats(row: row, k)) }
 }
