@@ -217,7 +217,7 @@ extension ThinningIndex {
                 let kinds = pending.kinds >= 0 ? answer.kindCounts[Int(pending.kinds)] : KindCounts(kind: group.clustered.first?.kind, count: total.count)
                 let aggregates = table.map { AggregateRow(table: $0, row: row) }
                 row += 1
-                items.append(.cluster(cluster(id, total, kinds, answer.reading, .made(aggregates), group.clustered, answer.rankLimit, main: pending.main)))
+                items.append(.cluster(cluster(id, total, kinds, answer.reading, aggregates, group.clustered, answer.rankLimit, main: pending.main)))
             }
         }
         return ThinningResult(grid: answer.grid, items: items, truncated: required.count + answer.cells.count > limit)
@@ -256,9 +256,17 @@ extension ThinningIndex {
             let reading = try PropertyReading(self, ThinningOptions(weight: id.weight, aggregates: aggregates))
             let clustered = selectedGroups(filterOf(id), only: id.clusteringIdentifier, matchGroup: true).flatMap(\.clustered)
             let rankLimit = id.minDisplayPriority.map(Rank.limit(minimumPriority:))
-            let (total, kindCounts) = aggregate(clustered, id.grid.codes(column: id.column, row: id.row), rankLimit)
-            let table = reading.names.map { AggregateTable.make(names: $0, rows: 1) }
-            return total.count > 1 ? cluster(id, total, KindCounts(kindCounts), reading, .toMake(table), clustered, rankLimit) : nil
+            let range = id.grid.codes(column: id.column, row: id.row)
+            let (total, kindCounts) = aggregate(clustered, range, rankLimit)
+            guard total.count > 1 else { return nil }
+            let aggregates = reading.names.map { names in
+                let table = AggregateTable.make(names: names, rows: 1)
+                table.withRow(table.addRow()) { stats in
+                    for (partition, _) in clustered { partition.addStats(reading.positions, in: range, main: nil, rankLimit: rankLimit, to: stats) }
+                }
+                return AggregateRow(table: table, row: 0)
+            }
+            return cluster(id, total, KindCounts(kindCounts), reading, aggregates, clustered, rankLimit)
         }
     }
 
@@ -369,30 +377,23 @@ extension ThinningIndex {
     }
 
     private func cluster(
-        _ id: ClusterID, _ total: Aggregate, _ kinds: KindCounts, _ reading: PropertyReading, _ aggregates: ClusterAggregates,
+        _ id: ClusterID, _ total: Aggregate, _ kinds: KindCounts, _ reading: PropertyReading, _ aggregates: AggregateRow?,
         _ clustered: [(partition: ThinningPartition, kind: String?)], _ rankLimit: UInt64?, main: Range<Int>? = nil
     ) -> ThinnedCluster {
         let s = total.summary
         var (sumX, sumY, weight) = (s.sumX, s.sumY, Double(total.count))
         var divisor = Double(total.count)
-        if !reading.isEmpty {
+        if let place = reading.weight {
+            // Members without a weight weigh 1 (``WeightSums``); all weighing 0 leaves the plain mean.
             let range = id.grid.codes(column: id.column, row: id.row)
             let main = clustered.count == 1 ? main : nil
-            if let column = reading.weight {
-                // Members without a weight weigh 1 (``WeightSums``); all weighing 0 leaves the plain mean.
-                var sums = WeightSums()
-                for (partition, _) in clustered { sums.add(partition.weights(of: column, in: range, main: main, rankLimit: rankLimit)) }
-                let total = sums.total
-                let (x, y) = (sums.weightedX + sums.otherX, sums.weightedY + sums.otherY)
-                // Weights beyond a double's range (or all 0) leave the plain mean.
-                if total > 0, total.isFinite, x.isFinite, y.isFinite { (sumX, sumY, divisor) = (x, y, total) }
-                weight = total
-            }
-            if case .toMake(let table?) = aggregates {
-                table.withRow(table.addRow()) { stats in
-                    for (partition, _) in clustered { partition.addStats(reading.positions, in: range, main: main, rankLimit: rankLimit, to: stats) }
-                }
-            }
+            var sums = WeightSums()
+            for (partition, _) in clustered { sums.add(partition.weights(at: place, in: range, main: main, rankLimit: rankLimit)) }
+            let total = sums.total
+            let (x, y) = (sums.weightedX + sums.otherX, sums.weightedY + sums.otherY)
+            // Weights beyond a double's range (or all 0) leave the plain mean.
+            if total > 0, total.isFinite, x.isFinite, y.isFinite { (sumX, sumY, divisor) = (x, y, total) }
+            weight = total
         }
         let centroid = ThinningGrid.unshifted(x: sumX / divisor, y: sumY / divisor)
         let corner = ThinningGrid.unshifted(x: s.minX, y: s.minY)
@@ -410,17 +411,8 @@ extension ThinningIndex {
             kinds: kinds, representative: slotIDs[Int(UInt32(truncatingIfNeeded: s.best))])
         // A weight sum beyond a double's range is left out (JSON has no infinity).
         cluster.weight = reading.weight != nil && weight.isFinite ? weight : nil
-        switch aggregates {
-        case .made(let row): cluster.aggregateRow = row
-        case .toMake(let table): cluster.aggregateRow = table.map { AggregateRow(table: $0, row: 0) }
-        }
+        cluster.aggregateRow = aggregates
         return cluster
-    }
-
-    /// A cluster's aggregates: a row of its answer's table made already, or to be made in a table of its own.
-    private enum ClusterAggregates {
-        case made(AggregateRow?)
-        case toMake(AggregateTable?)
     }
 
     /// A property a request names has no column here yet (``IndexFollower/prepareColumns(_:)`` builds it).
@@ -430,25 +422,22 @@ extension ThinningIndex {
 
     /// The columns an answer reads its weights and aggregates from, found once per answer.
     struct PropertyReading {
-        var weight: PropertyColumn?
+        /// The weight's column's place, as ``positions``' are.
+        var weight: Int?
         /// The aggregated properties' names (nil for none) and their columns' places in each
         /// partition's ``ThinningPartition/columnBlocks`` (the index's ``ThinningIndex/columns`` order).
         var names: [String]?
         var positions = ColumnPlaces()
-        var isEmpty: Bool { weight == nil && positions.count == 0 }
 
         init() {}
 
         init(_ index: ThinningIndex, _ options: ThinningOptions) throws(MissingColumn) {
-            func column(_ name: String) throws(MissingColumn) -> PropertyColumn {
-                guard let column = index.column(name) else { throw MissingColumn(property: name) }
-                return column
-            }
-            if let name = options.weight { weight = try column(name) }
-            for name in options.aggregates {
+            func place(_ name: String) throws(MissingColumn) -> Int {
                 guard let place = index.columnPlace(name) else { throw MissingColumn(property: name) }
-                positions.append(place)
+                return place
             }
+            if let name = options.weight { weight = try place(name) }
+            for name in options.aggregates { positions.append(try place(name)) }
             names = options.aggregates.isEmpty ? nil : options.aggregates
         }
     }

@@ -115,11 +115,6 @@ public final class ThinningIndex: @unchecked Sendable {
         for partition in partitions { partition.removeColumn(column) }
     }
 
-    /// The column of `property` (marked used), nil when none is held.
-    func column(_ property: String) -> PropertyColumn? {
-        columnPlace(property).map { columns[$0] }
-    }
-
     /// Where the column of `property` is in ``columns`` (and in every partition's
     /// ``ThinningPartition/columnBlocks``), marked used; nil when none is held.
     func columnPlace(_ property: String) -> Int? {

@@ -363,38 +363,29 @@ final class ThinningPartition {
                 }
             }
             stats[k].add(main)
-            guard !additions.isEmpty else { continue }
-            let byOrdinal = column(c).byOrdinal
-            for member in additions where member.rank < (rankLimit ?? Rank.removed) {
-                stats[k].add(byOrdinal[Int(member.ordinal)], x: member.x, y: member.y)
-            }
+            addAdditions(additions, column: c, rankLimit: rankLimit, to: &stats[k])
         }
     }
 
-    /// The weight sums of `column` over the members with codes in `range` (a cell).
-    func weights(of column: PropertyColumn, in range: ClosedRange<UInt64>, main: Range<Int>? = nil, rankLimit: UInt64?) -> WeightSums {
-        guard let c = columnIndex(column) else { return WeightSums() }
+    /// The weight sums of the column at `place` of ``columnBlocks`` over the members with codes in `range` (a cell).
+    func weights(at place: Int, in range: ClosedRange<UInt64>, main: Range<Int>? = nil, rankLimit: UInt64?) -> WeightSums {
         let (i, j) = main.map { ($0.lowerBound, $0.upperBound) } ?? mainBounds(range)
-        var sums: WeightSums = columnBlocks[c].values.withUnsafeBufferPointer { values in
-            columnBlocks[c].weights.withBuffers { (levels: LevelBuffers<WeightSums>) -> WeightSums in fold(values, levels, i, j, rankLimit) }
+        var sums: WeightSums = columnBlocks[place].values.withUnsafeBufferPointer { values in
+            columnBlocks[place].weights.withBuffers { (levels: LevelBuffers<WeightSums>) -> WeightSums in fold(values, levels, i, j, rankLimit) }
         }
-        if !added.isEmpty {
-            let byOrdinal = self.column(c).byOrdinal
-            for member in Self.slice(added, range) where member.rank < (rankLimit ?? Rank.removed) {
-                sums.add(byOrdinal[Int(member.ordinal)], x: member.x, y: member.y)
-            }
-        }
+        if !added.isEmpty { addAdditions(Self.slice(added, range), column: place, rankLimit: rankLimit, to: &sums) }
         return sums
     }
 
-    /// Where `column`'s summaries are. Every partition holds every column of its index
-    /// (``ThinningIndex/addColumn(_:values:)``, and a new partition on creation).
-    private func columnIndex(_ column: PropertyColumn) -> Int? {
-        guard let c = columnBlocks.firstIndex(where: { $0.column === column }) else {
-            assertionFailure("partition without the column \(column.name)")
-            return nil
+    /// Adds the values of column `c` of the members written since the main run was built (`additions`,
+    /// a cell's) of display priority ≥ the one `rankLimit` encodes.
+    @inline(__always)
+    private func addAdditions<Summary: ColumnSummary>(_ additions: ArraySlice<Member>, column c: Int, rankLimit: UInt64?, to summary: inout Summary) {
+        guard !additions.isEmpty else { return }
+        let byOrdinal = column(c).byOrdinal
+        for member in additions where member.rank < (rankLimit ?? Rank.removed) {
+            summary.add(byOrdinal[Int(member.ordinal)], x: member.x, y: member.y)
         }
-        return c
     }
 
     /// The aggregates of a column over the main run's members in [i, j): the partial blocks at
