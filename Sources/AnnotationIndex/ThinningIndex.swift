@@ -280,7 +280,9 @@ public final class ThinningIndex: @unchecked Sendable {
     /// Replaces everything with `entries`, numbering ordinals in id order.
     private func rebuild(_ entries: [ThinningEntry]) {
         // Rows come from the database in rowid order, which is (nearly always) id order.
-        let sorted = zip(entries, entries.dropFirst()).allSatisfy({ $0.id < $1.id }) ? entries : entries.sorted { $0.id < $1.id }
+        // (Ids compared in place: a million entries copied out, each with its strings retained, cost more.)
+        let inOrder = entries.withUnsafeBufferPointer { all in all.indices.dropFirst().allSatisfy { all[$0 - 1].id < all[$0].id } }
+        let sorted = inOrder ? entries : entries.sorted { $0.id < $1.id }
         let oldIDs = slotIDs
         keys = []
         partitionIndex = [:]
@@ -292,12 +294,14 @@ public final class ThinningIndex: @unchecked Sendable {
         slotCode = [UInt64](repeating: 0, count: sorted.count)
         live = sorted.count
         var members: [[Member]] = []
-        for (ordinal, entry) in sorted.enumerated() {
-            let (partition, member) = place(entry, ordinal: UInt32(ordinal))
-            if partition == members.count { members.append([]) }
-            members[partition].append(member)
-            slotPartition[ordinal] = Int32(partition)
-            slotCode[ordinal] = member.code
+        sorted.withUnsafeBufferPointer { sorted in
+            for ordinal in sorted.indices {
+                let (partition, member) = place(sorted[ordinal], ordinal: UInt32(ordinal))
+                if partition == members.count { members.append([]) }
+                members[partition].append(member)
+                slotPartition[ordinal] = Int32(partition)
+                slotCode[ordinal] = member.code
+            }
         }
         partitions = members.map { list in
             ThinningPartition(sorted: list.sorted { $0.precedes($1.code, $1.ordinal) })
