@@ -112,7 +112,16 @@ public final class PointIndex: Sendable {
     private typealias Keyed = (code: UInt64, id: AnnotationID, point: Point)
 
     private static func sorted(_ points: [(AnnotationID, Point)]) -> [Keyed] {
-        points.map { (code: code(of: $0.1.coordinate), id: $0.0, point: $0.1) }.sorted { ($0.code, $0.id) < ($1.code, $1.id) }
+        var keyed = RadixSort.sorted(points.map { (code: code(of: $0.1.coordinate), id: $0.0, point: $0.1) }) { $0.code }
+        // Points of one code (coincident ones) by id.
+        var start = 0
+        while start < keyed.count {
+            var end = start + 1
+            while end < keyed.count, keyed[end].code == keyed[start].code { end += 1 }
+            if end - start > 1 { keyed[start..<end].sort { $0.id < $1.id } }
+            start = end
+        }
+        return keyed
     }
 
     /// The live rows of `old` (in order already) and `writes` (sorted), merged in one pass.

@@ -303,9 +303,8 @@ public final class ThinningIndex: @unchecked Sendable {
                 slotCode[ordinal] = member.code
             }
         }
-        partitions = members.map { list in
-            ThinningPartition(sorted: list.sorted { $0.precedes($1.code, $1.ordinal) })
-        }
+        // Each list is in ordinal order: a stable sort by code orders it by code, then ordinal.
+        partitions = members.map { list in ThinningPartition(sorted: RadixSort.sorted(list) { $0.code }) }
         for partition in partitions { for column in columns { partition.addColumn(column) } }
         refreshGroups()
     }

@@ -1,0 +1,52 @@
+/// A stable sort by 64-bit keys (least significant digit first, 11 bits a pass): how the indexes
+/// order a million points by Morton code when they are built. A comparison sort took 0.23 s for
+/// the point index's million; this takes a pass per digit that the keys do not all share.
+enum RadixSort {
+    /// Below this many items the standard library's sort is quicker than the passes' histograms.
+    static let smallest = 512
+
+    /// `items` by `key` ascending, items of equal keys in their given order.
+    static func sorted<Item>(_ items: [Item], by key: (Item) -> UInt64) -> [Item] {
+        guard items.count >= smallest else {
+            return items.indices.map { (key(items[$0]), $0) }.sorted { $0 < $1 }.map { items[$0.1] }
+        }
+        let order = order(of: items.map(key))
+        return order.map { items[Int($0)] }
+    }
+
+    /// The positions of `keys` in ascending order of key, equal keys in their given order.
+    static func order(of keys: [UInt64]) -> [UInt32] {
+        let n = keys.count
+        precondition(n <= Int(UInt32.max), "more keys than positions")
+        guard let first = keys.first else { return [] }
+        // The digits where some keys differ: the others are skipped.
+        let differing = keys.reduce(UInt64(0)) { $0 | ($1 ^ first) }
+        typealias Pair = (key: UInt64, position: UInt32)
+        var source = [Pair](unsafeUninitializedCapacity: n) { buffer, count in
+            for p in 0..<n { buffer[p] = (keys[p], UInt32(p)) }
+            count = n
+        }
+        var target = source
+        let bits = 11, mask = UInt64(1 << 11 - 1)
+        var offsets = [Int](repeating: 0, count: 1 << bits)
+        for shift in stride(from: 0, to: 64, by: bits) where (differing >> UInt64(shift)) & mask != 0 {
+            source.withUnsafeBufferPointer { source in
+                target.withUnsafeMutableBufferPointer { target in
+                    offsets.withUnsafeMutableBufferPointer { offsets in
+                        for d in offsets.indices { offsets[d] = 0 }
+                        for pair in source { offsets[Int((pair.key >> UInt64(shift)) & mask)] += 1 }
+                        var total = 0
+                        for d in offsets.indices { (offsets[d], total) = (total, total + offsets[d]) }
+                        for pair in source {
+                            let d = Int((pair.key >> UInt64(shift)) & mask)
+                            target[offsets[d]] = pair
+                            offsets[d] += 1
+                        }
+                    }
+                }
+            }
+            swap(&source, &target)
+        }
+        return source.map(\.position)
+    }
+}
