@@ -35,25 +35,29 @@ public struct UUIDv7: Hashable, Comparable, Sendable, CustomStringConvertible {
 
     private init?(utf8 text: UnsafeBufferPointer<UInt8>, anyVersion: Bool) {
         guard text.count == 36 else { return nil }
+        let dash = UInt8(ascii: "-")
+        guard text[8] == dash, text[13] == dash, text[18] == dash, text[23] == dash else { return nil }
+        // A digit's value from a table (0xFF: not a hex digit), OR-ed together to find any bad one:
+        // a million rows read at start-up parse their ids here.
         var words: (UInt64, UInt64) = (0, 0)
-        var digits = 0
-        for (position, byte) in text.enumerated() {
-            if position == 8 || position == 13 || position == 18 || position == 23 {
-                guard byte == UInt8(ascii: "-") else { return nil }
-                continue
-            }
-            let value: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): value = byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): value = byte - UInt8(ascii: "A") + 10
-            default: return nil
-            }
-            if digits < 16 { words.0 = words.0 << 4 | UInt64(value) } else { words.1 = words.1 << 4 | UInt64(value) }
-            digits += 1
+        var seen: UInt8 = 0
+        Self.hexValues.withUnsafeBufferPointer { values in
+            for position in [0..<8, 9..<13, 14..<18] { for p in position { let v = values[Int(text[p])]; seen |= v; words.0 = words.0 << 4 | UInt64(v & 0xF) } }
+            for position in [19..<23, 24..<36] { for p in position { let v = values[Int(text[p])]; seen |= v; words.1 = words.1 << 4 | UInt64(v & 0xF) } }
         }
+        guard seen & 0xF0 == 0 else { return nil }
         guard anyVersion || ((words.0 >> 12) & 0xF == 7 && words.1 >> 62 == 0b10) else { return nil }
         self.init(high: words.0, low: words.1)
+    }
+
+    /// Each byte's value as a hex digit (either case), 0xFF when it is none.
+    private static let hexValues: [UInt8] = (0...255).map { byte -> UInt8 in
+        switch UInt8(byte) {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt8(byte) - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt8(byte) - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt8(byte) - UInt8(ascii: "A") + 10
+        default: 0xFF
+        }
     }
 
     /// Milliseconds since 1970 when the id was issued.

@@ -40,3 +40,35 @@ import Testing
         #expect((0..<100).map { _ in after.next() }.allSatisfy { $0 > last })
     }
 }
+
+/// Any UUID's text read by RFC 9562's form (8-4-4-4-12 hex digits, either case), its value as
+/// the standard library's hex parse and Foundation read it: every character at every place.
+/// (Foundation on Linux alone is no judge of the form: it reads a space, or a dash, where a
+/// digit goes.)
+@Suite struct UUIDTextTests {
+    @Test func anyTextReadsByTheRFCsForm() throws {
+        var random = SystemRandomNumberGenerator()
+        let alphabet = Array("0123456789abcdefABCDEF-gG /:@`".utf8)
+        for _ in 0..<20_000 {
+            var bytes = Array(UUID().uuidString.utf8)
+            if Bool.random(using: &random) { bytes = Array(String(decoding: bytes, as: UTF8.self).lowercased().utf8) }
+            // One or two characters changed, anywhere (a dash among them, or a digit for one).
+            for _ in 0..<Int.random(in: 0...2, using: &random) {
+                bytes[Int.random(in: 0..<36, using: &random)] = alphabet.randomElement(using: &random)!
+            }
+            let text = String(decoding: bytes, as: UTF8.self)
+            let dashes: Set = [8, 13, 18, 23]
+            let wellFormed = bytes.count == 36 && bytes.indices.allSatisfy { p in
+                dashes.contains(p) ? bytes[p] == UInt8(ascii: "-") : Character(UnicodeScalar(bytes[p])).isHexDigit
+            }
+            let ours = UUIDv7(anyUUID: text)
+            #expect((ours != nil) == wellFormed, "\(text)")
+            guard let ours, wellFormed else { continue }
+            let digits = text.filter { $0 != "-" }
+            #expect(UInt64(digits.prefix(16), radix: 16) == ours.high && UInt64(digits.suffix(16), radix: 16) == ours.low, "\(text)")
+            let foundation = try #require(UUID(uuidString: text))
+            let words = withUnsafeBytes(of: foundation.uuid) { Array($0) }
+            #expect(words[0..<8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) } == ours.high, "\(text)")
+        }
+    }
+}
