@@ -406,13 +406,11 @@ extension ThinningIndex {
         }
         // Past the last zoom that clusters, every member is its own item.
         if let maxZoom = id.maxZoom { expansionZoom = min(expansionZoom ?? maxZoom + 1, maxZoom + 1) }
-        var cluster = ThinnedCluster(
-            id: id, count: total.count, centroid: centroid, bounds: bounds, expansionZoom: expansionZoom,
-            kinds: kinds, representative: slotIDs[Int(UInt32(truncatingIfNeeded: s.best))])
         // A weight sum beyond a double's range is left out (JSON has no infinity).
-        cluster.weight = reading.weight != nil && weight.isFinite ? weight : nil
-        cluster.aggregateRow = aggregates
-        return cluster
+        return ThinnedCluster(
+            id: id, count: total.count, centroid: centroid, bounds: bounds, expansionZoom: expansionZoom,
+            kinds: kinds, representative: slotIDs[Int(UInt32(truncatingIfNeeded: s.best))],
+            weight: reading.weight != nil && weight.isFinite ? weight : nil, aggregateRow: aggregates)
     }
 
     /// A property a request names has no column here yet (``IndexFollower/prepareColumns(_:)`` builds it).

@@ -147,7 +147,10 @@ public struct ThinnedCluster: Hashable, Sendable {
         self.init(id: id, count: count, centroid: centroid, bounds: bounds, expansionZoom: expansionZoom, kinds: KindCounts(kindCounts), representative: representative)
     }
 
-    init(id: ClusterID, count: Int, centroid: MapPoint, bounds: MapRect, expansionZoom: Int?, kinds: KindCounts, representative: AnnotationID) {
+    init(
+        id: ClusterID, count: Int, centroid: MapPoint, bounds: MapRect, expansionZoom: Int?, kinds: KindCounts, representative: AnnotationID,
+        weight: Double? = nil, aggregateRow: AggregateRow? = nil
+    ) {
         self.id = id
         self.count = count
         self.centroid = centroid
@@ -155,6 +158,8 @@ public struct ThinnedCluster: Hashable, Sendable {
         self.expansionZoom = expansionZoom
         self.kinds = kinds
         self.representative = representative
+        self.weight = weight
+        self.aggregateRow = aggregateRow
     }
 }
 
