@@ -238,14 +238,21 @@ extension ThinningIndex {
             let main = clustered.count == 1 ? pending.main : nil
             let grid = answer.grid
             table?.withRow(table!.addRow()) { stats in
-                for (partition, _) in clustered {
-                    // The cell's codes only when its positions are not known, or it has additions.
-                    partition.addStats(answer.reading.positions, in: grid.codes(column: ZOrder.column(of: pending.cell), row: ZOrder.row(of: pending.cell)),
-                                       main: main, rankLimit: rankLimit, to: stats)
-                }
+                // The cell's codes only when its positions are not known, or it has additions.
+                addStats(answer.reading.positions, of: clustered, in: grid.codes(column: ZOrder.column(of: pending.cell), row: ZOrder.row(of: pending.cell)),
+                         main: main, rankLimit: rankLimit, to: stats)
             }
         }
         return table
+    }
+
+    /// Adds a cell's aggregates of the columns at `positions` over its partitions `clustered` to a table row.
+    @inline(__always)
+    private func addStats(
+        _ positions: ColumnPlaces, of clustered: [(partition: ThinningPartition, kind: String?)], in range: @autoclosure () -> ClosedRange<UInt64>,
+        main: Range<Int>?, rankLimit: UInt64?, to stats: UnsafeMutablePointer<ValueStats>
+    ) {
+        for (partition, _) in clustered { partition.addStats(positions, in: range(), main: main, rankLimit: rankLimit, to: stats) }
     }
 
     /// The cluster an id names, as it is now, with the aggregates of `aggregates`; nil when that
@@ -261,9 +268,7 @@ extension ThinningIndex {
             guard total.count > 1 else { return nil }
             let aggregates = reading.names.map { names in
                 let table = AggregateTable.make(names: names, rows: 1)
-                table.withRow(table.addRow()) { stats in
-                    for (partition, _) in clustered { partition.addStats(reading.positions, in: range, main: nil, rankLimit: rankLimit, to: stats) }
-                }
+                table.withRow(table.addRow()) { stats in addStats(reading.positions, of: clustered, in: range, main: nil, rankLimit: rankLimit, to: stats) }
                 return AggregateRow(table: table, row: 0)
             }
             return cluster(id, total, KindCounts(kindCounts), reading, aggregates, clustered, rankLimit)

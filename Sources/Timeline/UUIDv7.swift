@@ -42,8 +42,15 @@ public struct UUIDv7: Hashable, Comparable, Sendable, CustomStringConvertible {
         var words: (UInt64, UInt64) = (0, 0)
         var seen: UInt8 = 0
         Self.hexValues.withUnsafeBufferPointer { values in
-            for position in [0..<8, 9..<13, 14..<18] { for p in position { let v = values[Int(text[p])]; seen |= v; words.0 = words.0 << 4 | UInt64(v & 0xF) } }
-            for position in [19..<23, 24..<36] { for p in position { let v = values[Int(text[p])]; seen |= v; words.1 = words.1 << 4 | UInt64(v & 0xF) } }
+            func add(_ positions: Range<Int>, to word: inout UInt64) {
+                for p in positions {
+                    let value = values[Int(text[p])]
+                    seen |= value
+                    word = word << 4 | UInt64(value & 0xF)
+                }
+            }
+            add(0..<8, to: &words.0); add(9..<13, to: &words.0); add(14..<18, to: &words.0)
+            add(19..<23, to: &words.1); add(24..<36, to: &words.1)
         }
         guard seen & 0xF0 == 0 else { return nil }
         guard anyVersion || ((words.0 >> 12) & 0xF == 7 && words.1 >> 62 == 0b10) else { return nil }

@@ -6,7 +6,6 @@ import Synchronization
 import Testing
 import AnnotationIndex
 import Timeline
-import WireJSON
 
 /// The follower over the real SQLite store: every answered write is in the next answer, and a
 /// feed position the database does not hold never makes it loop.
@@ -149,34 +148,5 @@ import WireJSON
         #expect(store.feedReads.withLock { $0 } == 0, "every change was announced: the background catch-up applied them, reading nothing")
         following.cancel()
         await following.value
-    }
-}
-
-/// The reads that visit a tenant's every row (the snapshot at start-up, a column's values) hold
-/// that tenant's rows and no other's, whether the tenant fills its rowid range (read in order) or
-/// sits sparsely among another tenant's rows (read through its index).
-@Suite struct TenantRowsTests {
-    @Test func aSnapshotAndAColumnHoldTheirTenantsRowsOnly() async throws {
-        let path = NSTemporaryDirectory() + "tenant-rows-\(UUID().uuidString).sqlite"
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
-        let database = try MeridianDatabase.open(path: path)
-        let dense = try await SQLiteAnnotationStore.open(on: database, tenant: try #require(TenantID("dense")))
-        let sparse = try await SQLiteAnnotationStore.open(on: database, tenant: try #require(TenantID("sparse")))
-        var expected: [String: Set<AnnotationID>] = ["dense": [], "sparse": []]
-        // The sparse tenant's rows are one in twenty of the rowids they span.
-        for round in 0..<10 {
-            let many = (0..<19).map { AnnotationContent(coordinate: Coordinate(latitude: Double($0), longitude: Double(round)), properties: ["n": .number(JSONNumber(Double($0)))]) }
-            expected["dense", default: []].formUnion(try await dense.importContents(many).map(\.id))
-            let one = try await sparse.create(AnnotationContent(coordinate: Coordinate(latitude: -1, longitude: Double(round)), properties: ["n": .number(JSONNumber(Double(round)))]))
-            expected["sparse", default: []].insert(one.id)
-        }
-        for (name, store) in [("dense", dense), ("sparse", sparse)] {
-            let entries = try await store.thinningSnapshot().entries
-            let wanted = try #require(expected[name])
-            #expect(Set(entries.map(\.id)).symmetricDifference(wanted).count == 0, "\(name)'s snapshot")
-            #expect(entries.count == wanted.count, "\(name)'s snapshot has no row twice")
-            let values = try await store.numericValues(of: "n")
-            #expect(Set(values.map(\.id)).symmetricDifference(wanted).count == 0, "\(name)'s column")
-        }
     }
 }

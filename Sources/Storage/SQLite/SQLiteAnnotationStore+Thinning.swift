@@ -21,6 +21,7 @@ extension SQLiteAnnotationStore: ThinningSource {
         // rows through GRDB's Row cost more than SQLite itself). The halves may see later commits
         // than `sequence`; the follower re-reads everything after `sequence`, and re-applying a
         // change is harmless, so the index still ends up exact.
+        guard !span.isEmpty else { return ([], sequence) }
         let (first, second) = span.halves
         async let firstRows = rows(first, expected: span.count / 2)
         async let secondRows = rows(second, expected: span.count / 2)
@@ -105,12 +106,13 @@ extension SQLiteAnnotationStore: ThinningSource {
 }
 
 /// A tenant's annotation rows, for the reads that visit all of them: by rowid range when they fill
-/// most of their span (the table's pages in order: 1 M rows in 0.3 s), through the tenant's index
-/// only when other tenants' rows would be most of the range. Without statistics SQLite answers
+/// at least a quarter of their span (the table's pages in order: 1 M rows in 0.3 s), through the
+/// tenant's index when other tenants' rows would be more than three quarters of the range. Without statistics SQLite answers
 /// `tenant = ?` through a tenant index whatever the range, visiting the table in that index's
 /// order: a page looked up per row, 2 s for the same million rows.
 struct TenantRows {
     let tenant: TenantID
+    /// The tenant's rows in the whole span (a half's may be more or fewer than half of them).
     let count: Int
     let lowest: Int64
     let highest: Int64
@@ -138,8 +140,8 @@ struct TenantRows {
     /// The range in two, for two readers at once.
     var halves: (TenantRows, TenantRows) {
         let middle = lowest + (highest - lowest) / 2
-        return (TenantRows(tenant: tenant, count: count / 2, lowest: lowest, highest: middle, scan: scan),
-                TenantRows(tenant: tenant, count: count - count / 2, lowest: middle + 1, highest: highest, scan: scan))
+        return (TenantRows(tenant: tenant, count: count, lowest: lowest, highest: middle, scan: scan),
+                TenantRows(tenant: tenant, count: count, lowest: middle + 1, highest: highest, scan: scan))
     }
 
     /// The SQL condition for these rows (`+tenant` keeps SQLite off the tenant's indexes).
