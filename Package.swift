@@ -62,6 +62,7 @@ let package = Package(
 
         // System-library shims (headers only).
         .systemLibrary(name: "CGEOS", pkgConfig: "geos", providers: [.apt(["libgeos-dev"])]),
+        .systemLibrary(name: "CMalloc"),
         .systemLibrary(name: "CPROJ", pkgConfig: "proj", providers: [.apt(["libproj-dev"])]),
 
         // Swift wrappers over PROJ (geodesics, CRS transforms) and GEOS (shapes).
@@ -87,7 +88,7 @@ let package = Package(
         // The live annotation index: the in-memory indexes that follow the change feed (the thinning index and
         // its tiles, the point index), the one IndexFollower that keeps them current, their verbs
         // (AnnotationQueries: nearest and search), a follower per CQL2 filter in use.
-        .target(name: "AnnotationIndex", dependencies: ["Annotations", "Geodesy", "MapGeometry", "Timeline", "WireJSON"], swiftSettings: handWrittenSettings),
+        .target(name: "AnnotationIndex", dependencies: ["Annotations", "CMalloc", "Geodesy", "MapGeometry", "Timeline", "WireJSON"], swiftSettings: handWrittenSettings),
 
         // Mapbox Vector Tiles (2.1) of point features: a small protobuf encoder (no deps).
         .target(name: "VectorTiles", swiftSettings: handWrittenSettings),

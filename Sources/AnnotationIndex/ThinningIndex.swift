@@ -48,6 +48,7 @@ public final class ThinningIndex: @unchecked Sendable {
     public init(entries: [ThinningEntry], sequence: Int64) {
         appliedSequence = sequence
         rebuild(entries)
+        FreedMemory.release()
     }
 
     /// The last feed position applied.

@@ -276,8 +276,8 @@ for dataset in datasets {
     figures.merge(try aggregateTimes(index, all, city: centre)) { $1 }
     if environment["THINNING_QUERIES_ONLY"] != nil {
         // For a quick look while optimising: the query figures alone.
-        FileHandle.standardError.write(Data(String(format: "%@ world p95 %.4f ms (%d items), city p95 %.4f ms (%d items), build %.3f s; +2 aggregates: world %.2f×, city %.2f×\n",
-            dataset.name, world.p95 * 1e3, world.items, city.p95 * 1e3, city.items, figures["buildSeconds"]!,
+        FileHandle.standardError.write(Data(String(format: "%@ world p95 %.4f ms (%d items), city p95 %.4f ms (%d items), build %.3f s, resident growth %.0f MB; +2 aggregates: world %.2f×, city %.2f×\n",
+            dataset.name, world.p95 * 1e3, world.items, city.p95 * 1e3, city.items, figures["buildSeconds"]!, figures["residentGrowthBytes"]! / 1e6,
             figures["worldAggregatesP95"]! / figures["worldPlainP95"]!, figures["cityAggregatesP95"]! / figures["cityPlainP95"]!).utf8))
         continue
     }
