@@ -256,7 +256,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TimelineTests",
-            dependencies: ["Timeline"],
+            dependencies: ["TestSupport", "Timeline"],
             swiftSettings: handWrittenSettings
         ),
         .testTarget(
@@ -266,7 +266,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AnnotationsTests",
-            dependencies: ["Annotations", "MapGeometry", "Timeline", "WireJSON"],
+            dependencies: ["Annotations", "MapGeometry", "TestSupport", "Timeline", "WireJSON"],
             swiftSettings: handWrittenSettings
         ),
         .testTarget(

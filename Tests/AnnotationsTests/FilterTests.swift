@@ -1,6 +1,7 @@
 import Annotations
 import Foundation
 import MapGeometry
+import TestSupport
 import Testing
 import Timeline
 import WireJSON
@@ -71,7 +72,7 @@ import WireJSON
     /// Random patterns over `%`, `_`, `\\` and two letters, against NSRegularExpression given the
     /// same pattern rewritten as a regular expression (an independent matcher that backtracks).
     @Test func likeAgreesWithARegularExpressionOnRandomPatterns() throws {
-        var generator = SplitMix(seed: 32)
+        var generator = SeededGenerator(seed: 32)
         let alphabet: [Character] = ["a", "b", "%", "_", "\\"]
         for round in 0..<6_000 {
             // Short patterns, then long ones (pieces past 64 positions take several words).
@@ -164,14 +165,3 @@ extension Filter {
     }
 }
 
-/// SplitMix64: a seeded generator, so a failing random case comes back the same.
-struct SplitMix: RandomNumberGenerator {
-    var seed: UInt64
-    mutating func next() -> UInt64 {
-        seed &+= 0x9E37_79B9_7F4A_7C15
-        var z = seed
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -1,6 +1,7 @@
 import Timeline
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 @Suite struct UUIDv7Tests {
@@ -47,7 +48,7 @@ import Testing
 /// digit goes.)
 @Suite struct UUIDTextTests {
     @Test func anyTextReadsByTheRFCsForm() throws {
-        var random = SplitMix64(state: 9562)
+        var random = SeededGenerator(seed: 9562)
         let alphabet = Array("0123456789abcdefABCDEF-gG /:@`".utf8)
         for _ in 0..<20_000 {
             var bytes = Array(String(format: "%016llX%016llX", UInt64.random(in: 0...UInt64.max, using: &random), UInt64.random(in: 0...UInt64.max, using: &random)).utf8)
@@ -74,15 +75,3 @@ import Testing
     }
 }
 
-/// A seeded generator (SplitMix64), so a failure replays.
-private struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
