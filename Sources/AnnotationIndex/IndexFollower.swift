@@ -31,6 +31,7 @@ public final class IndexFollower: Sendable {
         async let points = PointIndex(entries: entries)
         index = ThinningIndex(entries: entries, sequence: sequence)
         self.points = await points
+        FreedMemory.release()  // the builds' sort buffers, freed: not the indexes' memory
     }
 
     /// The index, holding every write the store had acknowledged when this was called.

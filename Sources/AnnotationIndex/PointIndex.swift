@@ -67,7 +67,6 @@ public final class PointIndex: Sendable {
     /// An index of `entries` (any order).
     public init(entries: [ThinningEntry]) {
         state = Mutex(Snapshot(run: Self.run(entries.map { ($0.id, Point(coordinate: $0.coordinate, version: $0.version)) })))
-        FreedMemory.release()
     }
 
     /// Live annotations held.

@@ -48,7 +48,6 @@ public final class ThinningIndex: @unchecked Sendable {
     public init(entries: [ThinningEntry], sequence: Int64) {
         appliedSequence = sequence
         rebuild(entries)
-        FreedMemory.release()
     }
 
     /// The last feed position applied.

@@ -248,6 +248,7 @@ for dataset in datasets {
     FreedMemory.release()  // what earlier sets freed is not this set's growth (nor, returned now, its shrinking)
     let before = residentBytes()
     let builds = try (0..<3).map { _ in try seconds { index = nil; index = ThinningIndex(entries: all, sequence: 0) } }
+    FreedMemory.release()  // as the follower does once it has built the indexes
     figures["buildSeconds"] = builds.sorted()[1]
     figures["indexBytes"] = Double(index.memoryFootprint)
     figures["residentGrowthBytes"] = Double(residentBytes() - before)
