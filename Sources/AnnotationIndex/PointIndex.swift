@@ -66,7 +66,7 @@ public final class PointIndex: Sendable {
 
     /// An index of `entries` (any order).
     public init(entries: [ThinningEntry]) {
-        state = Mutex(Snapshot(run: Self.run(entries.map { ($0.id, Point(coordinate: $0.coordinate, version: $0.version)) })))
+        state = Mutex(Snapshot(run: Self.run(Array(hugeCount: entries.count) { (entries[$0].id, Point(coordinate: entries[$0].coordinate, version: entries[$0].version)) })))
     }
 
     /// Live annotations held.
@@ -112,7 +112,7 @@ public final class PointIndex: Sendable {
     private typealias Keyed = (code: UInt64, id: AnnotationID, point: Point)
 
     private static func sorted(_ points: [(AnnotationID, Point)]) -> [Keyed] {
-        var keyed = RadixSort.sorted(points.map { (code: code(of: $0.1.coordinate), id: $0.0, point: $0.1) }) { $0.code }
+        var keyed = RadixSort.sorted(Array(hugeCount: points.count) { (code: code(of: points[$0].1.coordinate), id: points[$0].0, point: points[$0].1) }) { $0.code }
         // Points of one code (coincident ones) by id.
         var start = 0
         while start < keyed.count {
@@ -128,8 +128,8 @@ public final class PointIndex: Sendable {
     private static func merge(_ old: Run, isLive: (Int) -> Bool, _ writes: [Keyed]) -> Run {
         var run = Run()
         let capacity = old.count + writes.count
-        run.codes.reserveCapacity(capacity); run.ids.reserveCapacity(capacity)
-        run.latitudes.reserveCapacity(capacity); run.longitudes.reserveCapacity(capacity); run.versions.reserveCapacity(capacity)
+        (run.codes, run.ids) = (Array(hugeCapacity: capacity), Array(hugeCapacity: capacity))
+        (run.latitudes, run.longitudes, run.versions) = (Array(hugeCapacity: capacity), Array(hugeCapacity: capacity), Array(hugeCapacity: capacity))
         func append(_ code: UInt64, _ id: AnnotationID, _ latitude: Double, _ longitude: Double, _ version: Int) {
             run.codes.append(code); run.ids.append(id)
             run.latitudes.append(latitude); run.longitudes.append(longitude); run.versions.append(version)

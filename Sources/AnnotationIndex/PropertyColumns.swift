@@ -126,7 +126,7 @@ final class PropertyColumn {
 
     init(name: String, slots: Int) {
         self.name = name
-        byOrdinal = [Double](repeating: .nan, count: slots)
+        byOrdinal = Array(hugeCount: slots) { _ in .nan }
     }
 
     /// The value an entry's numbers give this property (NaN: none).
@@ -143,56 +143,41 @@ struct ColumnBlocks {
     var values: [Double] = []
     var stats = Levels<ValueStats>()
     var weights = Levels<WeightSums>()
-    /// Per member, its block's aggregates from it to the block's end and from the block's start
-    /// through it: a cell's partial blocks cost one read each instead of a pass over their members.
-    var edges: [BlockEdge] = []
+    /// Per member, its block's aggregates on either side of it: a cell's partial blocks cost one
+    /// read each instead of a pass over their members.
+    var edges = BlockEdges()
 }
 
-/// What one member's block holds of a column on either side of it (members without a value, and
-/// removed ones, left out): the aggregates of the members from it to the block's end (*from*) and
-/// from the block's start through it (*through*); min and max as offsets in the block of the
-/// member holding them (``none`` when no member has a value). 24 bytes a member.
-struct BlockEdge {
-    var sumFrom = 0.0, sumThrough = 0.0
-    var countFrom: UInt8 = 0, countThrough: UInt8 = 0
-    var minFrom = none, maxFrom = none, minThrough = none, maxThrough = none
+/// What each member's block holds of a column on either side of it (members without a value, and
+/// removed ones, left out): the aggregates of the members from it to the block's end (``from``)
+/// and from the block's start through it (``through``). 64 bytes a member. Min and max are held
+/// as values: held as the places of their members in the block (24 bytes a member), each was a
+/// second read that waited for the first, and those two misses in a row were half of an
+/// aggregate's cost on a world view.
+struct BlockEdges {
+    var from: [ValueStats] = []
+    var through: [ValueStats] = []
 
-    static let none = UInt8.max
+    /// Room for `count` members, none made yet.
+    init(count: Int = 0) {
+        from = Array(hugeCount: count) { _ in ValueStats() }
+        through = Array(hugeCount: count) { _ in ValueStats() }
+    }
 
-    /// The edges of the members at `positions` (one block, starting at its first member).
-    static func make(_ positions: Range<Int>, values: UnsafeBufferPointer<Double>, isRemoved: (Int) -> Bool, into edges: UnsafeMutableBufferPointer<BlockEdge>) {
-        let base = positions.lowerBound
-        /// Calls `store` at each position of `order` with the aggregates of the members up to it.
-        func accumulate(_ order: some Sequence<Int>, _ store: (Int, ValueStats, UInt8, UInt8) -> Void) {
-            var stats = ValueStats(), low = none, high = none
-            for p in order {
-                let value = values[p]
-                if value == value, !isRemoved(p) {
-                    stats.add(value, x: 0, y: 0)
-                    if low == none || value < values[base + Int(low)] { low = UInt8(p - base) }
-                    if high == none || value > values[base + Int(high)] { high = UInt8(p - base) }
+    /// Makes the edges of the members at `positions` (one block, starting at its first member).
+    mutating func make(_ positions: Range<Int>, values: UnsafeBufferPointer<Double>, isRemoved: (Int) -> Bool) {
+        /// Stores at each position of `order` the aggregates of the members up to it.
+        func accumulate(_ order: some Sequence<Int>, into edges: inout [ValueStats]) {
+            edges.withUnsafeMutableBufferPointer { edges in
+                var stats = ValueStats()
+                for p in order {
+                    if !isRemoved(p) { stats.add(values[p], x: 0, y: 0) }
+                    edges[p] = stats
                 }
-                store(p, stats, low, high)
             }
         }
-        accumulate(positions) { p, stats, low, high in
-            (edges[p].sumThrough, edges[p].countThrough, edges[p].minThrough, edges[p].maxThrough) = (stats.sum, UInt8(stats.count), low, high)
-        }
-        accumulate(positions.reversed()) { p, stats, low, high in
-            (edges[p].sumFrom, edges[p].countFrom, edges[p].minFrom, edges[p].maxFrom) = (stats.sum, UInt8(stats.count), low, high)
-        }
-    }
-
-    /// The aggregates of the members from this one to its block's end (`base`: the block's first position).
-    @inline(__always) func from(_ values: UnsafeBufferPointer<Double>, base: Int) -> ValueStats {
-        ValueStats(count: Int(countFrom), sum: sumFrom, min: minFrom == Self.none ? .infinity : values[base + Int(minFrom)],
-                   max: maxFrom == Self.none ? -.infinity : values[base + Int(maxFrom)])
-    }
-
-    /// The aggregates of the members from its block's start through this one.
-    @inline(__always) func through(_ values: UnsafeBufferPointer<Double>, base: Int) -> ValueStats {
-        ValueStats(count: Int(countThrough), sum: sumThrough, min: minThrough == Self.none ? .infinity : values[base + Int(minThrough)],
-                   max: maxThrough == Self.none ? -.infinity : values[base + Int(maxThrough)])
+        accumulate(positions, into: &through)
+        accumulate(positions.reversed(), into: &from)
     }
 }
 

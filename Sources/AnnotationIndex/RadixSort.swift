@@ -10,8 +10,8 @@ enum RadixSort {
         guard items.count >= smallest else {
             return items.indices.map { (key(items[$0]), $0) }.sorted { $0 < $1 }.map { items[$0.1] }
         }
-        let order = order(of: items.map(key))
-        return order.map { items[Int($0)] }
+        let order = order(of: Array(hugeCount: items.count) { key(items[$0]) })
+        return Array(hugeCount: items.count) { items[Int(order[$0])] }
     }
 
     /// The positions of `keys` in ascending order of key, equal keys in their given order.
@@ -22,11 +22,8 @@ enum RadixSort {
         // The digits where some keys differ: the others are skipped.
         let differing = keys.reduce(UInt64(0)) { $0 | ($1 ^ first) }
         typealias Pair = (key: UInt64, position: UInt32)
-        var source = [Pair](unsafeUninitializedCapacity: n) { buffer, count in
-            for p in 0..<n { buffer[p] = (keys[p], UInt32(p)) }
-            count = n
-        }
-        var target = source
+        var source = [Pair](hugeCount: n) { (keys[$0], UInt32($0)) }
+        var target = [Pair](hugeCount: n) { source[$0] }
         let bits = 11, mask = UInt64(1 << 11 - 1)
         var offsets = [Int](repeating: 0, count: 1 << bits)
         for shift in stride(from: 0, to: 64, by: bits) where (differing >> UInt64(shift)) & mask != 0 {
@@ -47,6 +44,6 @@ enum RadixSort {
             }
             swap(&source, &target)
         }
-        return source.map(\.position)
+        return Array(hugeCount: n) { source[$0].position }
     }
 }

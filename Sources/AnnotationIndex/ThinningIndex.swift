@@ -288,10 +288,10 @@ public final class ThinningIndex: @unchecked Sendable {
         partitionIndex = [:]
         lastPlaced = nil
         partitions = []
-        slotIDs = sorted.map(\.id)
+        slotIDs = Array(hugeCount: sorted.count) { sorted[$0].id }
         for column in columns { column.byOrdinal = Self.renumbered(column, from: oldIDs, to: sorted) }
-        slotPartition = [Int32](repeating: -1, count: sorted.count)
-        slotCode = [UInt64](repeating: 0, count: sorted.count)
+        slotPartition = Array(hugeCount: sorted.count) { _ in -1 }
+        slotCode = Array(hugeCount: sorted.count) { _ in 0 }
         live = sorted.count
         var members: [[Member]] = []
         sorted.withUnsafeBufferPointer { sorted in
@@ -312,7 +312,7 @@ public final class ThinningIndex: @unchecked Sendable {
     /// A column's values for the slots of `entries` (sorted by id): an entry's own numbers when it
     /// carries them, else the value its id had among `oldIDs` (sorted too).
     private static func renumbered(_ column: PropertyColumn, from oldIDs: [AnnotationID], to entries: [ThinningEntry]) -> [Double] {
-        var values = [Double](repeating: .nan, count: entries.count)
+        var values = [Double](hugeCount: entries.count) { _ in .nan }
         var old = 0
         for (ordinal, entry) in entries.enumerated() {
             if entry.numbers != nil { values[ordinal] = column.value(of: entry); continue }

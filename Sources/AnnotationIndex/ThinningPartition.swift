@@ -167,7 +167,7 @@ final class ThinningPartition {
                 bytes + column.values.capacity * 8
                     + (column.stats.blocks.capacity + column.stats.mids.capacity + column.stats.superblocks.capacity) * MemoryLayout<ValueStats>.stride
                     + (column.weights.blocks.capacity + column.weights.mids.capacity + column.weights.superblocks.capacity) * MemoryLayout<WeightSums>.stride
-                    + column.edges.capacity * MemoryLayout<BlockEdge>.stride
+                    + (column.edges.from.capacity + column.edges.through.capacity) * MemoryLayout<ValueStats>.stride
             }
     }
 
@@ -219,11 +219,11 @@ final class ThinningPartition {
 
     private func rebuild(from members: [Member]) {
         let n = members.count
-        codes = members.map(\.code)
-        ordinals = members.map(\.ordinal)
-        xs = members.map(\.x)
-        ys = members.map(\.y)
-        rankHighs = members.map { $0.rank == Rank.removed ? .max : UInt16($0.rank >> 32) }
+        codes = Array(hugeCount: n) { members[$0].code }
+        ordinals = Array(hugeCount: n) { members[$0].ordinal }
+        xs = Array(hugeCount: n) { members[$0].x }
+        ys = Array(hugeCount: n) { members[$0].y }
+        rankHighs = Array(hugeCount: n) { members[$0].rank == Rank.removed ? .max : UInt16(members[$0].rank >> 32) }
         directory = []
         if n >= Self.directoryThreshold {
             directory = [UInt32](repeating: UInt32(n), count: (1 << 16) + 1)
@@ -294,27 +294,26 @@ final class ThinningPartition {
 
     private func summarize(column c: Int) {
         let byOrdinal = columnBlocks[c].column.byOrdinal
-        let values = ordinals.map { byOrdinal[Int($0)] }
+        let values = Array(hugeCount: ordinals.count) { byOrdinal[Int(ordinals[$0])] }
         columnBlocks[c].values = values
         let all = Array(0..<(codes.count + Self.blockSize - 1) / Self.blockSize)
         columnBlocks[c].stats = Levels()
         columnBlocks[c].weights = Levels()
         resummarize(&columnBlocks[c].stats, values, blocks: all)
         resummarize(&columnBlocks[c].weights, values, blocks: all)
-        columnBlocks[c].edges = [BlockEdge](repeating: BlockEdge(), count: values.count)
+        columnBlocks[c].edges = BlockEdges(count: values.count)
         makeEdges(c, blocks: all)
     }
 
-    /// Recomputes the ``BlockEdge``s of column `c` in `blocks`.
+    /// Recomputes the ``BlockEdges`` of column `c` in `blocks`.
     private func makeEdges(_ c: Int, blocks: [Int]) {
         let n = codes.count
+        var edges = BlockEdges()
+        swap(&edges, &columnBlocks[c].edges)  // made in place, not copied
         columnBlocks[c].values.withUnsafeBufferPointer { values in
-            columnBlocks[c].edges.withUnsafeMutableBufferPointer { edges in
-                for b in blocks {
-                    BlockEdge.make(b * Self.blockSize..<min((b + 1) * Self.blockSize, n), values: values, isRemoved: isRemoved, into: edges)
-                }
-            }
+            for b in blocks { edges.make(b * Self.blockSize..<min((b + 1) * Self.blockSize, n), values: values, isRemoved: isRemoved) }
         }
+        columnBlocks[c].edges = edges
     }
 
     /// Members per middle summary of a column (``Levels``).
@@ -356,9 +355,11 @@ final class ThinningPartition {
         for k in 0..<positions.count {
             let c = positions[k]
             let main: ValueStats = columnBlocks[c].values.withUnsafeBufferPointer { values in
-                columnBlocks[c].edges.withUnsafeBufferPointer { edges in
-                    columnBlocks[c].stats.withBuffers { (levels: LevelBuffers<ValueStats>) -> ValueStats in
-                        rankLimit == nil ? edgeStats(values, edges, levels, i, j) : fold(values, levels, i, j, rankLimit)
+                columnBlocks[c].edges.from.withUnsafeBufferPointer { from in
+                    columnBlocks[c].edges.through.withUnsafeBufferPointer { through in
+                        columnBlocks[c].stats.withBuffers { (levels: LevelBuffers<ValueStats>) -> ValueStats in
+                            rankLimit == nil ? edgeStats(values, from, through, levels, i, j) : fold(values, levels, i, j, rankLimit)
+                        }
                     }
                 }
             }
@@ -389,17 +390,20 @@ final class ThinningPartition {
     }
 
     /// The aggregates of a column over the main run's members in [i, j): the partial blocks at
-    /// either end from their ``BlockEdge``s (a cell inside one block that touches neither of its
+    /// either end from their ``BlockEdges`` (a cell inside one block that touches neither of its
     /// ends from its members), whole blocks between from `level`'s summaries.
     @inline(__always)
-    private func edgeStats(_ values: UnsafeBufferPointer<Double>, _ edges: UnsafeBufferPointer<BlockEdge>, _ level: LevelBuffers<ValueStats>, _ i: Int, _ j: Int) -> ValueStats {
+    private func edgeStats(
+        _ values: UnsafeBufferPointer<Double>, _ from: UnsafeBufferPointer<ValueStats>, _ through: UnsafeBufferPointer<ValueStats>,
+        _ level: LevelBuffers<ValueStats>, _ i: Int, _ j: Int
+    ) -> ValueStats {
         guard i < j else { return ValueStats() }
         let size = Self.blockSize
         let (first, last) = (i / size * size, (j - 1) / size * size)
         let firstEnd = min(first + size, codes.count)
         if first == last {
-            if j == firstEnd { return edges[i].from(values, base: first) }
-            if i == first { return edges[j - 1].through(values, base: first) }
+            if j == firstEnd { return from[i] }
+            if i == first { return through[j - 1] }
             var summary = ValueStats()
             if removed.isEmpty {
                 summary.add(run: i..<j, values: values, xs: values, ys: values)
@@ -410,7 +414,7 @@ final class ThinningPartition {
         }
         // Whole blocks between: from the left end up the levels and from the right end down
         // them into separate sums, so the two chains of additions wait for each other only once.
-        var left = edges[i].from(values, base: first), right = edges[j - 1].through(values, base: last)
+        var left = from[i], right = through[j - 1]
         var (k, m) = (firstEnd, last)
         while k < m, k % Self.midSize != 0 { left.add(level.blocks[k / size]); k += size }
         while k < m, m % Self.midSize != 0 { m -= size; right.add(level.blocks[m / size]) }

@@ -1,4 +1,5 @@
 import Annotations
+import AnnotationIndex
 import GRDB
 import GRDBSQLite
 import MapGeometry
@@ -22,8 +23,7 @@ enum AnnotationRows {
         let row = statement.sqliteStatement
         // GRDB owns the statement; reset it so a failure mid-way leaves it reusable.
         defer { sqlite3_reset(row) }
-        var values: [T] = []
-        values.reserveCapacity(capacity)
+        var values = [T](hugeCapacity: capacity)
         while true {
             let status = sqlite3_step(row)
             if status == SQLITE_DONE { return values }

@@ -25,8 +25,10 @@ extension SQLiteAnnotationStore: ThinningSource {
         let (first, second) = span.halves
         async let firstRows = rows(first, expected: span.count / 2)
         async let secondRows = rows(second, expected: span.count / 2)
-        var entries = try await firstRows
-        entries.append(contentsOf: try await secondRows)
+        let (one, other) = (try await firstRows, try await secondRows)
+        var entries = [ThinningEntry](hugeCapacity: one.count + other.count)
+        entries += one
+        entries += other
         return (entries, sequence)
     }
 

@@ -5,7 +5,7 @@ import Testing
 /// A column's aggregates over every range of a partition's main run (ranges inside one block,
 /// touching either end of it or neither, across blocks and the last, partial one), with members
 /// removed and not merged yet, against a pass over the range's members.
-@Suite struct BlockEdgeTests {
+@Suite struct BlockEdgesTests {
     @Test func everyRangeOfAPartitionMatchesAPassOverItsMembers() {
         var random = SeededGenerator(seed: 7)
         let n = 300  // four whole blocks of 64 and a partial one of 44
