@@ -297,7 +297,10 @@ public final class ThinningIndex: @unchecked Sendable {
         sorted.withUnsafeBufferPointer { sorted in
             for ordinal in sorted.indices {
                 let (partition, member) = place(sorted[ordinal], ordinal: UInt32(ordinal))
-                if partition == members.count { members.append([]) }
+                if partition == members.count {
+                    // Most tenants' annotations are of one kind: the first list has room for all the rest.
+                    members.append(members.isEmpty ? [Member](hugeCapacity: sorted.count - ordinal) : [])
+                }
                 members[partition].append(member)
                 slotPartition[ordinal] = Int32(partition)
                 slotCode[ordinal] = member.code

@@ -75,9 +75,12 @@ import Timeline
     @Test func nearestAndBoxesMatchABruteForceScan() {
         var random = SeededGenerator(seed: 17)
         let points = Self.coordinates(3_000, using: &random)
-        let index = PointIndex(entries: points.enumerated().map { Self.entry($0, $1) })
+        // In no order (the index takes any): the stack's coincident points must still come by id.
+        let index = PointIndex(entries: points.enumerated().map { Self.entry($0, $1) }.shuffled(using: &random))
         let live = Dictionary(uniqueKeysWithValues: points.enumerated().map { ($0, $1) })
         #expect(index.count == live.count)
+        let run = index.snapshot().run
+        #expect(run.codes.indices.dropFirst().allSatisfy { (run.codes[$0 - 1], run.ids[$0 - 1]) < (run.codes[$0], run.ids[$0]) }, "the run in (code, id) order")
         Self.check(index, live, queries: 150, using: &random)
     }
 

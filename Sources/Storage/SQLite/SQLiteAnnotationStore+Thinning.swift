@@ -23,22 +23,22 @@ extension SQLiteAnnotationStore: ThinningSource {
         // change is harmless, so the index still ends up exact.
         guard !span.isEmpty else { return ([], sequence) }
         let (first, second) = span.halves
-        async let firstRows = rows(first, expected: span.count / 2)
-        async let secondRows = rows(second, expected: span.count / 2)
-        let (one, other) = (try await firstRows, try await secondRows)
-        var entries = [ThinningEntry](hugeCapacity: one.count + other.count)
-        entries += one
-        entries += other
+        // The first half's array has room for the second's (and some writes since): one copy of
+        // half the rows, not of all of them into a third array.
+        async let firstRows = rows(first, capacity: span.count + span.count / 16 + 64)
+        async let secondRows = rows(second, capacity: min(second.width, span.count))
+        var entries = try await firstRows
+        entries += try await secondRows
         return (entries, sequence)
     }
 
-    private func rows(_ span: TenantRows, expected: Int) async throws -> [ThinningEntry] {
+    private func rows(_ span: TenantRows, capacity: Int) async throws -> [ThinningEntry] {
         guard !span.isEmpty else { return [] }
         return try await database.writer.read { db in
             let statement = try db.makeStatement(sql: "SELECT \(Self.entryColumns) FROM annotation WHERE \(span.condition)")
             try statement.setArguments(span.arguments)
             // Rowid order is (nearly always) id order, which the index sorts by.
-            return try Self.entries(statement, capacity: min(span.width, expected + expected / 4))
+            return try Self.entries(statement, capacity: capacity)
         }
     }
 
