@@ -112,26 +112,41 @@ public final class PointIndex: Sendable {
         var order: [UInt32] = []
         var run = Run()
         do {
-            let codes = [UInt64](hugeCount: n) { code(of: entries[$0].coordinate) }
+            // The entry's map point is Mercator's of its coordinate (`code(of:)`), already made.
+            let codes = [UInt64](hugeCount: n) { MortonCode(entries[$0].point).rawValue }
             order = RadixSort.order(of: codes)
             run.codes = Array(hugeCount: n) { codes[Int(order[$0])] }
         }
-        // Points of one code (coincident ones) by id.
-        var start = 0
-        while start < n {
-            var end = start + 1
-            while end < n, run.codes[end] == run.codes[start] { end += 1 }
-            if end - start > 1 { order[start..<end].sort { entries[Int($0)].id < entries[Int($1)].id } }
-            start = end
-        }
-        (run.ids, run.latitudes, run.longitudes, run.versions) = (Array(hugeCapacity: n), Array(hugeCapacity: n), Array(hugeCapacity: n), Array(hugeCapacity: n))
-        for k in order {
-            let entry = entries[Int(k)]
-            run.ids.append(entry.id)
-            run.latitudes.append(entry.coordinate.latitude)
-            run.longitudes.append(entry.coordinate.longitude)
-            run.versions.append(entry.version)
-            if run.newest.map({ entry.id > $0 }) ?? true { run.newest = entry.id }
+        entries.withUnsafeBufferPointer { entries in
+            // Points of one code (coincident ones) by id.
+            var start = 0
+            while start < n {
+                var end = start + 1
+                while end < n, run.codes[end] == run.codes[start] { end += 1 }
+                if end - start > 1 { order[start..<end].sort { entries[Int($0)].id < entries[Int($1)].id } }
+                start = end
+            }
+            // Each entry read once, in their order (sequential reads), written where the run has it.
+            var place = [UInt32](hugeCount: n) { _ in 0 }
+            for (k, e) in order.enumerated() { place[Int(e)] = UInt32(k) }
+            run.ids = Array(hugeCount: n) { _ in AnnotationID(high: 0, low: 0) }
+            (run.latitudes, run.longitudes, run.versions) = (Array(hugeCount: n) { _ in 0 }, Array(hugeCount: n) { _ in 0 }, Array(hugeCount: n) { _ in 0 })
+            run.ids.withUnsafeMutableBufferPointer { ids in
+                run.latitudes.withUnsafeMutableBufferPointer { latitudes in
+                    run.longitudes.withUnsafeMutableBufferPointer { longitudes in
+                        run.versions.withUnsafeMutableBufferPointer { versions in
+                            for e in 0..<n {
+                                let k = Int(place[e])
+                                ids[k] = entries[e].id
+                                latitudes[k] = entries[e].coordinate.latitude
+                                longitudes[k] = entries[e].coordinate.longitude
+                                versions[k] = entries[e].version
+                            }
+                        }
+                    }
+                }
+            }
+            run.newest = entries.lazy.map(\.id).max()
         }
         return run
     }

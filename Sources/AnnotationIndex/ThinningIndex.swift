@@ -307,7 +307,7 @@ public final class ThinningIndex: @unchecked Sendable {
             }
         }
         // Each list is in ordinal order: a stable sort by code orders it by code, then ordinal.
-        partitions = members.map { list in ThinningPartition(sorted: RadixSort.sorted(list) { $0.code }) }
+        partitions = members.map(ThinningPartition.init(unsorted:))
         for partition in partitions { for column in columns { partition.addColumn(column) } }
         refreshGroups()
     }

@@ -158,6 +158,20 @@ final class ThinningPartition {
         rebuild(from: members)
     }
 
+    /// A partition of `members`, in ordinal order: its run sorted by (code, ordinal).
+    init(unsorted members: [Member]) {
+        let n = members.count
+        guard n >= RadixSort.smallest else {
+            rebuild(from: RadixSort.sorted(members) { $0.code })
+            return
+        }
+        // A stable sort by code keeps ordinal order among equal codes.
+        let order = RadixSort.order(of: [UInt64](hugeCount: n) { members[$0].code })
+        var place = [UInt32](hugeCount: n) { _ in 0 }
+        for (k, e) in order.enumerated() { place[Int(e)] = UInt32(k) }
+        rebuild(from: members, placing: place)
+    }
+
     /// Bytes the arrays hold.
     var memoryFootprint: Int {
         codes.capacity * 8 + ordinals.capacity * 4 + xs.capacity * 8 + ys.capacity * 8 + rankHighs.capacity * 2
@@ -223,7 +237,42 @@ final class ThinningPartition {
         ordinals = Array(hugeCount: n) { members[$0].ordinal }
         xs = Array(hugeCount: n) { members[$0].x }
         ys = Array(hugeCount: n) { members[$0].y }
-        rankHighs = Array(hugeCount: n) { members[$0].rank == Rank.removed ? .max : UInt16(members[$0].rank >> 32) }
+        rankHighs = Array(hugeCount: n) { Self.rankHigh(members[$0].rank) }
+        summarizeRun()
+    }
+
+    /// The run of `members`, each at its `place`: each member read once, in the list's order, and
+    /// written where the run has it (a copy of the list in run order first read the members in
+    /// that order, a cache miss nearly every time).
+    private func rebuild(from members: [Member], placing place: [UInt32]) {
+        let n = members.count
+        (codes, ordinals, rankHighs) = (Array(hugeCount: n) { _ in 0 }, Array(hugeCount: n) { _ in 0 }, Array(hugeCount: n) { _ in 0 })
+        (xs, ys) = (Array(hugeCount: n) { _ in 0 }, Array(hugeCount: n) { _ in 0 })
+        codes.withUnsafeMutableBufferPointer { codes in
+            ordinals.withUnsafeMutableBufferPointer { ordinals in
+                xs.withUnsafeMutableBufferPointer { xs in
+                    ys.withUnsafeMutableBufferPointer { ys in
+                        rankHighs.withUnsafeMutableBufferPointer { rankHighs in
+                            for (e, member) in members.enumerated() {
+                                let k = Int(place[e])
+                                (codes[k], ordinals[k], xs[k], ys[k]) = (member.code, member.ordinal, member.x, member.y)
+                                rankHighs[k] = Self.rankHigh(member.rank)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        summarizeRun()
+    }
+
+    @inline(__always) private static func rankHigh(_ rank: UInt64) -> UInt16 {
+        rank == Rank.removed ? .max : UInt16(rank >> 32)
+    }
+
+    /// The directory, the summaries and no writes pending, for a run just made.
+    private func summarizeRun() {
+        let n = codes.count
         directory = []
         if n >= Self.directoryThreshold {
             directory = [UInt32](repeating: UInt32(n), count: (1 << 16) + 1)
