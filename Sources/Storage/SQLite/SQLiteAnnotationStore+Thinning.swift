@@ -24,11 +24,17 @@ extension SQLiteAnnotationStore: ThinningSource {
         guard !span.isEmpty else { return ([], sequence) }
         let (first, second) = span.halves
         // The first half's array has room for the second's (and some writes since): one copy of
-        // half the rows, not of all of them into a third array.
-        async let firstRows = rows(first, capacity: span.count + span.count / 16 + 64)
-        async let secondRows = rows(second, capacity: min(second.width, span.count))
-        var entries = try await firstRows
-        entries += try await secondRows
+        // half the rows, not of all of them into a third array. Read in a function of their own,
+        // so that no `async let` still holds the first array when the second is added to it (a
+        // shared array is copied whole before it grows: every row, one by one).
+        func halves() async throws -> ([ThinningEntry], [ThinningEntry]) {
+            async let firstRows = rows(first, capacity: span.count + span.count / 16 + 64)
+            async let secondRows = rows(second, capacity: min(second.width, span.count))
+            return (try await firstRows, try await secondRows)
+        }
+        var (entries, rest) = try await halves()
+        entries += rest
+        rest = []
         return (entries, sequence)
     }
 
