@@ -104,43 +104,32 @@ public final class PointIndex: Sendable {
         Snapshot(run: merge(snapshot.run, isLive: snapshot.isLive, sorted(snapshot.added.map { ($0.key, $0.value) })))
     }
 
-    /// A run of `entries` (any order, ids distinct), gathered into its arrays in the order of their
-    /// codes: no sorted copy of the points on the way (at start-up a million points, each copy
-    /// 50 MB of fresh memory, cost more in page faults than the sort itself).
+    /// A run of `entries` (any order, ids distinct), each entry written straight to its place in
+    /// the arrays: no sorted copy of the points on the way (at start-up a million points, each
+    /// copy 50 MB of fresh memory, cost more in page faults than the sort itself).
     private static func run(_ entries: [ThinningEntry]) -> Run {
         let n = entries.count
-        var order: [UInt32] = []
         var run = Run()
-        do {
-            // The entry's map point is Mercator's of its coordinate (`code(of:)`), already made.
-            let codes = [UInt64](hugeCount: n) { MortonCode(entries[$0].point).rawValue }
-            order = RadixSort.order(of: codes)
+        let places = entries.withUnsafeBufferPointer { entries in
+            // Coded as `apply` codes a write (not from the entry's own map point), so the two agree.
+            let codes = [UInt64](hugeCount: n) { code(of: entries[$0].coordinate) }
+            var order = RadixSort.order(of: codes)
             run.codes = Array(hugeCount: n) { codes[Int(order[$0])] }
-        }
-        entries.withUnsafeBufferPointer { entries in
             // Points of one code (coincident ones) by id.
-            var start = 0
-            while start < n {
-                var end = start + 1
-                while end < n, run.codes[end] == run.codes[start] { end += 1 }
-                if end - start > 1 { order[start..<end].sort { entries[Int($0)].id < entries[Int($1)].id } }
-                start = end
-            }
-            // Each entry read once, in their order (sequential reads), written where the run has it.
-            var place = [UInt32](hugeCount: n) { _ in 0 }
-            for (k, e) in order.enumerated() { place[Int(e)] = UInt32(k) }
-            run.ids = Array(hugeCount: n) { _ in AnnotationID(high: 0, low: 0) }
-            (run.latitudes, run.longitudes, run.versions) = (Array(hugeCount: n) { _ in 0 }, Array(hugeCount: n) { _ in 0 }, Array(hugeCount: n) { _ in 0 })
+            RadixSort.forEachTie(count: n, key: { run.codes[$0] }) { tie in order[tie].sort { entries[Int($0)].id < entries[Int($1)].id } }
+            return RadixSort.places(of: order)
+        }
+        (run.ids, run.versions) = (Array(hugeCount: n) { _ in AnnotationID(high: 0, low: 0) }, Array(hugeCount: n) { _ in 0 })
+        (run.latitudes, run.longitudes) = (Array(hugeCount: n) { _ in 0 }, Array(hugeCount: n) { _ in 0 })
+        entries.withUnsafeBufferPointer { entries in
             run.ids.withUnsafeMutableBufferPointer { ids in
                 run.latitudes.withUnsafeMutableBufferPointer { latitudes in
                     run.longitudes.withUnsafeMutableBufferPointer { longitudes in
                         run.versions.withUnsafeMutableBufferPointer { versions in
-                            for e in 0..<n {
-                                let k = Int(place[e])
-                                ids[k] = entries[e].id
-                                latitudes[k] = entries[e].coordinate.latitude
-                                longitudes[k] = entries[e].coordinate.longitude
-                                versions[k] = entries[e].version
+                            for (e, entry) in entries.enumerated() {
+                                let k = Int(places[e])
+                                (ids[k], versions[k]) = (entry.id, entry.version)
+                                (latitudes[k], longitudes[k]) = (entry.coordinate.latitude, entry.coordinate.longitude)
                             }
                         }
                     }
@@ -156,13 +145,7 @@ public final class PointIndex: Sendable {
     private static func sorted(_ points: [(AnnotationID, Point)]) -> [Keyed] {
         var keyed = RadixSort.sorted(Array(hugeCount: points.count) { (code: code(of: points[$0].1.coordinate), id: points[$0].0, point: points[$0].1) }) { $0.code }
         // Points of one code (coincident ones) by id.
-        var start = 0
-        while start < keyed.count {
-            var end = start + 1
-            while end < keyed.count, keyed[end].code == keyed[start].code { end += 1 }
-            if end - start > 1 { keyed[start..<end].sort { $0.id < $1.id } }
-            start = end
-        }
+        RadixSort.forEachTie(count: keyed.count, key: { keyed[$0].code }) { tie in keyed[tie].sort { $0.id < $1.id } }
         return keyed
     }
 

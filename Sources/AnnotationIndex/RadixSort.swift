@@ -14,6 +14,28 @@ enum RadixSort {
         return Array(hugeCount: items.count) { items[Int(order[$0])] }
     }
 
+    /// Where each position of `order` (a permutation of 0..<n) goes: `places[order[k]] == k`. A
+    /// build reads its input in order and writes each element at its place (a scatter): reading
+    /// it in `order` instead (a gather) missed the cache at nearly every element.
+    static func places(of order: [UInt32]) -> [UInt32] {
+        var places = [UInt32](hugeCount: order.count) { _ in 0 }
+        places.withUnsafeMutableBufferPointer { places in
+            for (k, position) in order.enumerated() { places[Int(position)] = UInt32(k) }
+        }
+        return places
+    }
+
+    /// Calls `body` with each range of two or more positions whose keys (`key(k)`, ascending in k) are equal.
+    static func forEachTie(count: Int, key: (Int) -> UInt64, _ body: (Range<Int>) -> Void) {
+        var start = 0
+        while start < count {
+            var end = start + 1
+            while end < count, key(end) == key(start) { end += 1 }
+            if end - start > 1 { body(start..<end) }
+            start = end
+        }
+    }
+
     /// The positions of `keys` in ascending order of key, equal keys in their given order.
     static func order(of keys: [UInt64]) -> [UInt32] {
         let n = keys.count

@@ -160,16 +160,9 @@ final class ThinningPartition {
 
     /// A partition of `members`, in ordinal order: its run sorted by (code, ordinal).
     init(unsorted members: [Member]) {
-        let n = members.count
-        guard n >= RadixSort.smallest else {
-            rebuild(from: RadixSort.sorted(members) { $0.code })
-            return
-        }
         // A stable sort by code keeps ordinal order among equal codes.
-        let order = RadixSort.order(of: [UInt64](hugeCount: n) { members[$0].code })
-        var place = [UInt32](hugeCount: n) { _ in 0 }
-        for (k, e) in order.enumerated() { place[Int(e)] = UInt32(k) }
-        rebuild(from: members, placing: place)
+        let places = RadixSort.places(of: RadixSort.order(of: [UInt64](hugeCount: members.count) { members[$0].code }))
+        rebuild(from: members) { Int(places[$0]) }
     }
 
     /// Bytes the arrays hold.
@@ -231,20 +224,14 @@ final class ThinningPartition {
         return all
     }
 
+    /// The run of `members`, sorted by (code, ordinal) already.
     private func rebuild(from members: [Member]) {
-        let n = members.count
-        codes = Array(hugeCount: n) { members[$0].code }
-        ordinals = Array(hugeCount: n) { members[$0].ordinal }
-        xs = Array(hugeCount: n) { members[$0].x }
-        ys = Array(hugeCount: n) { members[$0].y }
-        rankHighs = Array(hugeCount: n) { Self.rankHigh(members[$0].rank) }
-        summarizeRun()
+        rebuild(from: members) { $0 }
     }
 
-    /// The run of `members`, each at its `place`: each member read once, in the list's order, and
-    /// written where the run has it (a copy of the list in run order first read the members in
-    /// that order, a cache miss nearly every time).
-    private func rebuild(from members: [Member], placing place: [UInt32]) {
+    /// The run of `members`, the one at `e` written at `place(e)` (a permutation): each member
+    /// read once, in the list's order (``RadixSort/places(of:)``).
+    private func rebuild(from members: [Member], place: (Int) -> Int) {
         let n = members.count
         (codes, ordinals, rankHighs) = (Array(hugeCount: n) { _ in 0 }, Array(hugeCount: n) { _ in 0 }, Array(hugeCount: n) { _ in 0 })
         (xs, ys) = (Array(hugeCount: n) { _ in 0 }, Array(hugeCount: n) { _ in 0 })
@@ -254,7 +241,7 @@ final class ThinningPartition {
                     ys.withUnsafeMutableBufferPointer { ys in
                         rankHighs.withUnsafeMutableBufferPointer { rankHighs in
                             for (e, member) in members.enumerated() {
-                                let k = Int(place[e])
+                                let k = place(e)
                                 (codes[k], ordinals[k], xs[k], ys[k]) = (member.code, member.ordinal, member.x, member.y)
                                 rankHighs[k] = Self.rankHigh(member.rank)
                             }

@@ -72,9 +72,11 @@ import Timeline
         }
     }
 
-    @Test func nearestAndBoxesMatchABruteForceScan() {
+    /// Of every size: none, one, fewer than a radix sort takes (512), and thousands.
+    @Test(arguments: [0, 1, 200, 3_000])
+    func nearestAndBoxesMatchABruteForceScan(count: Int) {
         var random = SeededGenerator(seed: 17)
-        let points = Self.coordinates(3_000, using: &random)
+        let points = Self.coordinates(count, using: &random)
         // In no order (the index takes any): the stack's coincident points must still come by id.
         let index = PointIndex(entries: points.enumerated().map { Self.entry($0, $1) }.shuffled(using: &random))
         let live = Dictionary(uniqueKeysWithValues: points.enumerated().map { ($0, $1) })

@@ -212,10 +212,10 @@ final class Atomic<Value>: @unchecked Sendable {
 
 let arguments = CommandLine.arguments
 if let path = ProcessInfo.processInfo.environment["THINNING_LOAD_ONLY"] {
-    // For perf: load the index from an existing database, five times.
+    // For perf: load the indexes from an existing database, as the server does at start.
     let store = try await SQLiteAnnotationStore.open(path: path)
     // THINNING_LOAD_ROUNDS=1: only the first load, as a server's start makes it (fresh memory).
-    let rounds = ProcessInfo.processInfo.environment["THINNING_LOAD_ROUNDS"].flatMap(Int.init) ?? 3
+    let rounds = max(1, ProcessInfo.processInfo.environment["THINNING_LOAD_ROUNDS"].flatMap(Int.init) ?? 3)
     for _ in 0..<rounds {
         let start = ContinuousClock.now
         let follower = try await IndexFollower(store: store)
