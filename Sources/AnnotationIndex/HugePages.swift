@@ -18,10 +18,14 @@ enum HugePages {
     static let size = 2 << 20
     static let threshold = 4 << 20
 
-    /// Fixes glibc's mmap threshold at ``threshold``, once.
+    /// Fixes glibc's mmap threshold at ``threshold``, once, and its trim threshold at twice that,
+    /// as glibc itself sets it when it moves the mmap threshold: fixed by hand, the trim threshold
+    /// would stay at 128 KB, and the heap's top would go back to the system and be faulted in
+    /// again (pages cleared) at nearly every thin answer.
     private static let ownMappings: Void = {
         #if canImport(Glibc)
         _ = mallopt(M_MMAP_THRESHOLD, Int32(threshold))
+        _ = mallopt(M_TRIM_THRESHOLD, Int32(2 * threshold))
         #endif
     }()
 
