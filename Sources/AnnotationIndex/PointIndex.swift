@@ -112,15 +112,15 @@ public final class PointIndex: Sendable {
         var run = Run()
         let places = entries.withUnsafeBufferPointer { entries in
             // Coded as `apply` codes a write (not from the entry's own map point), so the two agree.
-            let codes = [UInt64](hugeCount: n) { code(of: entries[$0].coordinate) }
+            let codes = entries.map { code(of: $0.coordinate) }
             var order = RadixSort.order(of: codes)
-            run.codes = Array(hugeCount: n) { codes[Int(order[$0])] }
+            run.codes = (0..<n).map { codes[Int(order[$0])] }
             // Points of one code (coincident ones) by id.
             RadixSort.forEachTie(count: n, key: { run.codes[$0] }) { tie in order[tie].sort { entries[Int($0)].id < entries[Int($1)].id } }
             return RadixSort.places(of: order)
         }
-        (run.ids, run.versions) = (Array(hugeCount: n) { _ in AnnotationID(high: 0, low: 0) }, Array(hugeCount: n) { _ in 0 })
-        (run.latitudes, run.longitudes) = (Array(hugeCount: n) { _ in 0 }, Array(hugeCount: n) { _ in 0 })
+        (run.ids, run.versions) = (Array(repeating: AnnotationID(high: 0, low: 0), count: n), Array(repeating: 0, count: n))
+        (run.latitudes, run.longitudes) = (Array(repeating: 0, count: n), Array(repeating: 0, count: n))
         entries.withUnsafeBufferPointer { entries in
             run.ids.withUnsafeMutableBufferPointer { ids in
                 run.latitudes.withUnsafeMutableBufferPointer { latitudes in
@@ -143,7 +143,7 @@ public final class PointIndex: Sendable {
     private typealias Keyed = (code: UInt64, id: AnnotationID, point: Point)
 
     private static func sorted(_ points: [(AnnotationID, Point)]) -> [Keyed] {
-        var keyed = RadixSort.sorted(Array(hugeCount: points.count) { (code: code(of: points[$0].1.coordinate), id: points[$0].0, point: points[$0].1) }) { $0.code }
+        var keyed = RadixSort.sorted(points.map { (code: code(of: $0.1.coordinate), id: $0.0, point: $0.1) }) { $0.code }
         // Points of one code (coincident ones) by id.
         RadixSort.forEachTie(count: keyed.count, key: { keyed[$0].code }) { tie in keyed[tie].sort { $0.id < $1.id } }
         return keyed
@@ -153,8 +153,8 @@ public final class PointIndex: Sendable {
     private static func merge(_ old: Run, isLive: (Int) -> Bool, _ writes: [Keyed]) -> Run {
         var run = Run()
         let capacity = old.count + writes.count
-        (run.codes, run.ids) = (Array(hugeCapacity: capacity), Array(hugeCapacity: capacity))
-        (run.latitudes, run.longitudes, run.versions) = (Array(hugeCapacity: capacity), Array(hugeCapacity: capacity), Array(hugeCapacity: capacity))
+        run.codes.reserveCapacity(capacity); run.ids.reserveCapacity(capacity)
+        run.latitudes.reserveCapacity(capacity); run.longitudes.reserveCapacity(capacity); run.versions.reserveCapacity(capacity)
         func append(_ code: UInt64, _ id: AnnotationID, _ latitude: Double, _ longitude: Double, _ version: Int) {
             run.codes.append(code); run.ids.append(id)
             run.latitudes.append(latitude); run.longitudes.append(longitude); run.versions.append(version)

@@ -126,7 +126,7 @@ final class PropertyColumn {
 
     init(name: String, slots: Int) {
         self.name = name
-        byOrdinal = Array(hugeCount: slots) { _ in .nan }
+        byOrdinal = Array(repeating: .nan, count: slots)
     }
 
     /// The value an entry's numbers give this property (NaN: none).
@@ -161,8 +161,8 @@ struct BlockEdges {
 
     /// Room for `count` members, each empty until ``make(_:values:isRemoved:)`` makes its block's.
     init(count: Int = 0) {
-        from = Array(hugeCount: count) { _ in ValueStats() }
-        through = Array(hugeCount: count) { _ in ValueStats() }
+        from = Array(repeating: ValueStats(), count: count)
+        through = Array(repeating: ValueStats(), count: count)
     }
 
     /// Makes the edges of the members at `positions` (one block, starting at its first member).

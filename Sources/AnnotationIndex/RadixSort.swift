@@ -10,15 +10,15 @@ enum RadixSort {
         guard items.count >= smallest else {
             return items.indices.map { (key(items[$0]), $0) }.sorted { $0 < $1 }.map { items[$0.1] }
         }
-        let order = order(of: Array(hugeCount: items.count) { key(items[$0]) })
-        return Array(hugeCount: items.count) { items[Int(order[$0])] }
+        let order = order(of: items.map(key))
+        return order.map { items[Int($0)] }
     }
 
     /// Where each position of `order` (a permutation of 0..<n) goes: `places[order[k]] == k`. A
     /// build reads its input in order and writes each element at its place (a scatter): reading
     /// it in `order` instead (a gather) missed the cache at nearly every element.
     static func places(of order: [UInt32]) -> [UInt32] {
-        var places = [UInt32](hugeCount: order.count) { _ in 0 }
+        var places = [UInt32](repeating: 0, count: order.count)
         places.withUnsafeMutableBufferPointer { places in
             for (k, position) in order.enumerated() { places[Int(position)] = UInt32(k) }
         }
@@ -44,8 +44,8 @@ enum RadixSort {
         // The digits where some keys differ: the others are skipped.
         let differing = keys.reduce(UInt64(0)) { $0 | ($1 ^ first) }
         typealias Pair = (key: UInt64, position: UInt32)
-        var source = [Pair](hugeCount: n) { (keys[$0], UInt32($0)) }
-        var target = [Pair](hugeCount: n) { source[$0] }
+        var source: [Pair] = keys.indices.map { (keys[$0], UInt32($0)) }
+        var target = source
         let bits = 11, mask = UInt64(1 << 11 - 1)
         var offsets = [Int](repeating: 0, count: 1 << bits)
         for shift in stride(from: 0, to: 64, by: bits) where (differing >> UInt64(shift)) & mask != 0 {
@@ -66,6 +66,6 @@ enum RadixSort {
             }
             swap(&source, &target)
         }
-        return Array(hugeCount: n) { source[$0].position }
+        return source.map(\.position)
     }
 }

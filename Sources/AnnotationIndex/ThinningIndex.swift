@@ -288,10 +288,10 @@ public final class ThinningIndex: @unchecked Sendable {
         partitionIndex = [:]
         lastPlaced = nil
         partitions = []
-        slotIDs = Array(hugeCount: sorted.count) { sorted[$0].id }
+        slotIDs = sorted.map(\.id)
         for column in columns { column.byOrdinal = Self.renumbered(column, from: oldIDs, to: sorted) }
-        slotPartition = Array(hugeCount: sorted.count) { _ in -1 }
-        slotCode = Array(hugeCount: sorted.count) { _ in 0 }
+        slotPartition = Array(repeating: -1, count: sorted.count)
+        slotCode = Array(repeating: 0, count: sorted.count)
         live = sorted.count
         var members: [[Member]] = []
         sorted.withUnsafeBufferPointer { sorted in
@@ -299,7 +299,8 @@ public final class ThinningIndex: @unchecked Sendable {
                 let (partition, member) = place(sorted[ordinal], ordinal: UInt32(ordinal))
                 if partition == members.count {
                     // Most tenants' annotations are of one kind: the first list has room for all the rest.
-                    members.append(members.isEmpty ? [Member](hugeCapacity: sorted.count - ordinal) : [])
+                    members.append([])
+                    if partition == 0 { members[0].reserveCapacity(sorted.count - ordinal) }
                 }
                 members[partition].append(member)
                 slotPartition[ordinal] = Int32(partition)
@@ -315,7 +316,7 @@ public final class ThinningIndex: @unchecked Sendable {
     /// A column's values for the slots of `entries` (sorted by id): an entry's own numbers when it
     /// carries them, else the value its id had among `oldIDs` (sorted too).
     private static func renumbered(_ column: PropertyColumn, from oldIDs: [AnnotationID], to entries: [ThinningEntry]) -> [Double] {
-        var values = [Double](hugeCount: entries.count) { _ in .nan }
+        var values = [Double](repeating: .nan, count: entries.count)
         var old = 0
         for (ordinal, entry) in entries.enumerated() {
             if entry.numbers != nil { values[ordinal] = column.value(of: entry); continue }

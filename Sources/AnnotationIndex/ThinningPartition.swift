@@ -161,7 +161,7 @@ final class ThinningPartition {
     /// A partition of `members`, in ordinal order: its run sorted by (code, ordinal).
     init(unsorted members: [Member]) {
         // A stable sort by code keeps ordinal order among equal codes.
-        let places = RadixSort.places(of: RadixSort.order(of: [UInt64](hugeCount: members.count) { members[$0].code }))
+        let places = RadixSort.places(of: RadixSort.order(of: members.map(\.code)))
         rebuild(from: members) { Int(places[$0]) }
     }
 
@@ -233,8 +233,8 @@ final class ThinningPartition {
     /// read once, in the list's order (``RadixSort/places(of:)``).
     private func rebuild(from members: [Member], place: (Int) -> Int) {
         let n = members.count
-        (codes, ordinals, rankHighs) = (Array(hugeCount: n) { _ in 0 }, Array(hugeCount: n) { _ in 0 }, Array(hugeCount: n) { _ in 0 })
-        (xs, ys) = (Array(hugeCount: n) { _ in 0 }, Array(hugeCount: n) { _ in 0 })
+        (codes, ordinals, rankHighs) = (Array(repeating: 0, count: n), Array(repeating: 0, count: n), Array(repeating: 0, count: n))
+        (xs, ys) = (Array(repeating: 0, count: n), Array(repeating: 0, count: n))
         codes.withUnsafeMutableBufferPointer { codes in
             ordinals.withUnsafeMutableBufferPointer { ordinals in
                 xs.withUnsafeMutableBufferPointer { xs in
@@ -330,7 +330,7 @@ final class ThinningPartition {
 
     private func summarize(column c: Int) {
         let byOrdinal = columnBlocks[c].column.byOrdinal
-        let values = Array(hugeCount: ordinals.count) { byOrdinal[Int(ordinals[$0])] }
+        let values = ordinals.map { byOrdinal[Int($0)] }
         columnBlocks[c].values = values
         let all = Array(0..<(codes.count + Self.blockSize - 1) / Self.blockSize)
         columnBlocks[c].stats = Levels()

@@ -1,2 +1,2 @@
-// glibc's allocator controls (malloc_trim, mallopt), which Swift's Glibc module leaves out.
+// glibc's allocator controls (malloc_trim), which Swift's Glibc module leaves out.
 #include <malloc.h>

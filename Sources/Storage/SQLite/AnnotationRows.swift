@@ -1,5 +1,4 @@
 import Annotations
-import AnnotationIndex
 import GRDB
 import GRDBSQLite
 import MapGeometry
@@ -23,7 +22,8 @@ enum AnnotationRows {
         let row = statement.sqliteStatement
         // GRDB owns the statement; reset it so a failure mid-way leaves it reusable.
         defer { sqlite3_reset(row) }
-        var values = [T](hugeCapacity: capacity)
+        var values: [T] = []
+        values.reserveCapacity(capacity)
         while true {
             let status = sqlite3_step(row)
             if status == SQLITE_DONE { return values }
