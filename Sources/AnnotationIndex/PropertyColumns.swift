@@ -150,11 +150,10 @@ struct ColumnBlocks {
 
 /// What each member's block holds of a column on either side of it (members without a value, and
 /// removed ones, left out): the aggregates of the members from it to the block's end (``from``)
-/// and from the block's start through it (``through``). 64 bytes a member (a column of a million
-/// points: 64 MB, beside its values' 16 MB). Min and max are held
-/// as values: held as the places of their members in the block (24 bytes a member), each was a
-/// second read that waited for the first, and those two misses in a row were half of an
-/// aggregate's cost on a world view.
+/// and from the block's start through it (``through``): 64 bytes a member, 64 MB for a column of a
+/// million points beside its values' 16 MB. Min and max are held as values: held as the places of
+/// their members in the block (24 bytes a member), each was a second read that waited for the
+/// first, and those two misses in a row were half of an aggregate's cost on a world view.
 struct BlockEdges {
     var from: [ValueStats] = []
     var through: [ValueStats] = []

@@ -214,7 +214,8 @@ let arguments = CommandLine.arguments
 if let path = ProcessInfo.processInfo.environment["THINNING_LOAD_ONLY"] {
     // For perf: load the indexes from an existing database, as the server does at start.
     let store = try await SQLiteAnnotationStore.open(path: path)
-    // THINNING_LOAD_ROUNDS=1: only the first load, as a server's start makes it (fresh memory).
+    // THINNING_LOAD_ROUNDS below 3: only that many loads (1: the first, as a server's start makes
+    // it, on fresh memory), without the parts that follow.
     let rounds = max(1, ProcessInfo.processInfo.environment["THINNING_LOAD_ROUNDS"].flatMap(Int.init) ?? 3)
     for _ in 0..<rounds {
         let start = ContinuousClock.now
