@@ -41,31 +41,53 @@ enum RadixSort {
         let n = keys.count
         precondition(n <= Int(UInt32.max), "more keys than positions")
         guard let first = keys.first else { return [] }
-        // The digits where some keys differ: the others are skipped.
-        let differing = keys.reduce(UInt64(0)) { $0 | ($1 ^ first) }
+        let bits = 11, mask = UInt64(1 << 11 - 1), digits = (64 + bits - 1) / bits
+        // Every digit's histogram in one read of the keys, and the digits where some keys differ
+        // (the others are skipped).
+        var counts = [Int](repeating: 0, count: digits << bits)
+        var differing = UInt64(0)
+        keys.withUnsafeBufferPointer { keys in
+            counts.withUnsafeMutableBufferPointer { counts in
+                for key in keys {
+                    differing |= key ^ first
+                    for d in 0..<digits { counts[d << bits | Int((key >> UInt64(d * bits)) & mask)] += 1 }
+                }
+            }
+        }
         typealias Pair = (key: UInt64, position: UInt32)
-        var source: [Pair] = keys.indices.map { (keys[$0], UInt32($0)) }
-        var target = source
-        let bits = 11, mask = UInt64(1 << 11 - 1)
-        var offsets = [Int](repeating: 0, count: 1 << bits)
-        for shift in stride(from: 0, to: 64, by: bits) where (differing >> UInt64(shift)) & mask != 0 {
-            source.withUnsafeBufferPointer { source in
+        var source: [Pair] = [], target = [Pair](repeating: (0, 0), count: n)
+        for d in 0..<digits where (differing >> UInt64(d * bits)) & mask != 0 {
+            let shift = UInt64(d * bits)
+            counts.withUnsafeMutableBufferPointer { counts in
                 target.withUnsafeMutableBufferPointer { target in
-                    offsets.withUnsafeMutableBufferPointer { offsets in
-                        for d in offsets.indices { offsets[d] = 0 }
-                        for pair in source { offsets[Int((pair.key >> UInt64(shift)) & mask)] += 1 }
-                        var total = 0
-                        for d in offsets.indices { (offsets[d], total) = (total, total + offsets[d]) }
-                        for pair in source {
-                            let d = Int((pair.key >> UInt64(shift)) & mask)
-                            target[offsets[d]] = pair
-                            offsets[d] += 1
+                    // The digit's counts become the first place of each of its values.
+                    let offsets = UnsafeMutableBufferPointer(rebasing: counts[d << bits ..< (d + 1) << bits])
+                    var total = 0
+                    for v in offsets.indices { (offsets[v], total) = (total, total + offsets[v]) }
+                    if source.isEmpty {
+                        // The first pass reads the keys themselves, their positions in order.
+                        keys.withUnsafeBufferPointer { keys in
+                            for (position, key) in keys.enumerated() {
+                                let v = offsets.startIndex + Int((key >> shift) & mask)
+                                target[offsets[v]] = (key, UInt32(position))
+                                offsets[v] += 1
+                            }
+                        }
+                    } else {
+                        source.withUnsafeBufferPointer { source in
+                            for pair in source {
+                                let v = offsets.startIndex + Int((pair.key >> shift) & mask)
+                                target[offsets[v]] = pair
+                                offsets[v] += 1
+                            }
                         }
                     }
                 }
             }
+            if source.isEmpty { source = [Pair](repeating: (0, 0), count: n) }
             swap(&source, &target)
         }
-        return source.map(\.position)
+        // All keys equal: their given order.
+        return source.isEmpty ? Array(0..<UInt32(n)) : source.map(\.position)
     }
 }

@@ -17,15 +17,17 @@ public final class ThinningIndex: @unchecked Sendable {
     }
 
     let lock = ReadWriteLock()
+    // The state below is read and written under `lock` only: no dynamic exclusivity checks (a
+    // build placed a million entries with six of them each).
     @exclusivity(unchecked) private(set) var keys: [PartitionKey] = []
-    private var partitionIndex: [PartitionKey: Int] = [:]
+    @exclusivity(unchecked) private var partitionIndex: [PartitionKey: Int] = [:]
     @exclusivity(unchecked) private(set) var partitions: [ThinningPartition] = []
     /// Per ordinal (ascending id order): the id, its partition (-1 once removed) and its code.
     @exclusivity(unchecked) private(set) var slotIDs: [AnnotationID] = []
-    private var slotPartition: [Int32] = []
-    private var slotCode: [UInt64] = []
-    private var live = 0
-    private var lastPlaced: (key: PartitionKey, partition: Int)?
+    @exclusivity(unchecked) private var slotPartition: [Int32] = []
+    @exclusivity(unchecked) private var slotCode: [UInt64] = []
+    @exclusivity(unchecked) private var live = 0
+    @exclusivity(unchecked) private var lastPlaced: (key: PartitionKey, partition: Int)?
     var slotPartitionBytes: Int { slotPartition.capacity * 4 + slotCode.capacity * 8 }
     private var appliedSequence: Int64
     private let useClock = Atomic<UInt64>(0)
