@@ -230,17 +230,37 @@ extension ThinningIndex {
     private func aggregate(_ answer: Answer, _ keys: ArraySlice<PackedKey>, names: [String]) -> AggregateTable? {
         let rankLimit = answer.rankLimit
         var table: AggregateTable?
-        for key in keys {
-            let pending = answer.cells[Int(key.index)]
-            guard pending.total.count > 1 else { continue }
-            if table == nil { table = AggregateTable.make(names: names, rows: keys.count) }
-            let clustered = answer.groups[Int(pending.group)].clustered
-            let main = clustered.count == 1 ? pending.main : nil
-            let grid = answer.grid
-            table?.withRow(table!.addRow()) { stats in
-                // The cell's codes only when its positions are not known, or it has additions.
-                addStats(answer.reading.positions, of: clustered, in: grid.codes(column: ZOrder.column(of: pending.cell), row: ZOrder.row(of: pending.cell)),
-                         main: main, rankLimit: rankLimit, to: stats)
+        // The cells of one group of one partition without additions (the first such group found;
+        // most answers have only one): their columns read cell after cell at the end, nothing
+        // retained per cell. The rest, cell by cell here.
+        var direct: Int32?
+        withUnsafeTemporaryAllocation(of: ThinningPartition.TableSpan.self, capacity: keys.count) { spans in
+            var count = 0
+            for key in keys {
+                let pending = answer.cells[Int(key.index)]
+                guard pending.total.count > 1 else { continue }
+                if table == nil { table = AggregateTable.make(names: names, rows: keys.count) }
+                let row = table!.addRow()
+                // A cell's positions are known only in a group of one partition.
+                if rankLimit == nil, let main = pending.main {
+                    if direct == nil, answer.groups[Int(pending.group)].clustered[0].partition.hasNoAdditions { direct = pending.group }
+                    if direct == pending.group {
+                        (spans.baseAddress! + count).initialize(to: ThinningPartition.TableSpan(row: Int32(row), first: Int32(main.lowerBound), end: Int32(main.upperBound)))
+                        count += 1
+                        continue
+                    }
+                }
+                let clustered = answer.groups[Int(pending.group)].clustered
+                let main = clustered.count == 1 ? pending.main : nil
+                let grid = answer.grid
+                table?.withRow(row) { stats in
+                    // The cell's codes only when its positions are not known, or it has additions.
+                    addStats(answer.reading.positions, of: clustered, in: grid.codes(column: ZOrder.column(of: pending.cell), row: ZOrder.row(of: pending.cell)),
+                             main: main, rankLimit: rankLimit, to: stats)
+                }
+            }
+            if let table, let direct {
+                answer.groups[Int(direct)].clustered[0].partition.addStats(answer.reading.positions, spans: UnsafeBufferPointer(rebasing: spans[..<count]), to: table)
             }
         }
         return table

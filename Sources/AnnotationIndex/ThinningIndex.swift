@@ -35,7 +35,7 @@ public final class ThinningIndex: @unchecked Sendable {
     /// every write (queries do not rebuild it each time).
     @exclusivity(unchecked) private(set) var everyGroup: [PartitionGroup] = []
     /// The numeric properties requests aggregate or weigh by, most recently used last; at most ``maxColumns``.
-    private(set) var columns: [PropertyColumn] = []
+    @exclusivity(unchecked) private(set) var columns: [PropertyColumn] = []
     /// The most property columns kept; the least recently used goes first.
     public static let maxColumns = 16
 

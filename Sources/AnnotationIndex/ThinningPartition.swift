@@ -404,6 +404,40 @@ final class ThinningPartition {
         }
     }
 
+    /// A cell's place in an answer's ``AggregateTable`` and its positions in the main run.
+    struct TableSpan {
+        var row: Int32
+        var first: Int32
+        var end: Int32
+    }
+
+    /// Adds to each span's row of `table` the aggregates of the columns at `positions` over its
+    /// positions (the partition has no additions, every member counts): a column at a time, its
+    /// arrays opened once for all the cells. Nothing in the loop over the cells retains or
+    /// releases, so their edges' cache misses overlap (a retain is a locked instruction, which
+    /// waits for every load before it).
+    func addStats(_ positions: ColumnPlaces, spans: UnsafeBufferPointer<TableSpan>, to table: AggregateTable) {
+        precondition(added.isEmpty, "a cell with additions adds them (addStats(_:in:main:rankLimit:to:))")
+        let width = positions.count
+        table.withUnsafeMutablePointerToElements { rows in
+            for k in 0..<width {
+                let c = positions[k]
+                columnBlocks[c].values.withUnsafeBufferPointer { values in
+                    columnBlocks[c].edges.from.withUnsafeBufferPointer { from in
+                        columnBlocks[c].edges.through.withUnsafeBufferPointer { through in
+                            // The ends of every cell first: a short loop of independent reads,
+                            // whose misses overlap; then the levels between (mostly cached).
+                            for span in spans { rows[Int(span.row) * width + k].add(edgeEnds(values, from, through, Int(span.first), Int(span.end))) }
+                            columnBlocks[c].stats.withBuffers { (levels: LevelBuffers<ValueStats>) in
+                                for span in spans { rows[Int(span.row) * width + k].add(edgeMiddle(levels, Int(span.first), Int(span.end))) }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     /// The weight sums of the column at `place` of ``columnBlocks`` over the members with codes in `range` (a cell).
     func weights(at place: Int, in range: ClosedRange<UInt64>, main: Range<Int>? = nil, rankLimit: UInt64?) -> WeightSums {
         let (i, j) = main.map { ($0.lowerBound, $0.upperBound) } ?? mainBounds(range)
@@ -433,25 +467,43 @@ final class ThinningPartition {
         _ values: UnsafeBufferPointer<Double>, _ from: UnsafeBufferPointer<ValueStats>, _ through: UnsafeBufferPointer<ValueStats>,
         _ level: LevelBuffers<ValueStats>, _ i: Int, _ j: Int
     ) -> ValueStats {
+        var stats = edgeEnds(values, from, through, i, j)
+        stats.add(edgeMiddle(level, i, j))
+        return stats
+    }
+
+    /// ``edgeStats`` but for the whole blocks between the ends: the ends' edges (two reads from
+    /// arrays of a million, each a likely cache miss), or the whole range when it lies in one block.
+    @inline(__always)
+    private func edgeEnds(_ values: UnsafeBufferPointer<Double>, _ from: UnsafeBufferPointer<ValueStats>, _ through: UnsafeBufferPointer<ValueStats>, _ i: Int, _ j: Int) -> ValueStats {
         guard i < j else { return ValueStats() }
         let size = Self.blockSize
-        let (first, last) = (i / size * size, (j - 1) / size * size)
-        let firstEnd = min(first + size, codes.count)
-        if first == last {
-            if j == firstEnd { return from[i] }
-            if i == first { return through[j - 1] }
-            var summary = ValueStats()
-            if removed.isEmpty {
-                summary.add(run: i..<j, values: values, xs: values, ys: values)
-            } else {
-                for p in i..<j where !isRemoved(p) { summary.add(values[p], x: 0, y: 0) }
-            }
-            return summary
+        let first = i / size * size
+        guard first == (j - 1) / size * size else {
+            var ends = from[i]
+            ends.add(through[j - 1])
+            return ends
         }
-        // Whole blocks between: from the left end up the levels and from the right end down
-        // them into separate sums, so the two chains of additions wait for each other only once.
-        var left = from[i], right = through[j - 1]
-        var (k, m) = (firstEnd, last)
+        if j == min(first + size, codes.count) { return from[i] }
+        if i == first { return through[j - 1] }
+        var summary = ValueStats()
+        if removed.isEmpty {
+            summary.add(run: i..<j, values: values, xs: values, ys: values)
+        } else {
+            for p in i..<j where !isRemoved(p) { summary.add(values[p], x: 0, y: 0) }
+        }
+        return summary
+    }
+
+    /// ``edgeStats`` of the whole blocks between [i, j)'s first and last (none when they are one):
+    /// from both ends up the levels into separate sums, so the two chains of additions wait for
+    /// each other only once.
+    @inline(__always)
+    private func edgeMiddle(_ level: LevelBuffers<ValueStats>, _ i: Int, _ j: Int) -> ValueStats {
+        let size = Self.blockSize
+        guard i < j else { return ValueStats() }
+        var (k, m) = (i / size * size + size, (j - 1) / size * size)
+        var left = ValueStats(), right = ValueStats()
         while k < m, k % Self.midSize != 0 { left.add(level.blocks[k / size]); k += size }
         while k < m, m % Self.midSize != 0 { m -= size; right.add(level.blocks[m / size]) }
         while k < m, k % Self.superblockSize != 0 { left.add(level.mids[k / Self.midSize]); k += Self.midSize }
