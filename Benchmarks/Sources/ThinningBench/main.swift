@@ -6,6 +6,9 @@
 //
 //     ThinningBench DATA_DIR [DATABASE_PATH]
 //
+// With THINNING_SERVE_SET=<set>, only that set's views, measured one at a time as standard input
+// names them (bench-thinning.py alternates them with pysupercluster's).
+//
 // DATA_DIR holds Benchmarks/scripts/thinning-data.py's sets. Each set is imported into a temporary SQLite
 // file for the write figure (deleted afterwards); with DATABASE_PATH the uniform set is also
 // imported into that file, untouched by writes, and the index is loaded from it (the file is kept
@@ -85,6 +88,11 @@ func viewRuns(world: Bool, points: Int) -> Int {
     world && points >= 100_000 ? 1_000 : 20_000
 }
 
+/// Rounds of two measurements compared with each other, taken in turn (the median of each is
+/// reported): a burst of the shared host's other work falls on one round of one side, not on the
+/// ratio. bench-thinning.py takes pysupercluster's views and Meridian's in as many rounds.
+let alternatingRounds = 5
+
 /// Two numeric properties on every point (as a request's `aggregates` names them), their columns
 /// built; then world and city p95 plain and with both aggregated, alternating, in the same run.
 func aggregateTimes(_ index: ThinningIndex, _ entries: [ThinningEntry], city: Coordinate) throws -> [String: Double] {
@@ -96,14 +104,14 @@ func aggregateTimes(_ index: ThinningIndex, _ entries: [ThinningEntry], city: Co
     for (name, centre, zoom, runs) in [("world", Coordinate(latitude: 0, longitude: 0), 2, viewRuns(world: true, points: entries.count)), ("city", city, 12, viewRuns(world: false, points: entries.count))] {
         let rect = try view(centre, zoom: Double(zoom))
         var plain: [(p50: Double, p95: Double, items: Int)] = [], aggregated: [(p50: Double, p95: Double, items: Int)] = []
-        for _ in 0..<3 {
+        for _ in 0..<alternatingRounds {
             plain.append(try queryTimes(index, rect, zoom: zoom, runs: runs))
             aggregated.append(try queryTimes(index, rect, zoom: zoom, runs: runs, options: options))
         }
-        figures["\(name)PlainP95"] = plain.map(\.p95).sorted()[1]
-        figures["\(name)AggregatesP95"] = aggregated.map(\.p95).sorted()[1]
-        figures["\(name)PlainP50"] = plain.map(\.p50).sorted()[1]
-        figures["\(name)AggregatesP50"] = aggregated.map(\.p50).sorted()[1]
+        figures["\(name)PlainP95"] = percentile(plain.map(\.p95), 0.5)
+        figures["\(name)AggregatesP95"] = percentile(aggregated.map(\.p95), 0.5)
+        figures["\(name)PlainP50"] = percentile(plain.map(\.p50), 0.5)
+        figures["\(name)AggregatesP50"] = percentile(aggregated.map(\.p50), 0.5)
     }
     return figures
 }
@@ -252,6 +260,31 @@ guard arguments.count >= 2 else {
 let directory = arguments[1]
 let datasets = try JSONDecoder().decode([DatasetInfo].self, from: Data(contentsOf: URL(fileURLWithPath: directory + "/datasets.json")))
 var report: [String: [String: Double]] = [:]
+
+if let name = ProcessInfo.processInfo.environment["THINNING_SERVE_SET"] {
+    // For bench-thinning.py's alternating rounds: one set's index, then each view named on standard
+    // input ("world" or "city") measured as the table's views are, its figures a JSON line on
+    // standard output. pysupercluster answers the same lines in turn, so both are measured in the
+    // same moments of a shared host, not minutes apart.
+    guard let dataset = datasets.first(where: { $0.name == name }) else { exit(2) }
+    let points = try load("\(directory)/\(dataset.name).f64")
+    let all = entries(from: points)
+    // The resident growth of a process that built nothing before (the main run's later sets
+    // inherit the heap of the earlier ones), as pysupercluster's is measured.
+    FreedMemory.release()
+    let before = residentBytes()
+    let index = ThinningIndex(entries: all, sequence: 0)
+    FreedMemory.release()
+    let growth = withExtendedLifetime(all) { residentBytes() - before }  // the entries are not the index's
+    let views = ["world": (Coordinate(latitude: 0, longitude: 0), 2), "city": (Coordinate(latitude: dataset.city.latitude, longitude: dataset.city.longitude), 12)]
+    FileHandle.standardOutput.write(Data("{\"residentGrowthBytes\": \(growth)}\n".utf8))
+    while let line = readLine() {
+        guard let (centre, zoom) = views[line] else { exit(2) }
+        let times = try queryTimes(index, view(centre, zoom: Double(zoom)), zoom: zoom, runs: viewRuns(world: line == "world", points: points.count))
+        FileHandle.standardOutput.write(Data("{\"p50\": \(times.p50), \"p95\": \(times.p95), \"items\": \(times.items)}\n".utf8))
+    }
+    exit(0)
+}
 
 for dataset in datasets {
     if let only = ProcessInfo.processInfo.environment["THINNING_PROFILE_SET"], only != dataset.name { continue }
