@@ -41,12 +41,12 @@ def box(lat, lon, zoom, width=1024, height=768):
     return (west, north), (east, south)
 
 
-ROUNDS = 5  # as ThinningBench's alternatingRounds
+ROUNDS = 5  # odd: each figure is its rounds' middle one
 
 
 class Views:
-    """A process that builds one set's index, prints a JSON line (its build figures, if any), then
-    measures each view its standard input names ("world", "city"), a JSON line each."""
+    """A process that builds one set's index, prints a JSON line (its build figures), then
+    measures each view its standard input names ("<view> <queries>"), a JSON line each."""
 
     def __init__(self, command, env=None):
         self.command = command
@@ -59,8 +59,8 @@ class Views:
             sys.exit(f"{self.command[:2]} ended with {self.process.wait()}")
         return json.loads(line)
 
-    def measure(self, view):
-        self.process.stdin.write(view + "\n")
+    def measure(self, view, runs):
+        self.process.stdin.write(f"{view} {runs}\n")
         self.process.stdin.flush()
         return self.read()
 
@@ -69,29 +69,30 @@ class Views:
         self.process.wait()
 
 
-def alternating_views(bench: str, data: Path, d):
-    """Meridian's and pysupercluster's views of one set in ROUNDS rounds taken in turn (the order
-    switching every round), each side's p50 and p95 the median of its rounds: a burst of the shared
-    host's other work lands on one round of one side, not on every figure of one side as when
-    each was measured in its own minute. Both sides' resident growth comes from these processes
-    (each built nothing else); pysupercluster's build time too. Without pysupercluster: Meridian's
-    rounds alone."""
+def alternating_views(bench: str, data: Path, d, supercluster: bool):
+    """One set's views in ROUNDS rounds, each round Meridian's plain answer, pysupercluster's and
+    Meridian's with two aggregated properties, the order rotating every round; each figure the
+    middle one of its rounds. A burst of the shared host's other work lands on one round of one
+    measurement, not on every figure of one side, as when each side was measured in its own
+    minute. Both sides build once in a fresh process of their own (build time and resident growth
+    from there); the query counts are ThinningBench's (`viewRuns`), given to both."""
     sides = {"ours": Views([bench, str(data)], env={**os.environ, "THINNING_SERVE_SET": d["name"]})}
-    try:
-        import pysupercluster  # noqa: F401
+    if supercluster:
         sides["theirs"] = Views([sys.executable, __file__, "--supercluster", str(data), json.dumps(d)])
-    except ImportError as error:
-        print(f"pysupercluster not available ({error}); Meridian's figures only", file=sys.stderr)
-    figures = {side: dict(views.built) for side, views in sides.items()}
-    for view in ("world", "city"):
-        rounds = {side: [] for side in sides}
+    figures = {side: {k: v for k, v in views.built.items() if k != "runs"} for side, views in sides.items()}
+    for view, runs in sides["ours"].built["runs"].items():
+        measurements = [("ours", view, "P"), ("theirs", view, "P"), ("ours", view + "+aggregates", "AggregatesP")]
+        measurements = [m for m in measurements if m[0] in sides]
+        rounds = {m: [] for m in measurements}
         for number in range(ROUNDS):
-            for side in (list(sides) if number % 2 == 0 else list(reversed(sides))):
-                rounds[side].append(sides[side].measure(view))
-        for side, measured in rounds.items():
-            figures[side][f"{view}P50"] = statistics.median(m["p50"] for m in measured)
-            figures[side][f"{view}P95"] = statistics.median(m["p95"] for m in measured)
-            figures[side][f"{view}Items"] = measured[0]["items"]
+            turn = number % len(measurements)
+            for m in measurements[turn:] + measurements[:turn]:
+                rounds[m].append(sides[m[0]].measure(m[1], runs))
+        for (side, _, prefix), measured in rounds.items():
+            for p in ("50", "95"):
+                figures[side][f"{view}{prefix}{p}"] = sorted(r[f"p{p}"] for r in measured)[ROUNDS // 2]
+            if prefix == "P":
+                figures[side][f"{view}Items"] = measured[0]["items"]
     for views in sides.values():
         views.close()
     return figures
@@ -106,13 +107,12 @@ def supercluster_one(data: Path, d):
     start = time.perf_counter()
     index = pysupercluster.SuperCluster(points, min_zoom=0, max_zoom=16, radius=40, extent=512)
     print(json.dumps({"buildSeconds": time.perf_counter() - start, "residentGrowthBytes": rss() - before}), flush=True)
-    # As ThinningBench's viewRuns: each view measured over tens of milliseconds or more.
-    big = d["count"] >= 100_000
-    views = {"world": (0, 0, 2, 1_000 if big else 20_000), "city": (d["city"]["latitude"], d["city"]["longitude"], 12, 20_000)}
+    views = {"world": (0, 0, 2), "city": (d["city"]["latitude"], d["city"]["longitude"], 12)}
     for line in sys.stdin:
-        lat, lon, zoom, runs = views[line.strip()]
+        view, runs = line.split()
+        (lat, lon, zoom), runs = views[view], int(runs)
         top_left, bottom_right = box(lat, lon, zoom)
-        for _ in range(max(3, runs // 20)):
+        for _ in range(max(3, runs // 20)):  # warm-up, as ThinningBench's
             items = index.getClusters(top_left=top_left, bottom_right=bottom_right, zoom=zoom)
         times = []
         for _ in range(runs):
@@ -161,9 +161,15 @@ def main():
         sys.exit(f"ThinningBench failed ({run.returncode}):\n{run.stderr[-4000:]}")
     ours = json.loads(run.stdout)
     print(f"measuring the views, Meridian and pysupercluster in {ROUNDS} alternating rounds…", file=sys.stderr)
+    try:
+        import pysupercluster  # noqa: F401
+        supercluster = True
+    except ImportError as error:
+        print(f"pysupercluster not available ({error}); Meridian's figures only", file=sys.stderr)
+        supercluster = False
     theirs = {}
     for d in datasets:
-        alternated = alternating_views(bench, data, d)
+        alternated = alternating_views(bench, data, d, supercluster)
         ours[d["name"]].update(alternated["ours"])
         if "theirs" in alternated:
             theirs[d["name"]] = alternated["theirs"]
@@ -195,17 +201,16 @@ def main():
         print(f"{name:<11} {'write→answer':<16} {ours[name]['writeSeconds'] * 1e6:>9.2f} µs {'–':>15}")
         print(f"{name:<11} {'index apply':<16} {ours[name]['applySeconds'] * 1e6:>9.2f} µs {'–':>15}")
         for view in ("world", "city"):
-            plain, aggregated = ours[name][f"{view}PlainP95"], ours[name][f"{view}AggregatesP95"]
+            plain, aggregated = ours[name][f"{view}P95"], ours[name][f"{view}AggregatesP95"]
             print(f"{name:<11} {view + ' +2 aggr. p95':<16} {ms(aggregated):>12} {'plain ' + ms(plain):>15} {aggregated / plain:>6.2f}×")
     print(f"\nuniform: index loaded from SQLite (1 M rows) in {ours['uniform']['databaseBuildSeconds']:.2f} s")
     print(f"HTTP POST /v1/annotations/thin, world z2, 1 M points: p50 {ms(web['p50'])}, p95 {ms(web['p95'])}"
           f" ({web['bytes']} bytes; server start to first answer {web['startToFirstAnswer']:.2f} s)")
-    print("memory: Meridian = bytes of the index's arrays; pysupercluster = resident growth during its build;"
-          " resident growth: Meridian's process during its build, the process that measures the set's views (it builds nothing else)")
-    print("+2 aggr.: the same view with two aggregated properties (sum, min, max, mean, count of each) beside the"
-          f" plain answer, alternating, median of {ROUNDS} p95s each; the ratio is aggregated ÷ plain (target ≤ 1.5)")
-    print(f"views: Meridian (in a process of its own, THINNING_SERVE_SET) and pysupercluster measured in {ROUNDS} rounds"
-          " taken in turn, the median of each side's p50s and p95s")
+    print("build: one build in a fresh process on each side; memory: Meridian = bytes of the index's arrays,"
+          " pysupercluster = resident growth during its build; resident growth: Meridian's process during its build")
+    print(f"views: {ROUNDS} rounds, each Meridian's plain answer, pysupercluster's and Meridian's with two aggregated"
+          " properties (sum, min, max, mean, count of each), the order rotating; each figure the middle one of its rounds;"
+          " +2 aggr.: aggregated ÷ plain (target ≤ 1.5)")
     print("write→answer: a create, move or delete through the SQLite store (one committed transaction each),"
           " amortized until the next thin answer includes them all; index apply: the index's share of it,"
           " the same mix applied in batches of 64 as the follower applies the feed")

@@ -17,8 +17,9 @@ public final class ThinningIndex: @unchecked Sendable {
     }
 
     let lock = ReadWriteLock()
-    // The state below is read and written under `lock` only: no dynamic exclusivity checks (a
-    // build placed a million entries with six of them each).
+    // The state marked `@exclusivity(unchecked)` is read and written under `lock` only (or in
+    // `init`, before the index is shared): no dynamic exclusivity checks (a build placed a million
+    // entries with six of them each).
     @exclusivity(unchecked) private(set) var keys: [PartitionKey] = []
     @exclusivity(unchecked) private var partitionIndex: [PartitionKey: Int] = [:]
     @exclusivity(unchecked) private(set) var partitions: [ThinningPartition] = []
@@ -28,7 +29,7 @@ public final class ThinningIndex: @unchecked Sendable {
     @exclusivity(unchecked) private var slotCode: [UInt64] = []
     @exclusivity(unchecked) private var live = 0
     @exclusivity(unchecked) private var lastPlaced: (key: PartitionKey, partition: Int)?
-    var slotPartitionBytes: Int { slotPartition.capacity * 4 + slotCode.capacity * 8 }
+    private var slotPartitionBytes: Int { slotPartition.capacity * 4 + slotCode.capacity * 8 }
     private var appliedSequence: Int64
     private let useClock = Atomic<UInt64>(0)
     /// Every partition by clustering identifier, as an unfiltered answer reads them; refreshed by

@@ -1,13 +1,15 @@
-// Issue 5's in-process figures for the thinning index, as JSON on stdout:
-// build (from points and from a SQLite database), memory, query p50/p95 for a world view at
-// zoom 2 and a city view at zoom 12 (1024×768), the same with two aggregated properties against
-// plain answers in the same run, and writes as the server takes them: through the
-// SQLite store (one transaction each) until the next thin answer includes them, while answers run.
+// Issue 5's in-process figures for the thinning index, as JSON on stdout: the index's bytes,
+// the index's share of a write (applied in batches as the follower applies the feed), writes as
+// the server takes them (through the SQLite store, one transaction each, until the next thin
+// answer includes them, while answers run) and the load from a SQLite database.
 //
 //     ThinningBench DATA_DIR [DATABASE_PATH]
 //
-// With THINNING_SERVE_SET=<set>, only that set's views, measured one at a time as standard input
-// names them (bench-thinning.py alternates them with pysupercluster's).
+// With THINNING_SERVE_SET=<set>, one set's index built in a fresh process (its build time and
+// resident growth printed as a JSON line), then each view standard input names measured, a JSON
+// line each: bench-thinning.py alternates them with pysupercluster's, so the views' figures (plain
+// and with two aggregated properties) all come from there. THINNING_QUERIES_ONLY prints the views
+// of every set on standard error instead, for a quick look while optimising.
 //
 // DATA_DIR holds Benchmarks/scripts/thinning-data.py's sets. Each set is imported into a temporary SQLite
 // file for the write figure (deleted afterwards); with DATABASE_PATH the uniform set is also
@@ -80,33 +82,44 @@ func queryTimes(_ index: ThinningIndex, _ rect: MapRect, zoom: Int, runs: Int, o
     return (percentile(times, 0.5), percentile(times, 0.95), items)
 }
 
-/// Queries per measured view (bench-thinning.py gives pysupercluster the same): enough that each
-/// view is measured over tens of milliseconds or more, so a burst of the shared host's other work
-/// does not decide a p95 (2 000 answers of 0.6 µs took a millisecond, and one busy millisecond
-/// put a view's p95 at twice its p50). The world view of a million points takes ~70 µs an answer.
+/// Queries per measured view (bench-thinning.py gives pysupercluster the same count): enough that
+/// each view is measured over 10 ms or more, so a burst of the shared host's other work does not
+/// decide a p95 (2 000 answers of 0.6 µs took a millisecond, and one busy millisecond put a view's
+/// p95 at twice its p50). The world view of a million points takes 60–120 µs an answer.
 func viewRuns(world: Bool, points: Int) -> Int {
     world && points >= 100_000 ? 1_000 : 20_000
 }
 
-/// Rounds of two measurements compared with each other, taken in turn (the median of each is
-/// reported): a burst of the shared host's other work falls on one round of one side, not on the
-/// ratio. bench-thinning.py takes pysupercluster's views and Meridian's in as many rounds.
-let alternatingRounds = 5
+/// The views the table measures (1024×768): the world at zoom 2 centred on (0, 0), and the set's city at zoom 12.
+func views(_ dataset: DatasetInfo) -> [(name: String, centre: Coordinate, zoom: Int, runs: Int)] {
+    [("world", Coordinate(latitude: 0, longitude: 0), 2, viewRuns(world: true, points: dataset.count)),
+     ("city", Coordinate(latitude: dataset.city.latitude, longitude: dataset.city.longitude), 12, viewRuns(world: false, points: dataset.count))]
+}
 
-/// Two numeric properties on every point (as a request's `aggregates` names them), their columns
-/// built; then world and city p95 plain and with both aggregated, alternating, in the same run.
-func aggregateTimes(_ index: ThinningIndex, _ entries: [ThinningEntry], city: Coordinate) throws -> [String: Double] {
+/// Two numeric properties on every point (as a request's `aggregates` names them), their columns built.
+func addAggregatedColumns(_ index: ThinningIndex, _ entries: [ThinningEntry]) {
     var random = SystemRandomNumberGenerator()
     index.addColumn("population", values: entries.map { ($0.id, Double(Int.random(in: 0...1_000_000, using: &random))) })
     index.addColumn("score", values: entries.map { ($0.id, Double.random(in: 0...10, using: &random)) })
-    let options = ThinningOptions(aggregates: ["population", "score"])
+}
+
+/// A thin request's options aggregating both columns of ``addAggregatedColumns(_:_:)``.
+let aggregating = ThinningOptions(aggregates: ["population", "score"])
+
+/// Rounds of measurements compared with each other, taken in turn (the median of each is
+/// reported): a burst of the shared host's other work falls on one round of one side, not on the
+/// ratio. bench-thinning.py takes its alternating rounds likewise.
+let alternatingRounds = 5
+
+/// World and city p50/p95 plain and with both columns aggregated, alternating (``THINNING_QUERIES_ONLY``).
+func aggregateTimes(_ index: ThinningIndex, _ dataset: DatasetInfo) throws -> [String: Double] {
     var figures: [String: Double] = [:]
-    for (name, centre, zoom, runs) in [("world", Coordinate(latitude: 0, longitude: 0), 2, viewRuns(world: true, points: entries.count)), ("city", city, 12, viewRuns(world: false, points: entries.count))] {
+    for (name, centre, zoom, runs) in views(dataset) {
         let rect = try view(centre, zoom: Double(zoom))
         var plain: [(p50: Double, p95: Double, items: Int)] = [], aggregated: [(p50: Double, p95: Double, items: Int)] = []
         for _ in 0..<alternatingRounds {
             plain.append(try queryTimes(index, rect, zoom: zoom, runs: runs))
-            aggregated.append(try queryTimes(index, rect, zoom: zoom, runs: runs, options: options))
+            aggregated.append(try queryTimes(index, rect, zoom: zoom, runs: runs, options: aggregating))
         }
         figures["\(name)PlainP95"] = percentile(plain.map(\.p95), 0.5)
         figures["\(name)AggregatesP95"] = percentile(aggregated.map(\.p95), 0.5)
@@ -114,6 +127,12 @@ func aggregateTimes(_ index: ThinningIndex, _ entries: [ThinningEntry], city: Co
         figures["\(name)AggregatesP50"] = percentile(aggregated.map(\.p50), 0.5)
     }
     return figures
+}
+
+/// A message on standard error, then exit with status 2.
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("ThinningBench: \(message)\n".utf8))
+    exit(2)
 }
 
 /// The write path the server uses: inserts, moves and deletes (a third each) through the SQLite
@@ -262,25 +281,29 @@ let datasets = try JSONDecoder().decode([DatasetInfo].self, from: Data(contentsO
 var report: [String: [String: Double]] = [:]
 
 if let name = ProcessInfo.processInfo.environment["THINNING_SERVE_SET"] {
-    // For bench-thinning.py's alternating rounds: one set's index, then each view named on standard
-    // input ("world" or "city") measured as the table's views are, its figures a JSON line on
-    // standard output. pysupercluster answers the same lines in turn, so both are measured in the
-    // same moments of a shared host, not minutes apart.
-    guard let dataset = datasets.first(where: { $0.name == name }) else { exit(2) }
-    let points = try load("\(directory)/\(dataset.name).f64")
-    let all = entries(from: points)
-    // The resident growth of a process that built nothing before (the main run's later sets
-    // inherit the heap of the earlier ones), as pysupercluster's is measured.
+    // For bench-thinning.py's alternating rounds: one set's index built in this fresh process
+    // (its build time and resident growth, as pysupercluster's process measures its own, and the
+    // query count of each view), then each line of standard input, "<view> <queries>" or
+    // "<view>+aggregates <queries>", measured, its figures a JSON line on standard output.
+    guard let dataset = datasets.first(where: { $0.name == name }) else { fail("no set \(name) in \(directory)") }
+    let all = entries(from: try load("\(directory)/\(dataset.name).f64"))
     FreedMemory.release()
     let before = residentBytes()
-    let index = ThinningIndex(entries: all, sequence: 0)
-    FreedMemory.release()
+    var index: ThinningIndex!
+    let build = seconds { index = ThinningIndex(entries: all, sequence: 0) }
+    FreedMemory.release()  // as the follower does once it has built the indexes
     let growth = withExtendedLifetime(all) { residentBytes() - before }  // the entries are not the index's
-    let views = ["world": (Coordinate(latitude: 0, longitude: 0), 2), "city": (Coordinate(latitude: dataset.city.latitude, longitude: dataset.city.longitude), 12)]
-    FileHandle.standardOutput.write(Data("{\"residentGrowthBytes\": \(growth)}\n".utf8))
+    addAggregatedColumns(index, all)
+    let measured = views(dataset)
+    let runs = measured.map { "\"\($0.name)\": \($0.runs)" }.joined(separator: ", ")
+    FileHandle.standardOutput.write(Data("{\"buildSeconds\": \(build), \"residentGrowthBytes\": \(growth), \"runs\": {\(runs)}}\n".utf8))
     while let line = readLine() {
-        guard let (centre, zoom) = views[line] else { exit(2) }
-        let times = try queryTimes(index, view(centre, zoom: Double(zoom)), zoom: zoom, runs: viewRuns(world: line == "world", points: points.count))
+        let words = line.split(separator: " ")
+        let name = words.first.map { $0.hasSuffix("+aggregates") ? String($0.dropLast("+aggregates".count)) : String($0) }
+        guard words.count == 2, let runs = Int(words[1]), runs > 0, let (_, centre, zoom, _) = measured.first(where: { $0.name == name }) else {
+            fail("not a view and a query count: \(line)")
+        }
+        let times = try queryTimes(index, view(centre, zoom: Double(zoom)), zoom: zoom, runs: runs, options: words[0].hasSuffix("+aggregates") ? aggregating : nil)
         FileHandle.standardOutput.write(Data("{\"p50\": \(times.p50), \"p95\": \(times.p95), \"items\": \(times.items)}\n".utf8))
     }
     exit(0)
@@ -292,20 +315,14 @@ for dataset in datasets {
     let all = entries(from: points)
     var figures: [String: Double] = ["count": Double(all.count)]
     var index: ThinningIndex!
-    FreedMemory.release()  // what earlier sets freed is not this set's growth (nor, returned now, its shrinking)
-    let before = residentBytes()
-    let builds = try (0..<3).map { _ in try seconds { index = nil; index = ThinningIndex(entries: all, sequence: 0) } }
+    let build = seconds { index = ThinningIndex(entries: all, sequence: 0) }
     FreedMemory.release()  // as the follower does once it has built the indexes
-    figures["buildSeconds"] = builds.sorted()[1]
     figures["indexBytes"] = Double(index.memoryFootprint)
-    figures["residentGrowthBytes"] = Double(residentBytes() - before)
-    let world = try queryTimes(index, view(Coordinate(latitude: 0, longitude: 0), zoom: 2), zoom: 2, runs: viewRuns(world: true, points: all.count))
-    (figures["worldP50"], figures["worldP95"], figures["worldItems"]) = (world.p50, world.p95, Double(world.items))
-    let centre = Coordinate(latitude: dataset.city.latitude, longitude: dataset.city.longitude)
     let environment = ProcessInfo.processInfo.environment
     if let seconds = environment["THINNING_PROFILE_SECONDS"].flatMap(Double.init), environment["THINNING_PROFILE_SET"] == dataset.name {
         // For perf: one view of one set over and over (THINNING_PROFILE_ZOOM 12, the city, or 2, the world), then stop.
         let zoom = environment["THINNING_PROFILE_ZOOM"].flatMap(Double.init) ?? 12
+        let centre = Coordinate(latitude: dataset.city.latitude, longitude: dataset.city.longitude)
         let rect = try view(zoom < 6 ? Coordinate(latitude: 0, longitude: 0) : centre, zoom: zoom), until = ContinuousClock.now + .seconds(seconds)
         let grid = ThinningGrid(zoom: Int(zoom), cellSize: ThinningGrid.defaultCellSize)
         // Printed at the end: the thread's CPU time per answer (steal time on a shared host is not in it).
@@ -314,30 +331,26 @@ for dataset in datasets {
             clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
             return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
         }
-        var (answers, cpu) = (0, 0.0)
-        if environment["THINNING_PROFILE_AGGREGATES"] != nil {
-            // The same view with two aggregated properties (the columns of aggregateTimes).
-            index.addColumn("population", values: all.map { ($0.id, Double(Int.random(in: 0...1_000_000))) })
-            index.addColumn("score", values: all.map { ($0.id, Double.random(in: 0...10)) })
-            let options = ThinningOptions(aggregates: ["population", "score"])
-            cpu = cpuSeconds()
-            while ContinuousClock.now < until { for _ in 0..<1000 { _ = try index.thin(rect, grid: grid, options: options) }; answers += 1000 }
-        } else {
-            cpu = cpuSeconds()
-            while ContinuousClock.now < until { for _ in 0..<1000 { _ = index.thin(rect, grid: grid) }; answers += 1000 }
+        // THINNING_PROFILE_AGGREGATES: the same view with two aggregated properties.
+        let options = environment["THINNING_PROFILE_AGGREGATES"] != nil ? aggregating : nil
+        if options != nil { addAggregatedColumns(index, all) }
+        var answers = 0
+        let cpu = cpuSeconds()
+        while ContinuousClock.now < until {
+            for _ in 0..<1000 { _ = try options.map { try index.thin(rect, grid: grid, options: $0) } ?? index.thin(rect, grid: grid) }
+            answers += 1000
         }
         FileHandle.standardError.write(Data(String(format: "%d answers, %.3f µs of CPU each\n", answers, (cpuSeconds() - cpu) / Double(answers) * 1e6).utf8))
         exit(0)
     }
-    let city = try queryTimes(index, view(centre, zoom: 12), zoom: 12, runs: viewRuns(world: false, points: all.count))
-    (figures["cityP50"], figures["cityP95"], figures["cityItems"]) = (city.p50, city.p95, Double(city.items))
-    figures.merge(try aggregateTimes(index, all, city: centre)) { $1 }
     if environment["THINNING_QUERIES_ONLY"] != nil {
-        // For a quick look while optimising: the query figures alone.
-        FileHandle.standardError.write(Data(String(format: "%@ world p95 %.4f ms (%d items), city p95 %.4f ms (%d items), build %.3f s, resident growth %.0f MB; +2 aggregates: world %.2f× (p50 %.2f×), city %.2f× (p50 %.2f×)\n",
-            dataset.name, world.p95 * 1e3, world.items, city.p95 * 1e3, city.items, figures["buildSeconds"]!, figures["residentGrowthBytes"]! / 1e6,
-            figures["worldAggregatesP95"]! / figures["worldPlainP95"]!, figures["worldAggregatesP50"]! / figures["worldPlainP50"]!,
-            figures["cityAggregatesP95"]! / figures["cityPlainP95"]!, figures["cityAggregatesP50"]! / figures["cityPlainP50"]!).utf8))
+        // For a quick look while optimising: the views alone, in this process.
+        addAggregatedColumns(index, all)
+        let times = try aggregateTimes(index, dataset)
+        FileHandle.standardError.write(Data(String(format: "%@ world p95 %.4f ms, city p95 %.4f ms, build %.3f s; +2 aggregates: world %.2f× (p50 %.2f×), city %.2f× (p50 %.2f×)\n",
+            dataset.name, times["worldPlainP95"]! * 1e3, times["cityPlainP95"]! * 1e3, build,
+            times["worldAggregatesP95"]! / times["worldPlainP95"]!, times["worldAggregatesP50"]! / times["worldPlainP50"]!,
+            times["cityAggregatesP95"]! / times["cityPlainP95"]!, times["cityAggregatesP50"]! / times["cityPlainP50"]!).utf8))
         continue
     }
     figures["applySeconds"] = try applyTimes(index, points, operations: 300_000, batch: 64)
