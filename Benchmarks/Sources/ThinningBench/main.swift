@@ -299,11 +299,12 @@ if let name = ProcessInfo.processInfo.environment["THINNING_SERVE_SET"] {
     FileHandle.standardOutput.write(Data("{\"buildSeconds\": \(build), \"residentGrowthBytes\": \(growth), \"runs\": {\(runs)}}\n".utf8))
     while let line = readLine() {
         let words = line.split(separator: " ")
-        let name = words.first.map { $0.hasSuffix("+aggregates") ? String($0.dropLast("+aggregates".count)) : String($0) }
+        let aggregated = words.first?.hasSuffix("+aggregates") == true
+        let name = words.first.map { String($0.dropLast(aggregated ? "+aggregates".count : 0)) }
         guard words.count == 2, let runs = Int(words[1]), runs > 0, let (_, centre, zoom, _) = measured.first(where: { $0.name == name }) else {
             fail("not a view and a query count: \(line)")
         }
-        let times = try queryTimes(index, view(centre, zoom: Double(zoom)), zoom: zoom, runs: runs, options: words[0].hasSuffix("+aggregates") ? aggregating : nil)
+        let times = try queryTimes(index, view(centre, zoom: Double(zoom)), zoom: zoom, runs: runs, options: aggregated ? aggregating : nil)
         FileHandle.standardOutput.write(Data("{\"p50\": \(times.p50), \"p95\": \(times.p95), \"items\": \(times.items)}\n".utf8))
     }
     exit(0)
